@@ -1,0 +1,87 @@
+/* cc-bench: times the library's two hot paths, for bench/run.py.
+ *   cold: a new runtime plus its first "1+1" eval, then close
+ *   warm: one "1+1" eval round trip on a live runtime
+ * Prints "cold_median_ms warm_median_us" for the language given.
+ * usage: cc-bench python|javascript COLD_N WARM_N */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codecage.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static cc_runtime *start(cc_language lang)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		fprintf(stderr, "cc-bench: %s\n", err.message);
+		exit(1);
+	}
+	return rt;
+}
+
+static void eval_2(cc_runtime *rt)
+{
+	cc_result *r = cc_runtime_eval(rt, "1+1", 3, 0);
+	const cc_value *v = cc_result_value(r);
+	if (!cc_result_ok(r) || cc_value_type_of(v) != CC_VALUE_INT || v->u.i != 2) {
+		fprintf(stderr, "cc-bench: 1+1 failed: %s\n", cc_result_error_message(r));
+		exit(1);
+	}
+	cc_result_free(r);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: cc-bench python|javascript COLD_N WARM_N\n");
+		return 2;
+	}
+	cc_language lang = strcmp(argv[1], "python") ? CC_LANG_JAVASCRIPT : CC_LANG_PYTHON;
+	int cold_n = atoi(argv[2]), warm_n = atoi(argv[3]);
+	double *cold = calloc((size_t)cold_n, sizeof(double));
+	double *warm = calloc((size_t)warm_n, sizeof(double));
+	for (int i = 0; i < cold_n; i++) {
+		double t = now();
+		cc_runtime *rt = start(lang);
+		eval_2(rt);
+		cold[i] = now() - t;
+		cc_runtime_close(rt);
+	}
+	cc_runtime *rt = start(lang);
+	for (int i = 0; i < 100; i++)
+		eval_2(rt);
+	for (int i = 0; i < warm_n; i++) {
+		double t = now();
+		eval_2(rt);
+		warm[i] = now() - t;
+	}
+	cc_runtime_close(rt);
+	printf("%.3f %.1f\n", median(cold, cold_n) * 1e3, median(warm, warm_n) * 1e6);
+	free(cold);
+	free(warm);
+	return 0;
+}

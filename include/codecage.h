@@ -1,0 +1,270 @@
+/* codecage: run untrusted Python and JavaScript in a supervised worker.
+ *
+ * This is the whole public C API of libcodecage. The contract behind it is
+ * DESIGN.md (shape, threat model, value mapping, error kinds).
+ *
+ * Conventions used by every function below:
+ *  - Sizes are in bytes, times in seconds (double) unless a name says _ms.
+ *  - "borrows": the callee reads the argument during the call only.
+ *    "copies": the callee keeps its own copy. "takes ownership": the callee
+ *    frees it, also on error. "returns owned": the caller frees it with the
+ *    named function.
+ *  - Functions that can fail return a negative number and fill a cc_error
+ *    (when the caller passes one); they never exit or abort the process.
+ *  - Strings are UTF-8. Lengths never count a terminating NUL, but every
+ *    string the library hands out is NUL-terminated as a convenience.
+ *  - A cc_runtime is not thread-safe: use one from one thread at a time.
+ */
+#ifndef CODECAGE_H
+#define CODECAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CC_BUILDING_LIBRARY)
+#define CC_EXPORT __attribute__((visibility("default")))
+#else
+#define CC_EXPORT
+#endif
+
+/* ---- error kinds (DESIGN.md section 6: one closed set everywhere) ---- */
+
+typedef enum cc_error_kind {
+	CC_OK = 0,
+	CC_ERR_GUEST,              /* guest raised/threw; runtime usable */
+	CC_ERR_SYNTAX,             /* code did not parse; runtime usable */
+	CC_ERR_TIMEOUT,            /* deadline passed */
+	CC_ERR_MEMORY_LIMIT,       /* memory cap hit */
+	CC_ERR_OUTPUT_LIMIT,       /* stdout/stderr or result over its cap */
+	CC_ERR_TOOL_BUDGET,        /* tool call over budget */
+	CC_ERR_WORKER_CRASHED,     /* worker died; runtime unusable */
+	CC_ERR_PROTOCOL_VIOLATION, /* worker sent an invalid frame; runtime unusable */
+	CC_ERR_SANDBOX_UNAVAILABLE,/* sandbox "require" could not be met */
+	CC_ERR_INVALID_INPUT,      /* caller's request or config is invalid */
+	CC_ERR_INTERNAL,           /* a bug in codecage */
+	CC_ERR_KIND_COUNT
+} cc_error_kind;
+
+/* The kind's wire and user-facing name ("guest_error", "timeout", ...).
+ * Returns a static string; "internal" for out-of-range values. */
+CC_EXPORT const char *cc_error_kind_name(cc_error_kind kind);
+
+/* Parse a kind name; returns -1 when the name is not in the closed set. */
+CC_EXPORT int cc_error_kind_from_name(const char *name, size_t len);
+
+/* CLI exit status for a kind (DESIGN.md section 6): 0 for CC_OK, 1 guest and
+ * syntax errors and tool_budget, 2 invalid_input, 3 timeout, 4
+ * sandbox_unavailable, 5 memory/output limits, crashes and protocol
+ * violations, 70 internal. */
+CC_EXPORT int cc_error_kind_exit_code(cc_error_kind kind);
+
+/* An error: a kind from the closed set plus a heap message that says what
+ * happened and what to do. Zero-initialise before use; cc_error_clear frees
+ * the message and resets it, so one cc_error can be reused. */
+typedef struct cc_error {
+	cc_error_kind kind;
+	char *message; /* owned, may be NULL */
+} cc_error;
+
+CC_EXPORT void cc_error_clear(cc_error *err);
+
+/* ---- values (DESIGN.md section 5) ----
+ *
+ * A value is a tree of cc_value nodes. JavaScript null/undefined and Python
+ * None are a NULL pointer: no node has a "null" type. Values returned inside
+ * a cc_result are owned by that result; values built with cc_value_new_* are
+ * owned by the caller until handed to a container (which takes ownership) or
+ * freed with cc_value_free. */
+
+typedef enum cc_value_type {
+	CC_VALUE_NULL = 0,   /* only reported by cc_value_type_of(NULL) */
+	CC_VALUE_BOOL,
+	CC_VALUE_INT,        /* int64 */
+	CC_VALUE_FLOAT,      /* double; NaN, +-Infinity and -0.0 kept */
+	CC_VALUE_BIGINT,     /* integer outside int64: decimal digits, "-" sign */
+	CC_VALUE_STRING,     /* valid UTF-8 (lone surrogates arrive as U+FFFD) */
+	CC_VALUE_BYTES,
+	CC_VALUE_ARRAY,
+	CC_VALUE_MAP,        /* string keys, insertion order kept, unique keys */
+	CC_VALUE_TIMESTAMP,  /* UTC: seconds since the Unix epoch + nanoseconds */
+} cc_value_type;
+
+typedef struct cc_value cc_value;
+struct cc_value {
+	cc_value_type type;
+	union {
+		bool b;
+		int64_t i;
+		double f;
+		struct { char *ptr; size_t len; } str; /* STRING, BIGINT, BYTES */
+		struct { cc_value **items; size_t len, cap; } array;
+		struct { char **keys; size_t *key_lens; cc_value **vals;
+			 size_t len, cap; } map;
+		struct { int64_t sec; uint32_t nsec; } ts;
+	} u;
+};
+
+/* Structural caps applied to every value crossing the boundary, both ways.
+ * Depth counts containers: a flat list has depth 1. */
+#define CC_VALUE_MAX_DEPTH 100
+/* Total nodes in one value (containers plus scalars). */
+#define CC_VALUE_MAX_NODES 10000000u
+/* Largest bigint, in decimal digits: CPython 3.11's default
+ * int-to-str limit (sys.get_int_max_str_digits() == 4300). */
+#define CC_BIGINT_MAX_DIGITS 4300
+
+CC_EXPORT cc_value_type cc_value_type_of(const cc_value *v);
+
+/* Constructors: return owned values, or NULL when out of memory (or, for
+ * string/bigint, when the text is not valid UTF-8 / not an integer). */
+CC_EXPORT cc_value *cc_value_new_bool(bool b);
+CC_EXPORT cc_value *cc_value_new_int(int64_t i);
+CC_EXPORT cc_value *cc_value_new_float(double f);
+CC_EXPORT cc_value *cc_value_new_bigint(const char *digits, size_t len); /* copies */
+CC_EXPORT cc_value *cc_value_new_string(const char *s, size_t len);      /* copies */
+CC_EXPORT cc_value *cc_value_new_bytes(const void *p, size_t len);       /* copies */
+CC_EXPORT cc_value *cc_value_new_array(void);
+CC_EXPORT cc_value *cc_value_new_map(void);
+CC_EXPORT cc_value *cc_value_new_timestamp(int64_t sec, uint32_t nsec);
+
+/* Append item (may be NULL for null) to an array; takes ownership of item
+ * even on failure. Returns 0, or -1 when out of memory or arr is not an
+ * array. */
+CC_EXPORT int cc_value_array_push(cc_value *arr, cc_value *item);
+
+/* Add key -> val to a map; copies key, takes ownership of val even on
+ * failure. Returns -1 when out of memory, key is not UTF-8, the key exists
+ * already or map is not a map. */
+CC_EXPORT int cc_value_map_set(cc_value *map, const char *key, size_t key_len,
+			       cc_value *val);
+
+/* Frees a value tree (NULL is fine). */
+CC_EXPORT void cc_value_free(cc_value *v);
+
+/* Deep equality; NaN equals NaN, -0.0 differs from 0.0. */
+CC_EXPORT bool cc_value_equal(const cc_value *a, const cc_value *b);
+
+/* ---- runtimes ---- */
+
+typedef enum cc_language {
+	CC_LANG_JAVASCRIPT = 1,
+	CC_LANG_PYTHON = 2,
+} cc_language;
+
+typedef enum cc_sandbox_mode {
+	CC_SANDBOX_REQUIRE = 0, /* default: every layer or refuse */
+	CC_SANDBOX_AUTO,        /* apply what exists, report exactly that */
+	CC_SANDBOX_OFF,         /* tests and debugging only */
+} cc_sandbox_mode;
+
+/* Limits. cc_options_init fills the defaults given in each comment. */
+typedef struct cc_limits {
+	double timeout_s;          /* per-eval wall-clock deadline; 30 */
+	double grace_s;            /* soft stop to SIGKILL; 0.5 */
+	uint64_t max_memory;       /* engine heap, bytes; 512 MiB. The kernel
+	                              rlimit on the worker's data segment is
+	                              this plus 64 MiB for the engine itself */
+	uint64_t max_stdout;       /* captured stdout per eval; 1 MiB */
+	uint64_t max_stderr;       /* captured stderr per eval; 1 MiB */
+	uint64_t max_result;       /* encoded result value; 16 MiB */
+	uint64_t max_source;       /* code passed to eval; 16 MiB */
+	uint32_t cpu_s;            /* RLIMIT_CPU for the whole session; 3600 */
+	uint32_t max_open_files;   /* RLIMIT_NOFILE; 64 */
+	uint64_t max_file_size;    /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
+} cc_limits;
+
+typedef struct cc_options {
+	cc_language language;
+	cc_sandbox_mode sandbox;
+	cc_limits limits;
+	/* Directory holding codecage-worker-js / codecage-worker-py; NULL =
+	 * the directory of libcodecage itself, then the install libexecdir. */
+	const char *worker_dir;
+} cc_options;
+
+/* Fill *opts with the defaults for a language (sandbox "require"). */
+CC_EXPORT void cc_options_init(cc_options *opts, cc_language language);
+
+typedef struct cc_runtime cc_runtime;
+
+/* What confinement a runtime got. Owned by the runtime. */
+typedef struct cc_sandbox_report {
+	cc_sandbox_mode mode;
+	const char *applied;  /* comma-separated layer names, e.g. "hygiene,rlimits" */
+	const char *missing;  /* layers the design lists that did not apply */
+	int landlock_abi;     /* 0 when Landlock was not applied */
+	int seccomp_allowed;  /* allow-list size; 0 when seccomp was not applied */
+} cc_sandbox_report;
+
+/* Start a worker for opts->language and wait until it is ready.
+ * Borrows opts. On success *out is an owned runtime (free with
+ * cc_runtime_close) and 0 is returned. Errors: invalid_input (bad options),
+ * sandbox_unavailable (mode "require" cannot be met; the message names the
+ * missing layers), worker_crashed (the worker died while starting),
+ * protocol_violation, internal (spawn failed; the message says why). */
+CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out,
+			     cc_error *err);
+
+/* Borrowed view of the runtime's confinement. */
+CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt);
+
+/* Engine name and version, e.g. "QuickJS 2025-04-26", "CPython 3.11.2". */
+CC_EXPORT const char *cc_runtime_engine_version(const cc_runtime *rt);
+
+/* False once the worker has died or was killed (after worker_crashed,
+ * protocol_violation, or a timeout/memory_limit that did not end cleanly).
+ * Further evals on a dead runtime return worker_crashed at once. */
+CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt);
+
+/* Kill and reap the worker, close its socket and free everything.
+ * NULL is fine. Never blocks for longer than it takes to reap. */
+CC_EXPORT void cc_runtime_close(cc_runtime *rt);
+
+/* ---- evaluation ---- */
+
+typedef struct cc_result cc_result;
+
+/* Run code (UTF-8, no NUL, at most limits.max_source bytes) in the runtime.
+ * Borrows code. timeout_s <= 0 uses limits.timeout_s. Globals persist
+ * across evals. The value is that of the last expression statement
+ * (Python, as in the REPL) or the completion value (JavaScript); Promises
+ * and top-level await are awaited. Returns an owned result (free with
+ * cc_result_free) that carries success or any error kind; returns NULL only
+ * when the result itself cannot be allocated. */
+CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code,
+				     size_t len, double timeout_s);
+
+/* Bind a global variable in the guest to a copy of value (NULL = null/None).
+ * Borrows name and value. Errors: invalid_input (name is not an identifier,
+ * value over the caps), worker_crashed, protocol_violation. */
+CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name,
+				    const cc_value *value, cc_error *err);
+
+CC_EXPORT bool cc_result_ok(const cc_result *r);
+/* The value (borrowed from r; NULL for null/None or on error). */
+CC_EXPORT const cc_value *cc_result_value(const cc_result *r);
+/* Captured output (borrowed, valid UTF-8: invalid bytes become U+FFFD).
+ * When a cap was hit the text ends with a "[codecage: ... truncated ...]"
+ * marker line. len may be NULL. */
+CC_EXPORT const char *cc_result_stdout(const cc_result *r, size_t *len);
+CC_EXPORT const char *cc_result_stderr(const cc_result *r, size_t *len);
+CC_EXPORT cc_error_kind cc_result_error_kind(const cc_result *r);
+/* Error details (borrowed; "" when absent): the guest exception's type
+ * (e.g. "ZeroDivisionError", "TypeError"), its message, and a traceback of
+ * guest frames only. */
+CC_EXPORT const char *cc_result_error_type(const cc_result *r);
+CC_EXPORT const char *cc_result_error_message(const cc_result *r);
+CC_EXPORT const char *cc_result_error_traceback(const cc_result *r);
+/* Wall-clock time of the eval as seen by the supervisor, seconds. */
+CC_EXPORT double cc_result_duration(const cc_result *r);
+CC_EXPORT void cc_result_free(cc_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CODECAGE_H */

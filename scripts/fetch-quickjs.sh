@@ -1,0 +1,50 @@
+#!/bin/sh
+# Fetch QuickJS 2025-04-26 as Debian's `quickjs` source package from the
+# `trixie` suite, through a private apt configuration that lives inside the
+# build directory (the machine's apt sources are never touched), check the
+# pinned SHA-256 sums, and unpack the files the static library needs.
+#
+# usage: fetch-quickjs.sh OUTDIR
+# Writes OUTDIR/quickjs.c ... OUTDIR/quickjs.h; re-running with a complete
+# OUTDIR is a no-op. Needs apt-get (Debian), network access to Debian's mirror.
+set -eu
+out=$1
+version=2025.04.26-1
+orig_sha256=ec81da5b3249ed648dbc7df4a1654988910e66a118d9b71cb63534216efcfbbe
+files="quickjs.c quickjs.h quickjs-atom.h quickjs-opcode.h libregexp.c libregexp.h
+libregexp-opcode.h libunicode.c libunicode.h libunicode-table.h cutils.c cutils.h
+dtoa.c dtoa.h list.h VERSION"
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+complete=1
+for f in $files; do [ -f "$out/$f" ] || complete=0; done
+[ $complete = 1 ] && exit 0
+
+apt="$out/apt"
+mkdir -p "$apt/etc/sources.list.d" "$apt/etc/preferences.d" "$apt/etc/apt.conf.d" \
+         "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/src"
+echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
+    > "$apt/etc/sources.list"
+cat > "$apt/apt.conf" <<CONF
+Dir::Etc "$apt/etc";
+Dir::Etc::sourcelist "$apt/etc/sources.list";
+Dir::Etc::sourceparts "$apt/etc/sources.list.d";
+Dir::Etc::preferencesparts "$apt/etc/preferences.d";
+Dir::Etc::parts "$apt/etc/apt.conf.d";
+Dir::State "$apt/state";
+Dir::State::status "$apt/state/status";
+Dir::Cache "$apt/cache";
+APT::Sandbox::User "root";
+CONF
+: > "$apt/state/status"
+export APT_CONFIG="$apt/apt.conf"
+apt-get -q update >"$apt/update.log" 2>&1 || { cat "$apt/update.log" >&2; exit 1; }
+(cd "$apt/src" && apt-get -q source --download-only "quickjs=$version") >"$apt/source.log" 2>&1 \
+    || { cat "$apt/source.log" >&2; exit 1; }
+tarball="$apt/src/quickjs_2025.04.26.orig.tar.xz"
+echo "$orig_sha256  $tarball" | sha256sum -c - >/dev/null \
+    || { echo "fetch-quickjs: SHA-256 mismatch for $tarball" >&2; exit 1; }
+rm -rf "$apt/src/unpack" && mkdir -p "$apt/src/unpack"
+tar -xJf "$tarball" -C "$apt/src/unpack"
+for f in $files; do cp "$apt/src/unpack/quickjs-2025.04.26/$f" "$out/$f"; done

@@ -1,0 +1,37 @@
+/* Rendering values and results as JSON or as readable text (CLI only). */
+#ifndef CC_CLI_JSON_OUT_H
+#define CC_CLI_JSON_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "codecage.h"
+
+/* A growing text buffer; abort-free: on allocation failure `failed` is set
+ * and further appends are dropped. */
+struct cc_buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+void cc_buf_add(struct cc_buf *b, const char *s, size_t n);
+void cc_buf_puts(struct cc_buf *b, const char *s);
+void cc_buf_printf(struct cc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* JSON string literal of s[0..n) (valid UTF-8 in, RFC 8259 escapes out). */
+void cc_json_string(struct cc_buf *b, const char *s, size_t n);
+
+/* A value as JSON. Types JSON lacks use tagged objects:
+ * {"$float": "NaN" | "Infinity" | "-Infinity"}, {"$bigint": "digits"},
+ * {"$bytes": "base64"}, {"$date": "1970-01-01T00:00:00.000000Z"}.
+ * Finite floats print in the shortest form that reads back exactly and
+ * always with a '.', 'e' or "-0.0" so they stay floats. */
+void cc_json_value(struct cc_buf *b, const cc_value *v);
+
+/* A value in readable form: a top-level string as its raw text, other
+ * values like JSON but NaN/Infinity/bigints bare, bytes as b'..', dates in
+ * ISO 8601. */
+void cc_readable_value(struct cc_buf *b, const cc_value *v);
+
+#endif

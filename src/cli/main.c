@@ -1,0 +1,374 @@
+/* The `codecage` command: run, eval, doctor. A thin front end over
+ * libcodecage; exit codes per DESIGN.md section 6, usage errors exit 2. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codecage.h"
+#include "error.h"
+#include "json_out.h"
+#include "utf8.h"
+
+#define CLI_DEFAULT_MAX_SOURCE (16u << 20)
+
+static const char usage_text[] =
+	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
+	"                    [--sandbox require|auto|off] [--json] FILE|-\n"
+	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
+	"                    [--sandbox require|auto|off] [--json] CODE\n"
+	"       codecage doctor\n"
+	"\n"
+	"Runs untrusted Python or JavaScript in a confined worker process.\n"
+	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
+	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
+
+static int usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "codecage: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", usage_text);
+	return 2;
+}
+
+struct args {
+	const char *cmd;
+	const char *target; /* FILE, "-" or CODE */
+	int lang;           /* 0 = from the file extension */
+	double timeout_s;
+	uint64_t memory_mib;
+	cc_sandbox_mode sandbox;
+	bool json;
+};
+
+static int parse_lang(const char *s)
+{
+	if (!strcmp(s, "python") || !strcmp(s, "py"))
+		return CC_LANG_PYTHON;
+	if (!strcmp(s, "javascript") || !strcmp(s, "js"))
+		return CC_LANG_JAVASCRIPT;
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "lang", required_argument, NULL, 'l' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "sandbox", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	a->sandbox = CC_SANDBOX_REQUIRE;
+	optind = 2;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		char *end = NULL;
+		switch (c) {
+		case 'l':
+			a->lang = parse_lang(optarg);
+			if (a->lang < 0)
+				return usage("unknown language '%s' (use python or javascript)",
+					     optarg);
+			break;
+		case 't':
+			errno = 0;
+			a->timeout_s = strtod(optarg, &end);
+			if (errno || *end || !(a->timeout_s > 0 && a->timeout_s <= 86400))
+				return usage("--timeout wants seconds in (0, 86400], not '%s'",
+					     optarg);
+			break;
+		case 'm':
+			errno = 0;
+			a->memory_mib = strtoull(optarg, &end, 10);
+			if (errno || *end || a->memory_mib < 16 || a->memory_mib > (1u << 20))
+				return usage("--memory wants MiB between 16 and 1048576, not '%s'",
+					     optarg);
+			break;
+		case 's':
+			if (!strcmp(optarg, "require"))
+				a->sandbox = CC_SANDBOX_REQUIRE;
+			else if (!strcmp(optarg, "auto"))
+				a->sandbox = CC_SANDBOX_AUTO;
+			else if (!strcmp(optarg, "off"))
+				a->sandbox = CC_SANDBOX_OFF;
+			else
+				return usage("--sandbox wants require, auto or off, not '%s'", optarg);
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage("%s takes exactly one FILE or CODE argument", a->cmd);
+	a->target = argv[optind];
+	return 0;
+}
+
+/* Read FILE or stdin, up to max+1 bytes so an oversized source is seen. */
+static int read_source(const char *path, uint64_t max, char **out, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f)
+		return -1;
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		if (n == cap) {
+			if (cap > max)
+				break;
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t want = cap - n;
+		if (n + want > max + 1)
+			want = max + 1 - n;
+		if (want == 0)
+			break;
+		size_t r = fread(buf + n, 1, want, f);
+		n += r;
+		if (r < want)
+			break;
+	}
+	int bad = !buf || ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (bad) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static void json_sandbox(struct cc_buf *b, const cc_runtime *rt, cc_sandbox_mode mode)
+{
+	static const char *const modes[] = { "require", "auto", "off" };
+	const cc_sandbox_report *s = cc_runtime_sandbox(rt);
+	cc_buf_printf(b, "{\"mode\": \"%s\"", modes[mode]);
+	if (s) {
+		cc_buf_puts(b, ", \"applied\": ");
+		cc_json_string(b, s->applied, strlen(s->applied));
+		cc_buf_puts(b, ", \"missing\": ");
+		cc_json_string(b, s->missing, strlen(s->missing));
+		cc_buf_printf(b, ", \"landlock_abi\": %d, \"seccomp_allowed\": %d",
+			      s->landlock_abi, s->seccomp_allowed);
+		cc_buf_puts(b, ", \"engine\": ");
+		cc_json_string(b, cc_runtime_engine_version(rt), strlen(cc_runtime_engine_version(rt)));
+	}
+	cc_buf_puts(b, "}");
+}
+
+static void json_str_field(struct cc_buf *b, const char *key, const char *s, size_t n)
+{
+	cc_buf_printf(b, ", \"%s\": ", key);
+	cc_json_string(b, s, n);
+}
+
+/* Emit the --json object. r may be NULL when no eval ran (err says why). */
+static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime *rt,
+		      cc_sandbox_mode mode)
+{
+	struct cc_buf b = { 0 };
+	cc_error_kind kind = r ? cc_result_error_kind(r) : err->kind;
+	cc_buf_printf(&b, "{\"ok\": %s, \"value\": ", kind == CC_OK ? "true" : "false");
+	cc_json_value(&b, r ? cc_result_value(r) : NULL);
+	size_t n = 0;
+	const char *s = r ? cc_result_stdout(r, &n) : "";
+	json_str_field(&b, "stdout", s, r ? n : 0);
+	s = r ? cc_result_stderr(r, &n) : "";
+	json_str_field(&b, "stderr", s, r ? n : 0);
+	if (kind == CC_OK) {
+		cc_buf_puts(&b, ", \"error\": null");
+	} else {
+		const char *type = r ? cc_result_error_type(r) : "";
+		const char *msg = r ? cc_result_error_message(r)
+				    : (err->message ? err->message : "");
+		const char *tb = r ? cc_result_error_traceback(r) : "";
+		cc_buf_printf(&b, ", \"error\": {\"kind\": \"%s\"", cc_error_kind_name(kind));
+		json_str_field(&b, "type", type, strlen(type));
+		json_str_field(&b, "message", msg, strlen(msg));
+		json_str_field(&b, "traceback", tb, strlen(tb));
+		cc_buf_puts(&b, "}");
+	}
+	cc_buf_printf(&b, ", \"duration_ms\": %.3f, \"sandbox\": ",
+		      r ? cc_result_duration(r) * 1000 : 0.0);
+	json_sandbox(&b, rt, mode);
+	cc_buf_puts(&b, "}\n");
+	if (b.failed)
+		fputs("{\"ok\": false, \"value\": null, \"stdout\": \"\", \"stderr\": \"\", "
+		      "\"error\": {\"kind\": \"internal\", \"type\": \"\", \"message\": "
+		      "\"out of memory rendering the result\", \"traceback\": \"\"}, "
+		      "\"duration_ms\": 0, \"sandbox\": {}}\n", stdout);
+	else
+		fwrite(b.p, 1, b.len, stdout);
+	free(b.p);
+}
+
+static void emit_text(const cc_result *r, const cc_error *err)
+{
+	size_t n = 0;
+	if (r) {
+		const char *s = cc_result_stdout(r, &n);
+		fwrite(s, 1, n, stdout);
+		s = cc_result_stderr(r, &n);
+		fwrite(s, 1, n, stderr);
+	}
+	cc_error_kind kind = r ? cc_result_error_kind(r) : err->kind;
+	if (kind == CC_OK) {
+		const cc_value *v = cc_result_value(r);
+		if (v) {
+			struct cc_buf b = { 0 };
+			cc_readable_value(&b, v);
+			if (b.p)
+				printf("%s\n", b.p);
+			free(b.p);
+		}
+		return;
+	}
+	fflush(stdout);
+	const char *tb = r ? cc_result_error_traceback(r) : "";
+	if (*tb && (kind == CC_ERR_GUEST || kind == CC_ERR_SYNTAX)) {
+		fputs(tb, stderr);
+		if (tb[strlen(tb) - 1] != '\n')
+			fputc('\n', stderr);
+		return;
+	}
+	const char *type = r ? cc_result_error_type(r) : "";
+	fprintf(stderr, "codecage: %s: %s%s%s\n", cc_error_kind_name(kind), type,
+		*type ? ": " : "",
+		r ? cc_result_error_message(r) : (err->message ? err->message : ""));
+}
+
+static int lang_from_path(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (!dot)
+		return -1;
+	if (!strcmp(dot, ".py"))
+		return CC_LANG_PYTHON;
+	if (!strcmp(dot, ".js") || !strcmp(dot, ".mjs") || !strcmp(dot, ".cjs"))
+		return CC_LANG_JAVASCRIPT;
+	return -1;
+}
+
+static int run_code(const struct args *a, const char *code, size_t len)
+{
+	cc_options o;
+	cc_options_init(&o, (cc_language)a->lang);
+	o.sandbox = a->sandbox;
+	if (a->timeout_s > 0)
+		o.limits.timeout_s = a->timeout_s;
+	if (a->memory_mib)
+		o.limits.max_memory = a->memory_mib << 20;
+	if (a->sandbox == CC_SANDBOX_OFF)
+		fprintf(stderr, "codecage: WARNING: --sandbox off: guest code runs with "
+				"process hygiene and limits only, for tests and debugging\n");
+
+	cc_error err = { 0 };
+	cc_result *r = NULL;
+	cc_runtime *rt = NULL;
+	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
+	    cc_runtime_new(&o, &rt, &err) == 0) {
+		r = cc_runtime_eval(rt, code, len, 0);
+		if (!r)
+			cc_fail(&err, CC_ERR_INTERNAL, "out of memory");
+	}
+	if (a->json)
+		emit_json(r, &err, rt, a->sandbox);
+	else
+		emit_text(r, &err);
+	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;
+	cc_result_free(r);
+	cc_runtime_close(rt);
+	cc_error_clear(&err);
+	return cc_error_kind_exit_code(kind);
+}
+
+static int cmd_doctor(void)
+{
+	static const char *const names[] = { [CC_LANG_JAVASCRIPT] = "javascript",
+					     [CC_LANG_PYTHON] = "python" };
+	int status = 0;
+	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
+		cc_options o;
+		cc_options_init(&o, (cc_language)lang);
+		o.sandbox = CC_SANDBOX_AUTO;
+		cc_runtime *rt = NULL;
+		cc_error err = { 0 };
+		if (cc_runtime_new(&o, &rt, &err) < 0) {
+			printf("%-10s  cannot start: %s: %s\n", names[lang],
+			       cc_error_kind_name(err.kind), err.message ? err.message : "");
+			cc_error_clear(&err);
+			status = 1;
+			continue;
+		}
+		const cc_sandbox_report *s = cc_runtime_sandbox(rt);
+		printf("%-10s  %s\n", names[lang], cc_runtime_engine_version(rt));
+		printf("            applied: %s\n", s->applied);
+		printf("            missing: %s\n", *s->missing ? s->missing : "(none)");
+		printf("            landlock ABI: %d, seccomp allow-list: %d syscalls\n",
+		       s->landlock_abi, s->seccomp_allowed);
+		printf("            sandbox 'require': %s\n",
+		       *s->missing ? "refused (layers missing)" : "available");
+		cc_runtime_close(rt);
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage("%s", "missing command");
+	struct args a = { .cmd = argv[1] };
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "doctor"))
+		return argc == 2 ? cmd_doctor() : usage("%s", "doctor takes no arguments");
+	if (strcmp(argv[1], "run") && strcmp(argv[1], "eval"))
+		return usage("unknown command '%s'", argv[1]);
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	if (!strcmp(a.cmd, "eval")) {
+		if (!a.lang)
+			return usage("%s", "eval needs --lang python|javascript");
+		return run_code(&a, a.target, strlen(a.target));
+	}
+	if (!a.lang) {
+		a.lang = lang_from_path(a.target);
+		if (a.lang < 0)
+			return usage("cannot tell the language of '%s'; pass --lang", a.target);
+	}
+	char *code = NULL;
+	size_t len = 0;
+	if (read_source(a.target, CLI_DEFAULT_MAX_SOURCE, &code, &len) < 0) {
+		fprintf(stderr, "codecage: cannot read '%s': %s\n", a.target, strerror(errno));
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	rc = run_code(&a, code, len);
+	free(code);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/* Error kinds, names, exit codes and message helpers. */
+#include "error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const kind_names[CC_ERR_KIND_COUNT] = {
+	[CC_OK] = "ok",
+	[CC_ERR_GUEST] = "guest_error",
+	[CC_ERR_SYNTAX] = "syntax_error",
+	[CC_ERR_TIMEOUT] = "timeout",
+	[CC_ERR_MEMORY_LIMIT] = "memory_limit",
+	[CC_ERR_OUTPUT_LIMIT] = "output_limit",
+	[CC_ERR_TOOL_BUDGET] = "tool_budget",
+	[CC_ERR_WORKER_CRASHED] = "worker_crashed",
+	[CC_ERR_PROTOCOL_VIOLATION] = "protocol_violation",
+	[CC_ERR_SANDBOX_UNAVAILABLE] = "sandbox_unavailable",
+	[CC_ERR_INVALID_INPUT] = "invalid_input",
+	[CC_ERR_INTERNAL] = "internal",
+};
+
+/* DESIGN.md section 6. */
+static const int kind_exit[CC_ERR_KIND_COUNT] = {
+	[CC_OK] = 0,
+	[CC_ERR_GUEST] = 1,
+	[CC_ERR_SYNTAX] = 1,
+	[CC_ERR_TIMEOUT] = 3,
+	[CC_ERR_MEMORY_LIMIT] = 5,
+	[CC_ERR_OUTPUT_LIMIT] = 5,
+	[CC_ERR_TOOL_BUDGET] = 1,
+	[CC_ERR_WORKER_CRASHED] = 5,
+	[CC_ERR_PROTOCOL_VIOLATION] = 5,
+	[CC_ERR_SANDBOX_UNAVAILABLE] = 4,
+	[CC_ERR_INVALID_INPUT] = 2,
+	[CC_ERR_INTERNAL] = 70,
+};
+
+CC_EXPORT const char *cc_error_kind_name(cc_error_kind kind)
+{
+	if ((unsigned)kind >= CC_ERR_KIND_COUNT)
+		return "internal";
+	return kind_names[kind];
+}
+
+CC_EXPORT int cc_error_kind_from_name(const char *name, size_t len)
+{
+	for (int k = 0; k < CC_ERR_KIND_COUNT; k++)
+		if (strlen(kind_names[k]) == len && memcmp(kind_names[k], name, len) == 0)
+			return k;
+	return -1;
+}
+
+CC_EXPORT int cc_error_kind_exit_code(cc_error_kind kind)
+{
+	if ((unsigned)kind >= CC_ERR_KIND_COUNT)
+		return 70;
+	return kind_exit[kind];
+}
+
+CC_EXPORT void cc_error_clear(cc_error *err)
+{
+	if (!err)
+		return;
+	free(err->message);
+	err->message = NULL;
+	err->kind = CC_OK;
+}
+
+int cc_fail(cc_error *err, cc_error_kind kind, const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	free(err->message);
+	err->message = msg;
+	err->kind = kind;
+	return -1;
+}
+
+int cc_fail_wrap(cc_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	char *ctx = NULL, *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&ctx, fmt, ap) < 0)
+		ctx = NULL;
+	va_end(ap);
+	if (ctx && asprintf(&msg, "%s: %s", ctx, err->message ? err->message : "") >= 0) {
+		free(err->message);
+		err->message = msg;
+	}
+	free(ctx);
+	return -1;
+}
+
+void cc_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+void cc_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}

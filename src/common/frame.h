@@ -1,0 +1,37 @@
+/* Length-prefixed frames on a stream socket (DESIGN.md section 4):
+ * a 4-byte little-endian payload length, then a MessagePack payload.
+ * Raw OS side effects (read/write), no policy. */
+#ifndef CC_COMMON_FRAME_H
+#define CC_COMMON_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codecage.h"
+
+#define CC_FRAME_HEADER 4
+/* Headroom for a frame's envelope fields beyond its main payload. */
+#define CC_FRAME_ENVELOPE (64 * 1024)
+/* Guest output travels in frames of at most this many data bytes. */
+#define CC_OUTPUT_CHUNK (64 * 1024)
+
+/* Write one frame (header + payload) fully, retrying on EINTR and short
+ * writes; MSG_NOSIGNAL so a dead peer gives EPIPE, not SIGPIPE.
+ * Returns 0 or -1 with errno set. Blocking. */
+int cc_frame_write(int fd, const void *payload, size_t len);
+
+/* Read exactly n bytes (blocking, EINTR retried). Returns 0, or -1 with
+ * errno set (0 errno and -1 means EOF before n bytes). */
+int cc_read_full(int fd, void *buf, size_t n);
+
+/* Blocking read of one frame whose length must be <= cap; the length is
+ * checked before anything is allocated. *buf is owned by the caller.
+ * Returns 0, -1 on I/O error or EOF (errno 0), -2 when over the cap. */
+int cc_frame_read(int fd, char **buf, size_t *len, size_t cap);
+
+static inline uint32_t cc_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#endif

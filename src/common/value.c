@@ -1,0 +1,517 @@
+/* cc_value: constructors, equality, and the MessagePack codec. */
+#include "value.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "utf8.h"
+
+CC_EXPORT cc_value_type cc_value_type_of(const cc_value *v)
+{
+	return v ? v->type : CC_VALUE_NULL;
+}
+
+static cc_value *new_node(cc_value_type t)
+{
+	cc_value *v = calloc(1, sizeof(*v));
+	if (v)
+		v->type = t;
+	return v;
+}
+
+CC_EXPORT cc_value *cc_value_new_bool(bool b)
+{
+	cc_value *v = new_node(CC_VALUE_BOOL);
+	if (v)
+		v->u.b = b;
+	return v;
+}
+
+CC_EXPORT cc_value *cc_value_new_int(int64_t i)
+{
+	cc_value *v = new_node(CC_VALUE_INT);
+	if (v)
+		v->u.i = i;
+	return v;
+}
+
+CC_EXPORT cc_value *cc_value_new_float(double f)
+{
+	cc_value *v = new_node(CC_VALUE_FLOAT);
+	if (v)
+		v->u.f = f;
+	return v;
+}
+
+static cc_value *new_blob(cc_value_type t, const void *p, size_t len)
+{
+	cc_value *v = new_node(t);
+	if (!v)
+		return NULL;
+	v->u.str.ptr = malloc(len + 1);
+	if (!v->u.str.ptr) {
+		free(v);
+		return NULL;
+	}
+	if (len)
+		memcpy(v->u.str.ptr, p, len);
+	v->u.str.ptr[len] = 0;
+	v->u.str.len = len;
+	return v;
+}
+
+bool cc_bigint_text_valid(const char *s, size_t len)
+{
+	size_t i = 0;
+	if (len && s[0] == '-')
+		i = 1;
+	if (i == len || len - i > CC_BIGINT_MAX_DIGITS)
+		return false;
+	if (s[i] == '0' && len - i > 1)
+		return false;
+	if (s[i] == '0' && i == 1)
+		return false; /* "-0" */
+	for (; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+CC_EXPORT cc_value *cc_value_new_bigint(const char *digits, size_t len)
+{
+	if (!cc_bigint_text_valid(digits, len))
+		return NULL;
+	return new_blob(CC_VALUE_BIGINT, digits, len);
+}
+
+CC_EXPORT cc_value *cc_value_new_string(const char *s, size_t len)
+{
+	if (!cc_utf8_valid(s, len))
+		return NULL;
+	return new_blob(CC_VALUE_STRING, s, len);
+}
+
+CC_EXPORT cc_value *cc_value_new_bytes(const void *p, size_t len)
+{
+	return new_blob(CC_VALUE_BYTES, p, len);
+}
+
+CC_EXPORT cc_value *cc_value_new_array(void)
+{
+	return new_node(CC_VALUE_ARRAY);
+}
+
+CC_EXPORT cc_value *cc_value_new_map(void)
+{
+	return new_node(CC_VALUE_MAP);
+}
+
+CC_EXPORT cc_value *cc_value_new_timestamp(int64_t sec, uint32_t nsec)
+{
+	if (nsec >= 1000000000u)
+		return NULL;
+	cc_value *v = new_node(CC_VALUE_TIMESTAMP);
+	if (v) {
+		v->u.ts.sec = sec;
+		v->u.ts.nsec = nsec;
+	}
+	return v;
+}
+
+CC_EXPORT int cc_value_array_push(cc_value *arr, cc_value *item)
+{
+	if (!arr || arr->type != CC_VALUE_ARRAY)
+		goto fail;
+	if (arr->u.array.len == arr->u.array.cap) {
+		size_t cap = arr->u.array.cap ? arr->u.array.cap * 2 : 4;
+		cc_value **items = realloc(arr->u.array.items, cap * sizeof(*items));
+		if (!items)
+			goto fail;
+		arr->u.array.items = items;
+		arr->u.array.cap = cap;
+	}
+	arr->u.array.items[arr->u.array.len++] = item;
+	return 0;
+fail:
+	cc_value_free(item);
+	return -1;
+}
+
+/* Append without the duplicate-key scan; the decoder checks keys itself. */
+static int map_append(cc_value *map, char *key, size_t key_len, cc_value *val)
+{
+	if (map->u.map.len == map->u.map.cap) {
+		size_t cap = map->u.map.cap ? map->u.map.cap * 2 : 4;
+		char **keys = realloc(map->u.map.keys, cap * sizeof(*keys));
+		if (keys)
+			map->u.map.keys = keys;
+		size_t *lens = realloc(map->u.map.key_lens, cap * sizeof(*lens));
+		if (lens)
+			map->u.map.key_lens = lens;
+		cc_value **vals = realloc(map->u.map.vals, cap * sizeof(*vals));
+		if (vals)
+			map->u.map.vals = vals;
+		if (!keys || !lens || !vals)
+			return -1;
+		map->u.map.cap = cap;
+	}
+	map->u.map.keys[map->u.map.len] = key;
+	map->u.map.key_lens[map->u.map.len] = key_len;
+	map->u.map.vals[map->u.map.len] = val;
+	map->u.map.len++;
+	return 0;
+}
+
+static bool map_has(const cc_value *map, const char *key, size_t key_len)
+{
+	for (size_t i = 0; i < map->u.map.len; i++)
+		if (map->u.map.key_lens[i] == key_len &&
+		    memcmp(map->u.map.keys[i], key, key_len) == 0)
+			return true;
+	return false;
+}
+
+CC_EXPORT int cc_value_map_set(cc_value *map, const char *key, size_t key_len, cc_value *val)
+{
+	char *k = NULL;
+	if (!map || map->type != CC_VALUE_MAP || !cc_utf8_valid(key, key_len) ||
+	    map_has(map, key, key_len))
+		goto fail;
+	k = malloc(key_len + 1);
+	if (!k)
+		goto fail;
+	memcpy(k, key, key_len);
+	k[key_len] = 0;
+	if (map_append(map, k, key_len, val) < 0)
+		goto fail;
+	return 0;
+fail:
+	free(k);
+	cc_value_free(val);
+	return -1;
+}
+
+CC_EXPORT void cc_value_free(cc_value *v)
+{
+	if (!v)
+		return;
+	switch (v->type) {
+	case CC_VALUE_STRING:
+	case CC_VALUE_BIGINT:
+	case CC_VALUE_BYTES:
+		free(v->u.str.ptr);
+		break;
+	case CC_VALUE_ARRAY:
+		for (size_t i = 0; i < v->u.array.len; i++)
+			cc_value_free(v->u.array.items[i]);
+		free(v->u.array.items);
+		break;
+	case CC_VALUE_MAP:
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			free(v->u.map.keys[i]);
+			cc_value_free(v->u.map.vals[i]);
+		}
+		free(v->u.map.keys);
+		free(v->u.map.key_lens);
+		free(v->u.map.vals);
+		break;
+	default:
+		break;
+	}
+	free(v);
+}
+
+CC_EXPORT bool cc_value_equal(const cc_value *a, const cc_value *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case CC_VALUE_BOOL:
+		return a->u.b == b->u.b;
+	case CC_VALUE_INT:
+		return a->u.i == b->u.i;
+	case CC_VALUE_FLOAT:
+		if (isnan(a->u.f) || isnan(b->u.f))
+			return isnan(a->u.f) && isnan(b->u.f);
+		return a->u.f == b->u.f && signbit(a->u.f) == signbit(b->u.f);
+	case CC_VALUE_STRING:
+	case CC_VALUE_BIGINT:
+	case CC_VALUE_BYTES:
+		return a->u.str.len == b->u.str.len &&
+		       memcmp(a->u.str.ptr, b->u.str.ptr, a->u.str.len) == 0;
+	case CC_VALUE_ARRAY:
+		if (a->u.array.len != b->u.array.len)
+			return false;
+		for (size_t i = 0; i < a->u.array.len; i++)
+			if (!cc_value_equal(a->u.array.items[i], b->u.array.items[i]))
+				return false;
+		return true;
+	case CC_VALUE_MAP:
+		if (a->u.map.len != b->u.map.len)
+			return false;
+		for (size_t i = 0; i < a->u.map.len; i++)
+			if (a->u.map.key_lens[i] != b->u.map.key_lens[i] ||
+			    memcmp(a->u.map.keys[i], b->u.map.keys[i], a->u.map.key_lens[i]) ||
+			    !cc_value_equal(a->u.map.vals[i], b->u.map.vals[i]))
+				return false;
+		return true;
+	case CC_VALUE_TIMESTAMP:
+		return a->u.ts.sec == b->u.ts.sec && a->u.ts.nsec == b->u.ts.nsec;
+	default:
+		return false;
+	}
+}
+
+/* ---- decoding ---- */
+
+static uint64_t be64(const char *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v = (v << 8) | (unsigned char)p[i];
+	return v;
+}
+
+static int decode_timestamp(const cc_mp_item *it, cc_value **out, cc_error *err)
+{
+	int64_t sec;
+	uint32_t nsec;
+	if (it->len == 4) {
+		sec = (int64_t)be64(it->ptr, 4);
+		nsec = 0;
+	} else if (it->len == 8) {
+		uint64_t d = be64(it->ptr, 8);
+		nsec = (uint32_t)(d >> 34);
+		sec = (int64_t)(d & 0x3ffffffffull);
+	} else if (it->len == 12) {
+		nsec = (uint32_t)be64(it->ptr, 4);
+		sec = (int64_t)be64(it->ptr + 4, 8);
+	} else {
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "timestamp of %u bytes", it->len);
+	}
+	if (nsec >= 1000000000u)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "timestamp nanoseconds out of range");
+	*out = cc_value_new_timestamp(sec, nsec);
+	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+}
+
+static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsigned depth,
+		     cc_error *err)
+{
+	cc_mp_item it;
+	*out = NULL;
+	if (caps->nodes_left == 0)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "value has more than %u elements", CC_VALUE_MAX_NODES);
+	caps->nodes_left--;
+	if (cc_mp_read(r, &it) < 0)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "truncated or malformed MessagePack");
+	switch (it.kind) {
+	case CC_MP_NIL:
+		return 0;
+	case CC_MP_BOOL:
+		*out = cc_value_new_bool(it.b);
+		break;
+	case CC_MP_INT:
+		*out = cc_value_new_int(it.i);
+		break;
+	case CC_MP_UINT:
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "integer above int64 not sent as a bigint");
+	case CC_MP_FLOAT:
+		*out = cc_value_new_float(it.f);
+		break;
+	case CC_MP_STR:
+		if (!cc_utf8_valid(it.ptr, it.len))
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "string is not valid UTF-8");
+		*out = cc_value_new_string(it.ptr, it.len);
+		break;
+	case CC_MP_BIN:
+		*out = cc_value_new_bytes(it.ptr, it.len);
+		break;
+	case CC_MP_EXT:
+		if (it.ext_type == CC_EXT_BIGINT) {
+			if (!cc_bigint_text_valid(it.ptr, it.len))
+				return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+					       "bigint is not a decimal integer of at most %d digits",
+					       CC_BIGINT_MAX_DIGITS);
+			*out = cc_value_new_bigint(it.ptr, it.len);
+			break;
+		}
+		if (it.ext_type == CC_EXT_TIMESTAMP)
+			return decode_timestamp(&it, out, err);
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown ext type %d", it.ext_type);
+	case CC_MP_ARRAY:
+	case CC_MP_MAP:
+		if (depth >= caps->max_depth)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "value nested deeper than %u levels", caps->max_depth);
+		*out = it.kind == CC_MP_ARRAY ? cc_value_new_array() : cc_value_new_map();
+		if (!*out)
+			break;
+		for (uint32_t k = 0; k < it.len; k++) {
+			cc_value *child = NULL;
+			if (it.kind == CC_MP_ARRAY) {
+				if (decode_in(r, &child, caps, depth + 1, err) < 0 ||
+				    cc_value_array_push(*out, child) < 0)
+					goto fail_container;
+				continue;
+			}
+			cc_mp_item key;
+			if (cc_mp_read(r, &key) < 0 || key.kind != CC_MP_STR) {
+				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not a string");
+				goto fail_container;
+			}
+			if (!cc_utf8_valid(key.ptr, key.len)) {
+				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not valid UTF-8");
+				goto fail_container;
+			}
+			if (map_has(*out, key.ptr, key.len)) {
+				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "duplicate map key");
+				goto fail_container;
+			}
+			if (decode_in(r, &child, caps, depth + 1, err) < 0)
+				goto fail_container;
+			char *kc = malloc(key.len + 1);
+			if (!kc || (memcpy(kc, key.ptr, key.len), kc[key.len] = 0,
+				    map_append(*out, kc, key.len, child) < 0)) {
+				free(kc);
+				cc_value_free(child);
+				cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+				goto fail_container;
+			}
+		}
+		return 0;
+fail_container:
+		if (err && err->kind == CC_OK)
+			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+		cc_value_free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+}
+
+int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_error *err)
+{
+	return decode_in(r, out, caps, 0, err);
+}
+
+/* ---- encoding ---- */
+
+void cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len)
+{
+	msgpack_pack_ext(pk, len, CC_EXT_BIGINT);
+	msgpack_pack_ext_body(pk, digits, len);
+}
+
+void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
+{
+	unsigned char b[12];
+	for (int i = 0; i < 4; i++)
+		b[i] = (unsigned char)(nsec >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		b[4 + i] = (unsigned char)((uint64_t)sec >> (56 - 8 * i));
+	msgpack_pack_ext(pk, 12, CC_EXT_TIMESTAMP);
+	msgpack_pack_ext_body(pk, b, 12);
+}
+
+static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, unsigned depth,
+		     cc_error *err)
+{
+	if (caps->nodes_left == 0)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "value has more than %u elements", CC_VALUE_MAX_NODES);
+	caps->nodes_left--;
+	if (!v)
+		return msgpack_pack_nil(pk);
+	switch (v->type) {
+	case CC_VALUE_BOOL:
+		return v->u.b ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+	case CC_VALUE_INT:
+		return msgpack_pack_int64(pk, v->u.i);
+	case CC_VALUE_FLOAT:
+		return msgpack_pack_double(pk, v->u.f);
+	case CC_VALUE_BIGINT:
+		if (!cc_bigint_text_valid(v->u.str.ptr, v->u.str.len))
+			return cc_fail(err, CC_ERR_INVALID_INPUT, "bigint is not a decimal integer");
+		cc_pack_bigint(pk, v->u.str.ptr, v->u.str.len);
+		return 0;
+	case CC_VALUE_STRING:
+		if (!cc_utf8_valid(v->u.str.ptr, v->u.str.len))
+			return cc_fail(err, CC_ERR_INVALID_INPUT, "string is not valid UTF-8");
+		msgpack_pack_str(pk, v->u.str.len);
+		return msgpack_pack_str_body(pk, v->u.str.ptr, v->u.str.len);
+	case CC_VALUE_BYTES:
+		msgpack_pack_bin(pk, v->u.str.len);
+		return msgpack_pack_bin_body(pk, v->u.str.ptr, v->u.str.len);
+	case CC_VALUE_TIMESTAMP:
+		cc_pack_timestamp(pk, v->u.ts.sec, v->u.ts.nsec);
+		return 0;
+	case CC_VALUE_ARRAY:
+	case CC_VALUE_MAP:
+		if (depth >= caps->max_depth)
+			return cc_fail(err, CC_ERR_INVALID_INPUT,
+				       "value nested deeper than %u levels", caps->max_depth);
+		if (v->type == CC_VALUE_ARRAY) {
+			msgpack_pack_array(pk, v->u.array.len);
+			for (size_t i = 0; i < v->u.array.len; i++)
+				if (encode_in(pk, v->u.array.items[i], caps, depth + 1, err) < 0)
+					return -1;
+			return 0;
+		}
+		msgpack_pack_map(pk, v->u.map.len);
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			if (!cc_utf8_valid(v->u.map.keys[i], v->u.map.key_lens[i]))
+				return cc_fail(err, CC_ERR_INVALID_INPUT, "map key is not valid UTF-8");
+			msgpack_pack_str(pk, v->u.map.key_lens[i]);
+			msgpack_pack_str_body(pk, v->u.map.keys[i], v->u.map.key_lens[i]);
+			if (encode_in(pk, v->u.map.vals[i], caps, depth + 1, err) < 0)
+				return -1;
+		}
+		return 0;
+	default:
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown value type %d", (int)v->type);
+	}
+}
+
+int cc_value_encode(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, cc_error *err)
+{
+	return encode_in(pk, v, caps, 0, err) < 0 ? -1 : 0;
+}
+
+const cc_value *cc_value_map_get(const cc_value *map, const char *key, bool *found)
+{
+	size_t n = strlen(key);
+	if (found)
+		*found = false;
+	if (!map || map->type != CC_VALUE_MAP)
+		return NULL;
+	for (size_t i = 0; i < map->u.map.len; i++)
+		if (map->u.map.key_lens[i] == n && memcmp(map->u.map.keys[i], key, n) == 0) {
+			if (found)
+				*found = true;
+			return map->u.map.vals[i];
+		}
+	return NULL;
+}
+
+int cc_value_decode_all(const void *buf, size_t len, cc_value **out, cc_value_caps *caps,
+			cc_error *err)
+{
+	cc_mp_reader r;
+	cc_mp_reader_init(&r, buf, len);
+	if (cc_value_decode(&r, out, caps, err) < 0)
+		return -1;
+	if (cc_mp_left(&r) != 0) {
+		cc_value_free(*out);
+		*out = NULL;
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "%zu trailing bytes after the message",
+			       cc_mp_left(&r));
+	}
+	return 0;
+}

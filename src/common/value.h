@@ -1,0 +1,61 @@
+/* The value codec: cc_value trees to and from MessagePack (DESIGN.md
+ * section 5). Used by the supervisor (decoding what the worker sends) and
+ * by the worker (decoding what the host sends). Pure helpers.
+ *
+ * Wire form: nil, bool, int (int64), float64, str (UTF-8), bin, array, map
+ * (str keys, unique), ext 1 = bigint (ASCII decimal "-?[1-9][0-9]*" or "0"),
+ * ext -1 = the standard MessagePack timestamp (32, 64 or 96 bit). */
+#ifndef CC_COMMON_VALUE_H
+#define CC_COMMON_VALUE_H
+
+#include <msgpack.h>
+
+#include "codecage.h"
+#include "mp_reader.h"
+
+#define CC_EXT_BIGINT 1
+#define CC_EXT_TIMESTAMP (-1)
+
+/* Caps applied while decoding; callers start from cc_value_default_caps. */
+typedef struct cc_value_caps {
+	unsigned max_depth;   /* containers deep */
+	size_t nodes_left;    /* decremented per node */
+} cc_value_caps;
+
+static inline cc_value_caps cc_value_default_caps(void)
+{
+	return (cc_value_caps){ CC_VALUE_MAX_DEPTH, CC_VALUE_MAX_NODES };
+}
+
+/* Decode one value at r into *out (owned by the caller; NULL for nil).
+ * Validates everything: UTF-8 strings, unique str map keys, bigint syntax
+ * and size, timestamp layout, known ext types, caps. On failure returns -1
+ * with err->kind = protocol_violation and a message naming the problem;
+ * nothing is leaked and *out is NULL. */
+int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps,
+		    cc_error *err);
+
+/* Encode v (borrowed) with msgpack-c. Fails with invalid_input when v breaks
+ * the caps or holds invalid UTF-8 / bigint text. */
+int cc_value_encode(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
+		    cc_error *err);
+
+/* Engine helpers for the two ext types. digits must satisfy the bigint
+ * syntax above (the decoder on the other side checks). */
+void cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len);
+void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec);
+
+/* True when s[0..len) is a canonical decimal integer within
+ * CC_BIGINT_MAX_DIGITS digits. */
+bool cc_bigint_text_valid(const char *s, size_t len);
+
+
+/* Internal: the value under key in a map (borrowed), or NULL when absent
+ * (check *found to tell a missing key from a null value). */
+const cc_value *cc_value_map_get(const cc_value *map, const char *key, bool *found);
+
+/* Internal: decode a whole buffer as exactly one value (no trailing bytes). */
+int cc_value_decode_all(const void *buf, size_t len, cc_value **out, cc_value_caps *caps,
+			cc_error *err);
+
+#endif

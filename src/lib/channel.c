@@ -1,0 +1,124 @@
+/* Frames over the nonblocking channel, with deadlines. Supervisor side.
+ *
+ * Every wait is a poll() on the socket and the worker's pidfd bounded by an
+ * absolute CLOCK_MONOTONIC deadline, so a worker that stops reading, drips
+ * bytes or hangs can delay the host by at most that deadline. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "frame.h"
+#include "supervisor.h"
+
+int64_t cc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Wait until the socket is ready for `events` or the deadline passes.
+ * Returns 0 ready, or -1 with err: timeout or worker_crashed. */
+static int wait_ready(struct cc_child *c, short events, int64_t deadline_ns, cc_error *err)
+{
+	for (;;) {
+		int64_t left = deadline_ns - cc_now_ns();
+		if (left <= 0)
+			return cc_fail(err, CC_ERR_TIMEOUT, "deadline passed");
+		int ms = (int)((left + 999999) / 1000000);
+		struct pollfd p[2] = { { c->sock, events, 0 }, { c->pidfd, POLLIN, 0 } };
+		int n = poll(p, 2, ms);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cc_fail(err, CC_ERR_INTERNAL, "poll: %s", strerror(errno));
+		if (p[0].revents & (events | POLLHUP | POLLERR))
+			return 0; /* the read/write itself reports EOF or errors */
+		if (p[1].revents)
+			return cc_fail(err, CC_ERR_WORKER_CRASHED, "the worker process ended");
+	}
+}
+
+int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t deadline_ns,
+		 cc_error *err)
+{
+	if (len > UINT32_MAX)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "message of %zu bytes is too large", len);
+	unsigned char hdr[4] = { len & 0xff, (len >> 8) & 0xff, (len >> 16) & 0xff,
+				 (len >> 24) & 0xff };
+	const char *parts[2] = { (const char *)hdr, payload };
+	size_t sizes[2] = { 4, len };
+	for (int i = 0; i < 2; i++) {
+		size_t off = 0;
+		while (off < sizes[i]) {
+			ssize_t n = send(c->sock, parts[i] + off, sizes[i] - off,
+					 MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				off += (size_t)n;
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				if (wait_ready(c, POLLOUT, deadline_ns, err) < 0)
+					return -1;
+				continue;
+			}
+			return cc_fail(err, CC_ERR_WORKER_CRASHED, "sending to the worker: %s",
+				       strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static int recv_exact(struct cc_child *c, char *p, size_t n, int64_t deadline_ns, cc_error *err)
+{
+	size_t off = 0;
+	while (off < n) {
+		ssize_t r = recv(c->sock, p + off, n - off, MSG_DONTWAIT);
+		if (r > 0) {
+			off += (size_t)r;
+			continue;
+		}
+		if (r == 0)
+			return cc_fail(err, CC_ERR_WORKER_CRASHED, "the worker closed its channel");
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (wait_ready(c, POLLIN, deadline_ns, err) < 0)
+				return -1;
+			continue;
+		}
+		return cc_fail(err, CC_ERR_WORKER_CRASHED, "reading from the worker: %s",
+			       strerror(errno));
+	}
+	return 0;
+}
+
+int cc_chan_recv(struct cc_child *c, char **buf, size_t *len, size_t cap, int64_t deadline_ns,
+		 cc_error *err)
+{
+	unsigned char hdr[4];
+	*buf = NULL;
+	if (recv_exact(c, (char *)hdr, 4, deadline_ns, err) < 0)
+		return -1;
+	size_t n = cc_le32(hdr);
+	if (n > cap)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "the worker announced a %zu-byte frame; the cap is %zu", n, cap);
+	char *b = malloc(n ? n : 1);
+	if (!b)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory for a %zu-byte frame", n);
+	if (recv_exact(c, b, n, deadline_ns, err) < 0) {
+		free(b);
+		return -1;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}

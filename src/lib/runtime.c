@@ -1,0 +1,499 @@
+/* cc_runtime: one worker, its limits, and the eval round trip.
+ * Supervisor side: every limit that matters is enforced here too. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "frame.h"
+#include "supervisor.h"
+#include "utf8.h"
+
+/* How long a worker may take to confine itself and start its engine. */
+#define CC_STARTUP_TIMEOUT_S 30.0
+
+struct cc_runtime {
+	cc_options opts;
+	struct cc_child child;
+	bool alive;
+	char *death;          /* why the worker is gone, for later evals */
+	uint64_t next_id;
+	char *version;
+	char *applied, *missing;
+	cc_sandbox_report report;
+};
+
+CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
+{
+	memset(o, 0, sizeof(*o));
+	o->language = language;
+	o->sandbox = CC_SANDBOX_REQUIRE;
+	o->limits = (cc_limits){
+		.timeout_s = 30.0,
+		.grace_s = 0.5,
+		.max_memory = 512ull << 20,
+		.max_stdout = 1u << 20,
+		.max_stderr = 1u << 20,
+		.max_result = 16u << 20,
+		.max_source = 16u << 20,
+		.cpu_s = 3600,
+		.max_open_files = 64,
+		.max_file_size = 0,
+	};
+}
+
+static int check_options(const cc_options *o, cc_error *err)
+{
+	const cc_limits *l = &o->limits;
+	if (o->language != CC_LANG_JAVASCRIPT && o->language != CC_LANG_PYTHON)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "unknown language %d; use CC_LANG_JAVASCRIPT or CC_LANG_PYTHON",
+			       (int)o->language);
+	if (o->sandbox != CC_SANDBOX_REQUIRE && o->sandbox != CC_SANDBOX_AUTO &&
+	    o->sandbox != CC_SANDBOX_OFF)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown sandbox mode %d", (int)o->sandbox);
+	if (!(l->timeout_s > 0 && l->timeout_s <= 86400))
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, 86400] seconds");
+	if (!(l->grace_s >= 0 && l->grace_s <= 60))
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "grace must be in [0, 60] seconds");
+	if (l->max_memory < (16ull << 20) || l->max_memory > (1ull << 40))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "max_memory must be between 16 MiB and 1 TiB");
+	if (l->max_stdout > (256u << 20) || l->max_stderr > (256u << 20))
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "output caps must be at most 256 MiB");
+	if (l->max_result < 1024 || l->max_result > (1u << 30))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "max_result must be between 1 KiB and 1 GiB");
+	if (l->max_source < 1 || l->max_source > (1u << 30))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "max_source must be between 1 byte and 1 GiB");
+	if (l->cpu_s < 1 || l->max_open_files < 8 || l->max_open_files > 65536)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "cpu_s must be >= 1 and max_open_files in [8, 65536]");
+	return 0;
+}
+
+static int64_t secs_to_ns(double s)
+{
+	return (int64_t)(s * 1e9);
+}
+
+/* The largest frame the worker may send: a result of max_result bytes or
+ * an output chunk, plus the envelope. */
+static size_t recv_cap(const cc_runtime *rt)
+{
+	return (size_t)rt->opts.limits.max_result + CC_FRAME_ENVELOPE;
+}
+
+static void mark_dead(cc_runtime *rt, const char *why)
+{
+	if (!rt->alive)
+		return;
+	rt->alive = false;
+	cc_child_kill(&rt->child);
+	char how[128];
+	cc_child_describe(&rt->child, how, sizeof(how));
+	free(rt->death);
+	if (asprintf(&rt->death, "%s (the worker %s)", why, how) < 0)
+		rt->death = NULL;
+}
+
+static void pack_key(msgpack_packer *pk, const char *s)
+{
+	size_t n = strlen(s);
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}
+
+static int send_init(cc_runtime *rt, int64_t deadline, cc_error *err)
+{
+	static const char *const modes[] = { "require", "auto", "off" };
+	const cc_limits *l = &rt->opts.limits;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 10);
+	pack_key(&pk, "t");
+	pack_key(&pk, "init");
+	pack_key(&pk, "mode");
+	pack_key(&pk, modes[rt->opts.sandbox]);
+	pack_key(&pk, "max_memory");
+	msgpack_pack_uint64(&pk, l->max_memory);
+	pack_key(&pk, "max_stdout");
+	msgpack_pack_uint64(&pk, l->max_stdout);
+	pack_key(&pk, "max_stderr");
+	msgpack_pack_uint64(&pk, l->max_stderr);
+	pack_key(&pk, "max_result");
+	msgpack_pack_uint64(&pk, l->max_result);
+	pack_key(&pk, "max_source");
+	msgpack_pack_uint64(&pk, l->max_source);
+	pack_key(&pk, "cpu_s");
+	msgpack_pack_uint32(&pk, l->cpu_s);
+	pack_key(&pk, "max_open_files");
+	msgpack_pack_uint32(&pk, l->max_open_files);
+	pack_key(&pk, "max_file_size");
+	msgpack_pack_uint64(&pk, l->max_file_size);
+	int rc = cc_chan_send(&rt->child, sb.data, sb.size, deadline, err);
+	msgpack_sbuffer_destroy(&sb);
+	return rc;
+}
+
+static char *dup_str(const cc_value *s)
+{
+	return strdup(s && s->type == CC_VALUE_STRING ? s->u.str.ptr : "");
+}
+
+/* The layers the design lists for this kernel that a "require" runtime
+ * must have; the supervisor checks the worker's report itself. */
+static int check_ready(cc_runtime *rt, const struct cc_msg *m, cc_error *err)
+{
+	const char *want = rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript";
+	if (strcmp(m->engine->u.str.ptr, want) != 0)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "worker reports engine '%s', expected '%s'", m->engine->u.str.ptr,
+			       want);
+	if (rt->opts.sandbox == CC_SANDBOX_REQUIRE && m->missing->u.str.len > 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "sandbox 'require' not met: missing %s", m->missing->u.str.ptr);
+	rt->version = dup_str(m->version);
+	rt->applied = dup_str(m->applied);
+	rt->missing = dup_str(m->missing);
+	if (!rt->version || !rt->applied || !rt->missing)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	rt->report.mode = rt->opts.sandbox;
+	rt->report.applied = rt->applied;
+	rt->report.missing = rt->missing;
+	rt->report.landlock_abi = (int)m->landlock_abi;
+	rt->report.seccomp_allowed = (int)m->seccomp_allowed;
+	return 0;
+}
+
+CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
+{
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (check_options(opts, err) < 0)
+		return -1;
+	cc_runtime *rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	rt->opts = *opts;
+	rt->opts.worker_dir = NULL; /* borrowed: only used while spawning */
+	rt->next_id = 1;
+	if (cc_spawn_worker(opts, &rt->child, err) < 0) {
+		free(rt);
+		return -1;
+	}
+	rt->alive = true;
+
+	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
+	char *buf = NULL;
+	size_t len = 0;
+	struct cc_msg m;
+	if (send_init(rt, deadline, err) < 0 ||
+	    cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), deadline, err) < 0 ||
+	    cc_msg_parse(buf, len, &m, err) < 0) {
+		free(buf);
+		cc_fail_wrap(err, "starting the %s worker",
+			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
+		goto fail;
+	}
+	free(buf);
+	int rc;
+	if (m.what == CC_MSG_FAIL)
+		rc = cc_fail(err, m.kind, "%s", m.message->u.str.ptr);
+	else if (m.what != CC_MSG_READY)
+		rc = cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "expected a ready message");
+	else
+		rc = check_ready(rt, &m, err);
+	cc_msg_free(&m);
+	if (rc < 0)
+		goto fail;
+	*out = rt;
+	return 0;
+fail:
+	cc_runtime_close(rt);
+	return -1;
+}
+
+CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt)
+{
+	return rt ? &rt->report : NULL;
+}
+
+CC_EXPORT const char *cc_runtime_engine_version(const cc_runtime *rt)
+{
+	return rt && rt->version ? rt->version : "";
+}
+
+CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt)
+{
+	return rt && rt->alive;
+}
+
+CC_EXPORT void cc_runtime_close(cc_runtime *rt)
+{
+	if (!rt)
+		return;
+	cc_child_kill(&rt->child);
+	free(rt->death);
+	free(rt->version);
+	free(rt->applied);
+	free(rt->missing);
+	free(rt);
+}
+
+/* Captured output of one eval: at most cap bytes kept per stream. */
+struct capture {
+	char *buf;
+	size_t len, cap;
+	uint64_t total;
+};
+
+static int capture_add(struct capture *c, const char *p, size_t n)
+{
+	c->total += n;
+	size_t room = c->cap - c->len;
+	if (n > room)
+		n = room;
+	if (!n)
+		return 0;
+	char *b = realloc(c->buf, c->len + n + 1);
+	if (!b)
+		return -1;
+	c->buf = b;
+	memcpy(c->buf + c->len, p, n);
+	c->len += n;
+	return 0;
+}
+
+/* Hand the capture to the result as repaired UTF-8, with a marker when
+ * the stream went over its cap. */
+static void capture_finish(struct capture *c, cc_result *r, int fd)
+{
+	size_t n = 0;
+	char *text = cc_utf8_repair(c->buf ? c->buf : "", c->len, &n);
+	free(c->buf);
+	c->buf = NULL;
+	if (text && c->total > c->cap) {
+		char *marked = NULL;
+		if (asprintf(&marked, "%s%s[codecage: %s truncated at %zu bytes]\n", text,
+			     n && text[n - 1] != '\n' ? "\n" : "", fd == 1 ? "stdout" : "stderr",
+			     c->cap) >= 0) {
+			free(text);
+			text = marked;
+			n = strlen(text);
+		}
+	}
+	r->out[fd] = text;
+	r->out_len[fd] = text ? n : 0;
+}
+
+static void set_from_error(cc_result *r, const cc_error *e)
+{
+	cc_result_set_error(r, e->kind, NULL, "%s", e->message ? e->message : "");
+}
+
+/* Send one request and collect frames until its result. Fills r. */
+static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, double timeout_s,
+		       cc_result *r)
+{
+	const cc_limits *l = &rt->opts.limits;
+	int64_t start = cc_now_ns();
+	int64_t deadline = start + secs_to_ns(timeout_s);
+	int64_t hard = deadline + secs_to_ns(l->grace_s);
+	struct capture cap[3] = { { 0 }, { NULL, 0, l->max_stdout, 0 },
+				  { NULL, 0, l->max_stderr, 0 } };
+	cc_error err = { 0 };
+	bool done = false;
+
+	if (cc_chan_send(&rt->child, req->data, req->size, hard, &err) < 0)
+		goto failed;
+	while (!done) {
+		char *buf = NULL;
+		size_t len = 0;
+		struct cc_msg m;
+		if (cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), hard, &err) < 0)
+			goto failed;
+		int rc = cc_msg_parse(buf, len, &m, &err);
+		free(buf);
+		if (rc < 0)
+			goto failed;
+		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT) || m.id != id) {
+			cc_msg_free(&m);
+			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
+				"unexpected message during an eval (type or id mismatch)");
+			goto failed;
+		}
+		if (m.what == CC_MSG_OUT) {
+			if (capture_add(&cap[m.fd], m.data->u.str.ptr, m.data->u.str.len) < 0) {
+				cc_msg_free(&m);
+				cc_fail(&err, CC_ERR_INTERNAL, "out of memory for output");
+				goto failed;
+			}
+			cc_msg_free(&m);
+			continue;
+		}
+		done = true;
+		r->kind = m.kind;
+		if (m.ok) {
+			r->value = m.value;
+			m.value = NULL;
+		} else {
+			r->type = dup_str(m.etype);
+			r->message = dup_str(m.message);
+			r->traceback = dup_str(m.traceback);
+		}
+		cc_msg_free(&m);
+	}
+	/* Output over a cap ends the eval as output_limit even when the worker
+	 * claims success: the supervisor counted the bytes itself. */
+	for (int fd = 1; fd <= 2; fd++)
+		if (cap[fd].total > cap[fd].cap && r->kind == CC_OK)
+			cc_result_set_error(r, CC_ERR_OUTPUT_LIMIT, "OutputLimitError",
+					    "%s exceeded its cap of %zu bytes; print less or raise "
+					    "the cap", fd == 1 ? "stdout" : "stderr", cap[fd].cap);
+	goto finish;
+
+failed:
+	if (err.kind == CC_ERR_TIMEOUT) {
+		mark_dead(rt, "killed after its deadline");
+		cc_result_set_error(r, CC_ERR_TIMEOUT, "TimeoutError",
+				    "the code did not stop within its %.3g s deadline (plus %.3g s "
+				    "grace); the worker was killed, create a new runtime",
+				    timeout_s, l->grace_s);
+	} else {
+		mark_dead(rt, err.message ? err.message : "worker failure");
+		if (err.kind == CC_ERR_WORKER_CRASHED)
+			cc_result_set_error(r, CC_ERR_WORKER_CRASHED, NULL,
+					    "%s; create a new runtime", rt->death ? rt->death : "");
+		else
+			set_from_error(r, &err);
+	}
+	cc_error_clear(&err);
+finish:
+	capture_finish(&cap[1], r, 1);
+	capture_finish(&cap[2], r, 2);
+	r->duration = (double)(cc_now_ns() - start) / 1e9;
+}
+
+static cc_result *dead_result(cc_runtime *rt)
+{
+	cc_result *r = cc_result_alloc();
+	if (r)
+		cc_result_set_error(r, CC_ERR_WORKER_CRASHED, NULL,
+				    "this runtime's worker is gone: %s; create a new runtime",
+				    rt && rt->death ? rt->death : "it was closed");
+	return r;
+}
+
+CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t len,
+				     double timeout_s)
+{
+	if (!rt || !rt->alive)
+		return dead_result(rt);
+	cc_result *r = cc_result_alloc();
+	if (!r)
+		return NULL;
+	const cc_limits *l = &rt->opts.limits;
+	if (timeout_s <= 0)
+		timeout_s = l->timeout_s;
+	if (!code)
+		code = "";
+	cc_error err = { 0 };
+	if (cc_check_source(code, len, l->max_source, &err) < 0) {
+		set_from_error(r, &err);
+		cc_error_clear(&err);
+		return r;
+	}
+	if (!isfinite(timeout_s) || timeout_s > 86400) {
+		cc_result_set_error(r, CC_ERR_INVALID_INPUT, NULL,
+				    "timeout must be in (0, 86400] seconds");
+		return r;
+	}
+	uint64_t id = rt->next_id++;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 4);
+	pack_key(&pk, "t");
+	pack_key(&pk, "eval");
+	pack_key(&pk, "id");
+	msgpack_pack_uint64(&pk, id);
+	pack_key(&pk, "code");
+	msgpack_pack_str(&pk, len);
+	msgpack_pack_str_body(&pk, code, len);
+	pack_key(&pk, "timeout_ms");
+	msgpack_pack_uint64(&pk, (uint64_t)ceil(timeout_s * 1000));
+	round_trip(rt, id, &sb, timeout_s, r);
+	msgpack_sbuffer_destroy(&sb);
+	return r;
+}
+
+static bool identifier(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 256)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+		if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
+			return false;
+	}
+	return true;
+}
+
+CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_value *value,
+				    cc_error *err)
+{
+	if (!rt || !rt->alive)
+		return cc_fail(err, CC_ERR_WORKER_CRASHED, "this runtime's worker is gone: %s",
+			       rt && rt->death ? rt->death : "it was closed");
+	if (!identifier(name))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "global name must be an ASCII identifier ([A-Za-z_][A-Za-z0-9_]*, "
+			       "at most 256 characters)");
+	uint64_t id = rt->next_id++;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 4);
+	pack_key(&pk, "t");
+	pack_key(&pk, "set");
+	pack_key(&pk, "id");
+	msgpack_pack_uint64(&pk, id);
+	pack_key(&pk, "name");
+	pack_key(&pk, name);
+	pack_key(&pk, "value");
+	cc_value_caps caps = cc_value_default_caps();
+	if (cc_value_encode(&pk, value, &caps, err) < 0) {
+		msgpack_sbuffer_destroy(&sb);
+		return cc_fail_wrap(err, "global '%s'", name);
+	}
+	if (sb.size > rt->opts.limits.max_result + CC_FRAME_ENVELOPE) {
+		msgpack_sbuffer_destroy(&sb);
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "global '%s' encodes to %zu bytes, over the %llu-byte value cap",
+			       name, sb.size, (unsigned long long)rt->opts.limits.max_result);
+	}
+	cc_result *r = cc_result_alloc();
+	if (!r) {
+		msgpack_sbuffer_destroy(&sb);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
+	round_trip(rt, id, &sb, rt->opts.limits.timeout_s, r);
+	msgpack_sbuffer_destroy(&sb);
+	int rc = 0;
+	if (r->kind != CC_OK)
+		rc = cc_fail(err, r->kind, "setting global '%s': %s%s%s", name,
+			     r->type ? r->type : "", r->type && *r->type ? ": " : "",
+			     r->message ? r->message : "");
+	cc_result_free(r);
+	return rc;
+}

@@ -1,0 +1,197 @@
+/* Starting, killing and reaping the worker process. Raw OS side effects.
+ *
+ * posix_spawn (glibc uses clone(CLONE_VM|CLONE_VFORK)) is safe to call from
+ * a multithreaded host such as a Python interpreter, unlike fork(). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "supervisor.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+static const char *worker_name(cc_language lang)
+{
+	return lang == CC_LANG_PYTHON ? "codecage-worker-py" : "codecage-worker-js";
+}
+
+/* The worker executable: opts->worker_dir, else the directory this library
+ * was loaded from (build tree, Python package), else the install libexecdir. */
+static int find_worker(const cc_options *opts, char *path, size_t n, cc_error *err)
+{
+	const char *name = worker_name(opts->language);
+	if (opts->worker_dir) {
+		snprintf(path, n, "%s/%s", opts->worker_dir, name);
+		if (access(path, X_OK) == 0)
+			return 0;
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "worker %s is missing or not executable (%s); check worker_dir",
+			       path, strerror(errno));
+	}
+	Dl_info info;
+	if (dladdr((void *)cc_spawn_worker, &info) && info.dli_fname) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", info.dli_fname);
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(path, n, "%s/%s", dir, name);
+			if (access(path, X_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(path, n, "%s/%s", CC_LIBEXECDIR, name);
+	if (access(path, X_OK) == 0)
+		return 0;
+	return cc_fail(err, CC_ERR_INTERNAL,
+		       "cannot find the %s executable next to libcodecage or in %s; "
+		       "reinstall codecage or set worker_dir", name, CC_LIBEXECDIR);
+}
+
+int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
+{
+	char path[PATH_MAX];
+	c->pid = -1;
+	c->pidfd = -1;
+	c->sock = -1;
+	c->reaped = false;
+	if (find_worker(opts, path, sizeof(path), err) < 0)
+		return -1;
+
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "socketpair: %s", strerror(errno));
+	/* Keep the child's end away from 0-3 so dup2 onto 3 always clears
+	 * FD_CLOEXEC (dup2(3, 3) would not). */
+	int child_end = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+	close(sv[1]);
+	if (child_end < 0) {
+		close(sv[0]);
+		return cc_fail(err, CC_ERR_INTERNAL, "fcntl(F_DUPFD_CLOEXEC): %s", strerror(errno));
+	}
+
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, child_end, 3);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+	/* The host may block or ignore signals (Python ignores SIGPIPE); the
+	 * worker starts from defaults. */
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+	char ppid_arg[32];
+	snprintf(ppid_arg, sizeof(ppid_arg), "--ppid=%ld", (long)getpid());
+	char *argv[] = { path, ppid_arg, NULL };
+	char *envp[] = { NULL };
+	pid_t pid;
+	int rc = posix_spawn(&pid, path, &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(child_end);
+	if (rc != 0) {
+		close(sv[0]);
+		return cc_fail(err, CC_ERR_INTERNAL, "spawning %s: %s", path, strerror(rc));
+	}
+	c->pid = pid;
+	c->sock = sv[0];
+	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (c->pidfd < 0) {
+		int e = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		c->pid = -1;
+		close(c->sock);
+		c->sock = -1;
+		return cc_fail(err, CC_ERR_INTERNAL, "pidfd_open: %s (Linux 5.3 or later is needed)",
+			       strerror(e));
+	}
+	fcntl(c->sock, F_SETFL, fcntl(c->sock, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+static void reap(struct cc_child *c, int options)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	for (;;) {
+		int rc = waitid(P_PIDFD, (id_t)c->pidfd, &si, WEXITED | options);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			/* ECHILD: the host reaps children itself (SIGCHLD
+			 * ignored); nothing is left to collect. */
+			c->reaped = errno == ECHILD;
+			c->wstatus_code = 0;
+			return;
+		}
+		break;
+	}
+	if (si.si_pid == 0)
+		return; /* WNOHANG and still running */
+	c->reaped = true;
+	c->wstatus_code = si.si_code;
+	c->wstatus = si.si_status;
+}
+
+bool cc_child_try_reap(struct cc_child *c)
+{
+	if (c->pid < 0 || c->reaped)
+		return c->reaped;
+	reap(c, WNOHANG);
+	return c->reaped;
+}
+
+void cc_child_kill(struct cc_child *c)
+{
+	if (c->sock >= 0) {
+		close(c->sock);
+		c->sock = -1;
+	}
+	if (c->pid > 0 && !c->reaped) {
+		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		reap(c, 0);
+	}
+	if (c->pidfd >= 0) {
+		close(c->pidfd);
+		c->pidfd = -1;
+	}
+	c->pid = -1;
+}
+
+void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
+{
+	if (!c->reaped) {
+		snprintf(buf, n, "closed its channel");
+	} else if (c->wstatus_code == CLD_EXITED) {
+		snprintf(buf, n, "exited with status %d", c->wstatus);
+	} else if (c->wstatus_code == CLD_KILLED || c->wstatus_code == CLD_DUMPED) {
+		const char *what = sigabbrev_np(c->wstatus);
+		snprintf(buf, n, "was killed by SIG%s%s", what ? what : "?",
+			 c->wstatus == SIGXCPU ? " (its CPU-time limit)" :
+			 c->wstatus == SIGKILL ? " (out of memory or killed from outside)" : "");
+	} else {
+		snprintf(buf, n, "ended (code %d, status %d)", c->wstatus_code, c->wstatus);
+	}
+}

@@ -1,0 +1,100 @@
+/* Supervisor internals (libcodecage, runs inside the host process).
+ * Never exit, abort or print; every failure becomes a cc_error. */
+#ifndef CC_LIB_SUPERVISOR_H
+#define CC_LIB_SUPERVISOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "codecage.h"
+#include "value.h"
+
+/* ---- spawn.c: the worker process ---- */
+
+struct cc_child {
+	pid_t pid;   /* -1 when none */
+	int pidfd;   /* -1 when none */
+	int sock;    /* supervisor end of the channel, nonblocking; -1 when none */
+	bool reaped;
+	int wstatus_code;  /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
+	int wstatus;       /* exit status or signal number */
+};
+
+/* Start the worker for opts->language: socketpair, posix_spawn with fd 3 =
+ * channel, 0-2 = /dev/null, every other fd closed, default signal
+ * dispositions, empty environment; then a pidfd. Errors: internal (the
+ * message names the worker path and the failing call). */
+int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err);
+
+/* SIGKILL through the pidfd, reap, close everything. Idempotent. */
+void cc_child_kill(struct cc_child *c);
+
+/* Reap without killing if the worker has exited (non-blocking); returns
+ * true when reaped. */
+bool cc_child_try_reap(struct cc_child *c);
+
+/* Human description of how the reaped child died ("killed by SIGSEGV"). */
+void cc_child_describe(const struct cc_child *c, char *buf, size_t n);
+
+/* ---- channel.c: frames with deadlines ---- */
+
+int64_t cc_now_ns(void);
+
+/* Send one frame before deadline_ns (CLOCK_MONOTONIC). Errors: timeout
+ * (the worker stopped reading), worker_crashed (peer gone). */
+int cc_chan_send(struct cc_child *c, const void *buf, size_t len, int64_t deadline_ns,
+		 cc_error *err);
+
+/* Receive one frame of at most cap bytes before deadline_ns; *buf owned by
+ * the caller. The length is checked before anything is buffered. Errors:
+ * timeout, worker_crashed (EOF or the worker died), protocol_violation
+ * (over the cap). */
+int cc_chan_recv(struct cc_child *c, char **buf, size_t *len, size_t cap,
+		 int64_t deadline_ns, cc_error *err);
+
+/* ---- protocol.c: validated worker messages ---- */
+
+enum cc_msg_type { CC_MSG_READY, CC_MSG_FAIL, CC_MSG_OUT, CC_MSG_RESULT };
+
+struct cc_msg {
+	enum cc_msg_type what;
+	cc_value *root;   /* owned; the fields below borrow from it */
+	uint64_t id;      /* out, result */
+	/* ready */
+	const cc_value *engine, *version, *applied, *missing;
+	int64_t landlock_abi, seccomp_allowed;
+	/* fail, result error */
+	cc_error_kind kind;
+	const cc_value *etype, *message, *traceback;
+	/* out */
+	int fd;
+	const cc_value *data;
+	/* result */
+	bool ok;
+	cc_value *value;  /* owned (stolen from root) */
+};
+
+/* Decode and fully validate one worker frame: known type, exactly the
+ * known fields with the right types, UTF-8, caps, error kinds a worker may
+ * report. Errors: protocol_violation (the message says what was wrong). */
+int cc_msg_parse(const char *buf, size_t len, struct cc_msg *m, cc_error *err);
+void cc_msg_free(struct cc_msg *m);
+
+/* ---- result.c ---- */
+
+struct cc_result {
+	cc_error_kind kind;
+	cc_value *value;
+	char *out[3];       /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
+	size_t out_len[3];
+	char *type, *message, *traceback;
+	double duration;
+};
+
+cc_result *cc_result_alloc(void);
+/* Set an error on r with a formatted message (type stays as given). */
+void cc_result_set_error(cc_result *r, cc_error_kind kind, const char *type,
+			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,264 @@
+/* The worker process: confine, start one engine, serve requests.
+ *
+ * Started by the supervisor (src/lib/spawn.c) with the channel on fd 3,
+ * /dev/null on 0-2, an empty environment and argv "--ppid=N". It never
+ * prints: errors travel to the supervisor as "fail" frames. Only this
+ * process may _exit. Protocol: DESIGN.md section 4 and src/lib/protocol.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "frame.h"
+#include "hygiene.h"
+#include "value.h"
+#include "worker.h"
+#include "worker_internal.h"
+
+/* The init frame is small; later frames are bounded by the source and
+ * result caps it announces. */
+#define CC_INIT_FRAME_MAX 4096
+
+static void send_frame(msgpack_sbuffer *sb)
+{
+	if (cc_frame_write(CC_CHANNEL_FD, sb->data, sb->size) < 0)
+		_exit(3); /* the supervisor is gone or broke the channel */
+}
+
+static void pack_str(msgpack_packer *pk, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s ? s : "", n);
+}
+
+static __attribute__((noreturn)) void send_fail_and_exit(const cc_error *err)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 3);
+	cc_pack_key(&pk, "t");
+	cc_pack_key(&pk, "fail");
+	cc_pack_key(&pk, "kind");
+	cc_pack_key(&pk, cc_error_kind_name(err->kind));
+	cc_pack_key(&pk, "message");
+	pack_str(&pk, err->message ? err->message : "unknown failure");
+	cc_frame_write(CC_CHANNEL_FD, sb.data, sb.size);
+	_exit(1);
+}
+
+static uint64_t get_u64(const cc_value *m, const char *key, bool *ok)
+{
+	const cc_value *v = cc_value_map_get(m, key, NULL);
+	if (!v || v->type != CC_VALUE_INT || v->u.i < 0) {
+		*ok = false;
+		return 0;
+	}
+	return (uint64_t)v->u.i;
+}
+
+static const cc_value *get_str(const cc_value *m, const char *key)
+{
+	const cc_value *v = cc_value_map_get(m, key, NULL);
+	return v && v->type == CC_VALUE_STRING ? v : NULL;
+}
+
+static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, cc_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (cc_frame_read(CC_CHANNEL_FD, &buf, &len, CC_INIT_FRAME_MAX) != 0)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "no init frame");
+	cc_value *m = NULL;
+	cc_value_caps caps = cc_value_default_caps();
+	int rc = cc_value_decode_all(buf, len, &m, &caps, err);
+	free(buf);
+	if (rc < 0)
+		return -1;
+	bool ok = true;
+	const cc_value *t = get_str(m, "t"), *md = get_str(m, "mode");
+	struct cc_worker_limits *l = &cc_worker_limits;
+	l->max_memory = get_u64(m, "max_memory", &ok);
+	l->max_stdout = get_u64(m, "max_stdout", &ok);
+	l->max_stderr = get_u64(m, "max_stderr", &ok);
+	l->max_result = get_u64(m, "max_result", &ok);
+	l->cpu_s = (uint32_t)get_u64(m, "cpu_s", &ok);
+	l->max_open_files = (uint32_t)get_u64(m, "max_open_files", &ok);
+	l->max_file_size = get_u64(m, "max_file_size", &ok);
+	*max_source = get_u64(m, "max_source", &ok);
+	if (!ok || !t || strcmp(t->u.str.ptr, "init") || !md)
+		ok = false;
+	else if (!strcmp(md->u.str.ptr, "require"))
+		*mode = CC_SANDBOX_REQUIRE;
+	else if (!strcmp(md->u.str.ptr, "auto"))
+		*mode = CC_SANDBOX_AUTO;
+	else if (!strcmp(md->u.str.ptr, "off"))
+		*mode = CC_SANDBOX_OFF;
+	else
+		ok = false;
+	cc_value_free(m);
+	return ok ? 0 : cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "malformed init frame");
+}
+
+static void send_ready(const char *version, const struct cc_confine_report *rep)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 7);
+	cc_pack_key(&pk, "t");
+	cc_pack_key(&pk, "ready");
+	cc_pack_key(&pk, "engine");
+	pack_str(&pk, cc_worker_engine->name);
+	cc_pack_key(&pk, "version");
+	pack_str(&pk, version);
+	cc_pack_key(&pk, "applied");
+	pack_str(&pk, rep->applied);
+	cc_pack_key(&pk, "missing");
+	pack_str(&pk, rep->missing);
+	cc_pack_key(&pk, "landlock_abi");
+	msgpack_pack_int(&pk, rep->landlock_abi);
+	cc_pack_key(&pk, "seccomp_allowed");
+	msgpack_pack_int(&pk, rep->seccomp_allowed);
+	send_frame(&sb);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+static void send_result(uint64_t id, struct cc_outcome *o)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 4);
+	cc_pack_key(&pk, "t");
+	cc_pack_key(&pk, "result");
+	cc_pack_key(&pk, "id");
+	msgpack_pack_uint64(&pk, id);
+	cc_pack_key(&pk, "ok");
+	if (o->ok) {
+		msgpack_pack_true(&pk);
+		cc_pack_key(&pk, "value");
+		if (o->value.size)
+			msgpack_sbuffer_write(&sb, o->value.data, o->value.size);
+		else
+			msgpack_pack_nil(&pk);
+	} else {
+		msgpack_pack_false(&pk);
+		cc_pack_key(&pk, "error");
+		msgpack_pack_map(&pk, 4);
+		cc_pack_key(&pk, "kind");
+		cc_pack_key(&pk, cc_error_kind_name(o->kind));
+		cc_pack_key(&pk, "type");
+		pack_str(&pk, o->type);
+		cc_pack_key(&pk, "message");
+		pack_str(&pk, o->message);
+		cc_pack_key(&pk, "traceback");
+		pack_str(&pk, o->traceback);
+	}
+	send_frame(&sb);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* An identifier both engines accept as a global name. */
+static bool name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 256)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+		if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
+			return false;
+	}
+	return true;
+}
+
+static void serve_one(const cc_value *m, struct cc_outcome *o)
+{
+	const cc_value *t = get_str(m, "t");
+	bool ok = true;
+	uint64_t id = get_u64(m, "id", &ok);
+	if (!t || !ok)
+		_exit(4); /* the supervisor never sends this: do not guess */
+	if (!strcmp(t->u.str.ptr, "eval")) {
+		const cc_value *code = get_str(m, "code");
+		uint64_t timeout_ms = get_u64(m, "timeout_ms", &ok);
+		if (!code || !ok || memchr(code->u.str.ptr, 0, code->u.str.len))
+			_exit(4);
+		cc_worker_begin_eval(id, timeout_ms);
+		cc_worker_engine->eval(code->u.str.ptr, code->u.str.len, o);
+	} else if (!strcmp(t->u.str.ptr, "set")) {
+		const cc_value *name = get_str(m, "name");
+		bool found = false;
+		const cc_value *v = cc_value_map_get(m, "value", &found);
+		if (!name || !found || !name_ok(name->u.str.ptr, name->u.str.len))
+			_exit(4);
+		cc_worker_begin_eval(id, 10000);
+		cc_worker_engine->set_global(name->u.str.ptr, v, o);
+	} else {
+		_exit(4);
+	}
+	cc_worker_flush_output();
+	if (cc_worker_channel_failed())
+		_exit(3);
+	send_result(id, o);
+}
+
+int main(int argc, char **argv)
+{
+	cc_error err = { 0 };
+	pid_t ppid = -1;
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--ppid=", 7))
+			ppid = (pid_t)atol(argv[i] + 7);
+	if (ppid <= 0) {
+		cc_fail(&err, CC_ERR_INTERNAL, "worker started without --ppid");
+		send_fail_and_exit(&err);
+	}
+
+	/* Confinement first, engine after: DESIGN.md section 3. */
+	if (cc_hygiene(ppid, &err) < 0)
+		send_fail_and_exit(&err);
+	cc_sandbox_mode mode = CC_SANDBOX_REQUIRE;
+	uint64_t max_source = 0;
+	if (read_init(&mode, &max_source, &err) < 0)
+		send_fail_and_exit(&err);
+	struct cc_confine_report rep;
+	if (cc_confine(mode, &cc_worker_limits, &rep, &err) < 0)
+		send_fail_and_exit(&err);
+	const char *version = NULL;
+	if (cc_worker_engine->init(&version, &err) < 0)
+		send_fail_and_exit(&err);
+	send_ready(version, &rep);
+
+	size_t cap = (max_source > cc_worker_limits.max_result ? max_source
+							       : cc_worker_limits.max_result) +
+		     CC_FRAME_ENVELOPE;
+	struct cc_outcome o;
+	cc_outcome_init(&o);
+	for (;;) {
+		char *buf = NULL;
+		size_t len = 0;
+		int rc = cc_frame_read(CC_CHANNEL_FD, &buf, &len, cap);
+		if (rc == -1)
+			_exit(0); /* runtime closed */
+		if (rc < 0)
+			_exit(4);
+		cc_value *m = NULL;
+		/* +1: the frame's own map is one level above the value. */
+		cc_value_caps caps = { CC_VALUE_MAX_DEPTH + 1, CC_VALUE_MAX_NODES };
+		cc_error derr = { 0 };
+		if (cc_value_decode_all(buf, len, &m, &caps, &derr) < 0)
+			_exit(4);
+		free(buf);
+		serve_one(m, &o);
+		cc_value_free(m);
+		cc_outcome_reset(&o);
+	}
+}

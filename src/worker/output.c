@@ -1,0 +1,168 @@
+/* Guest output, the per-eval stop conditions, and outcome helpers.
+ *
+ * Output is buffered per stream and sent as "out" frames of at most
+ * CC_OUTPUT_CHUNK bytes when a buffer fills and when the eval ends. The
+ * worker keeps at most cap + 1 bytes per stream: the extra byte lets the
+ * supervisor see the overflow for itself instead of trusting us. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "frame.h"
+#include "hygiene.h"
+#include "worker.h"
+#include "worker_internal.h"
+
+struct cc_worker_limits cc_worker_limits;
+
+static struct {
+	uint64_t id;          /* request id of the running eval */
+	int64_t deadline_ns;
+	cc_error_kind stop;   /* sticky for the eval */
+	uint64_t sent[3];     /* bytes accepted per stream (index = fd) */
+	char buf[3][CC_OUTPUT_CHUNK];
+	size_t used[3];
+	bool failed;          /* the channel broke: exit after this eval */
+} ev;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms)
+{
+	ev.id = id;
+	ev.deadline_ns = now_ns() + (int64_t)timeout_ms * 1000000;
+	ev.stop = CC_OK;
+	memset(ev.sent, 0, sizeof(ev.sent));
+	memset(ev.used, 0, sizeof(ev.used));
+}
+
+static void flush_stream(int fd)
+{
+	if (!ev.used[fd])
+		return;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, 4);
+	cc_pack_key(&pk, "t");
+	cc_pack_key(&pk, "out");
+	cc_pack_key(&pk, "id");
+	msgpack_pack_uint64(&pk, ev.id);
+	cc_pack_key(&pk, "fd");
+	msgpack_pack_int(&pk, fd);
+	cc_pack_key(&pk, "data");
+	msgpack_pack_bin(&pk, ev.used[fd]);
+	msgpack_pack_bin_body(&pk, ev.buf[fd], ev.used[fd]);
+	if (cc_frame_write(CC_CHANNEL_FD, sb.data, sb.size) < 0)
+		ev.failed = true;
+	msgpack_sbuffer_destroy(&sb);
+	ev.used[fd] = 0;
+}
+
+void cc_worker_flush_output(void)
+{
+	flush_stream(1);
+	flush_stream(2);
+}
+
+bool cc_worker_channel_failed(void)
+{
+	return ev.failed;
+}
+
+int cc_worker_output(int fd, const char *data, size_t len)
+{
+	if (fd != 1 && fd != 2)
+		return -1;
+	uint64_t cap = fd == 1 ? cc_worker_limits.max_stdout : cc_worker_limits.max_stderr;
+	uint64_t room = cap + 1 > ev.sent[fd] ? cap + 1 - ev.sent[fd] : 0;
+	size_t take = len < room ? len : (size_t)room;
+	ev.sent[fd] += take;
+	while (take > 0) {
+		size_t n = CC_OUTPUT_CHUNK - ev.used[fd];
+		if (n > take)
+			n = take;
+		memcpy(ev.buf[fd] + ev.used[fd], data, n);
+		ev.used[fd] += n;
+		data += n;
+		take -= n;
+		if (ev.used[fd] == CC_OUTPUT_CHUNK)
+			flush_stream(fd);
+	}
+	if (ev.sent[fd] > cap) {
+		if (ev.stop == CC_OK)
+			ev.stop = CC_ERR_OUTPUT_LIMIT;
+		return -1;
+	}
+	return 0;
+}
+
+bool cc_worker_should_stop(void)
+{
+	if (ev.stop != CC_OK)
+		return true;
+	if (now_ns() >= ev.deadline_ns) {
+		ev.stop = CC_ERR_TIMEOUT;
+		return true;
+	}
+	return false;
+}
+
+cc_error_kind cc_worker_stop_reason(void)
+{
+	return ev.stop;
+}
+
+int64_t cc_worker_deadline_ns(void)
+{
+	return ev.deadline_ns;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type,
+		    const char *message, const char *traceback)
+{
+	free(o->type);
+	free(o->message);
+	free(o->traceback);
+	o->ok = false;
+	o->kind = kind;
+	o->type = dup_or_null(type);
+	o->message = dup_or_null(message);
+	o->traceback = dup_or_null(traceback);
+	return -1;
+}
+
+void cc_outcome_init(struct cc_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->ok = true;
+	msgpack_sbuffer_init(&o->value);
+}
+
+void cc_outcome_reset(struct cc_outcome *o)
+{
+	msgpack_sbuffer_destroy(&o->value);
+	free(o->type);
+	free(o->message);
+	free(o->traceback);
+	cc_outcome_init(o);
+}
+
+void cc_pack_key(msgpack_packer *pk, const char *s)
+{
+	size_t n = strlen(s);
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}

@@ -1,0 +1,20 @@
+/* Worker core internals shared by main.c and output.c (not for engines). */
+#ifndef CC_WORKER_INTERNAL_H
+#define CC_WORKER_INTERNAL_H
+
+#include <msgpack.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "worker.h"
+
+void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms);
+void cc_worker_flush_output(void);
+bool cc_worker_channel_failed(void);
+void cc_outcome_init(struct cc_outcome *o);
+void cc_outcome_reset(struct cc_outcome *o);
+void cc_pack_key(msgpack_packer *pk, const char *s);
+
+extern const struct cc_engine *const cc_worker_engine;
+
+#endif

@@ -1,0 +1,67 @@
+"""Shared fixtures for the integration tests (pytest, Debian's python3).
+
+Tests are tagged by the kernel feature they need (markers in pytest.ini).
+CI must not skip: a test whose feature is missing fails. Only a developer
+may deselect a tag on a laptop (`-m "not userns"`)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("CODECAGE_BUILD", os.path.join(ROOT, "build"))
+CLI = os.path.join(BUILD, "codecage")
+DATA = os.environ.get("CODECAGE_DATA", os.path.join(ROOT, "..", "shared", "data", "humaneval-x"))
+
+
+class Run:
+    """One CLI invocation: exit code, raw streams, and the --json object."""
+
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.json = None
+        if self.stdout.startswith("{"):
+            self.json = json.loads(self.stdout)
+
+    @property
+    def kind(self):
+        err = self.json["error"]
+        return err["kind"] if err else "ok"
+
+    @property
+    def value(self):
+        return self.json["value"]
+
+    def __repr__(self):
+        return "Run(rc=%r, stdout=%r, stderr=%r)" % (self.rc, self.stdout[:2000], self.stderr[:2000])
+
+
+def cli(*args, input=None, timeout=60):
+    """Run build/codecage with args; returns a Run."""
+    proc = subprocess.run([CLI, *args], input=input, capture_output=True, timeout=timeout,
+                          text=isinstance(input, str) or input is None)
+    if not isinstance(proc.stdout, str):
+        proc = subprocess.CompletedProcess(proc.args, proc.returncode,
+                                           proc.stdout.decode("utf-8", "replace"),
+                                           proc.stderr.decode("utf-8", "replace"))
+    return Run(proc)
+
+
+def ev(lang, code, *flags, timeout=60):
+    """`codecage eval --json` in sandbox mode auto; returns a Run."""
+    return cli("eval", "--lang", lang, "--sandbox", "auto", "--json", *flags, code, timeout=timeout)
+
+
+@pytest.fixture(params=["python", "javascript"])
+def lang(request):
+    return request.param
+
+
+def live_children():
+    """Our own child processes (a leaked worker would show here)."""
+    path = "/proc/self/task/%d/children" % os.getpid()
+    with open(path) as f:
+        return f.read().split()

@@ -1,0 +1,329 @@
+/* cc-libdriver: drives the public C API for the integration tests
+ * (tests/integration/test_library.py). Each scenario prints one line per
+ * check, "ok ..." or "FAIL ...", and exits 0 only when every check passed.
+ *
+ * usage: cc-libdriver roundtrip LANG | state LANG | many LANG N | dead LANG
+ *        | afterstop LANG | badopts */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codecage.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                   \
+	do {                                               \
+		if (cond) {                                \
+			printf("ok   ");                   \
+		} else {                                   \
+			printf("FAIL ");                   \
+			failures++;                        \
+		}                                          \
+		printf(__VA_ARGS__);                       \
+		printf("\n");                              \
+	} while (0)
+
+static cc_language lang_of(const char *s)
+{
+	return !strcmp(s, "python") ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT;
+}
+
+static cc_runtime *start(cc_language lang)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.timeout_s = 10;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		printf("FAIL runtime_new: %s: %s\n", cc_error_kind_name(err.kind), err.message);
+		exit(1);
+	}
+	return rt;
+}
+
+static cc_value *nested(unsigned depth)
+{
+	cc_value *v = cc_value_new_string("bottom", 6);
+	for (unsigned i = 0; i < depth; i++) {
+		cc_value *a = cc_value_new_array();
+		cc_value_array_push(a, v);
+		v = a;
+	}
+	return v;
+}
+
+/* Every value type of DESIGN.md section 5, host -> guest -> host. */
+static void roundtrip(cc_language lang)
+{
+	cc_runtime *rt = start(lang);
+	struct {
+		const char *name;
+		cc_value *v;
+	} cases[] = {
+		{ "null", NULL },
+		{ "true", cc_value_new_bool(true) },
+		{ "int", cc_value_new_int(-42) },
+		{ "int64 max", cc_value_new_int(INT64_MAX) },
+		{ "float", cc_value_new_float(0.1) },
+		{ "negative zero", cc_value_new_float(-0.0) },
+		{ "NaN", cc_value_new_float(NAN) },
+		{ "Infinity", cc_value_new_float(-INFINITY) },
+		{ "bigint", cc_value_new_bigint("-123456789012345678901234567890", 31) },
+		{ "string", cc_value_new_string("h\xc3\xa9llo \xf0\x9f\x98\x80 \xe4\xb8\xad", 17) },
+		{ "bytes", cc_value_new_bytes("\x00\x01\xfe\xff", 4) },
+		{ "timestamp", cc_value_new_timestamp(1700000000, 123000000) },
+		{ "pre-epoch timestamp", cc_value_new_timestamp(-86400, 500000000) },
+		{ "nested at the cap", nested(CC_VALUE_MAX_DEPTH) },
+	};
+	cc_value *m = cc_value_new_map();
+	cc_value_map_set(m, "a", 1, cc_value_new_int(1));
+	cc_value *arr = cc_value_new_array();
+	cc_value_array_push(arr, cc_value_new_string("x", 1));
+	cc_value_array_push(arr, NULL);
+	cc_value_map_set(m, "list", 4, arr);
+	cc_value_map_set(m, "__proto__", 9, cc_value_new_bool(false));
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) + 1; i++) {
+		const char *name = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].name : "map";
+		cc_value *v = i < sizeof(cases) / sizeof(cases[0]) ? cases[i].v : m;
+		cc_error err = { 0 };
+		int rc = cc_runtime_set_global(rt, "v", v, &err);
+		CHECK(rc == 0, "%s: set_global (%s)", name, err.message ? err.message : "");
+		cc_error_clear(&err);
+		cc_result *r = cc_runtime_eval(rt, "v", 1, 0);
+		CHECK(cc_result_ok(r) && cc_value_equal(v, cc_result_value(r)),
+		      "%s: comes back equal (%s %s)", name, cc_result_error_type(r),
+		      cc_result_error_message(r));
+		cc_result_free(r);
+		cc_value_free(v);
+	}
+	/* past the depth cap: refused on the host side with invalid_input */
+	cc_value *deep = nested(CC_VALUE_MAX_DEPTH + 1);
+	cc_error err = { 0 };
+	int rc = cc_runtime_set_global(rt, "v", deep, &err);
+	CHECK(rc < 0 && err.kind == CC_ERR_INVALID_INPUT, "past the depth cap: invalid_input (%s)",
+	      err.message ? err.message : "accepted");
+	cc_error_clear(&err);
+	cc_value_free(deep);
+	rc = cc_runtime_set_global(rt, "not an identifier", NULL, &err);
+	CHECK(rc < 0 && err.kind == CC_ERR_INVALID_INPUT, "bad global name: invalid_input");
+	cc_error_clear(&err);
+	CHECK(cc_runtime_alive(rt), "runtime still alive");
+	cc_runtime_close(rt);
+}
+
+static void state(cc_language lang)
+{
+	cc_runtime *rt = start(lang);
+	const char *set = lang == CC_LANG_PYTHON ? "counter = 41" : "var counter = 41";
+	cc_result *r = cc_runtime_eval(rt, set, strlen(set), 0);
+	CHECK(cc_result_ok(r), "define a global");
+	cc_result_free(r);
+	r = cc_runtime_eval(rt, "counter + 1", 11, 0);
+	const cc_value *v = cc_result_value(r);
+	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 42,
+	      "the global persists into the next eval");
+	cc_result_free(r);
+	cc_runtime_close(rt);
+}
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static long children(void)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", getpid());
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	long c = 0;
+	for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+		c++;
+	return c;
+}
+
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			v = atol(line + 6);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* N runtimes in a row: no fd, process or memory growth. */
+static void many(cc_language lang, int n)
+{
+	/* warm up allocator and lazy libc state first */
+	for (int i = 0; i < 5; i++)
+		cc_runtime_close(start(lang));
+	int fds0 = count_dir("/proc/self/fd");
+	long rss0 = rss_kib();
+	int bad = 0;
+	for (int i = 0; i < n; i++) {
+		cc_runtime *rt = start(lang);
+		cc_result *r = cc_runtime_eval(rt, "1 + 1", 5, 0);
+		const cc_value *v = cc_result_value(r);
+		if (!cc_result_ok(r) || cc_value_type_of(v) != CC_VALUE_INT || v->u.i != 2)
+			bad++;
+		cc_result_free(r);
+		cc_runtime_close(rt);
+	}
+	int fds1 = count_dir("/proc/self/fd");
+	long rss1 = rss_kib();
+	CHECK(bad == 0, "%d runtimes each returned 2 (%d did not)", n, bad);
+	CHECK(fds1 == fds0, "open fds before %d, after %d", fds0, fds1);
+	CHECK(children() == 0, "no child process left (%ld)", children());
+	CHECK(rss1 - rss0 < 4096, "RSS grew by %ld KiB (limit 4096)", rss1 - rss0);
+}
+
+/* A dead runtime answers worker_crashed at once; a new one works. */
+static void dead(cc_language lang)
+{
+	cc_runtime *rt = start(lang);
+	const char *crash = lang == CC_LANG_PYTHON ? "import ctypes; ctypes.string_at(0)"
+						   : "while (true) {}";
+	double t = lang == CC_LANG_PYTHON ? 5 : 0.2;
+	cc_result *r = cc_runtime_eval(rt, crash, strlen(crash), t);
+	cc_error_kind k = cc_result_error_kind(r);
+	CHECK(k == (lang == CC_LANG_PYTHON ? CC_ERR_WORKER_CRASHED : CC_ERR_TIMEOUT),
+	      "first failure: %s (%s)", cc_error_kind_name(k), cc_result_error_message(r));
+	cc_result_free(r);
+	if (lang == CC_LANG_PYTHON) {
+		CHECK(!cc_runtime_alive(rt), "runtime reports dead");
+		r = cc_runtime_eval(rt, "1", 1, 0);
+		CHECK(cc_result_error_kind(r) == CC_ERR_WORKER_CRASHED,
+		      "eval on a dead runtime: worker_crashed");
+		cc_result_free(r);
+	}
+	cc_runtime_close(rt);
+	rt = start(lang);
+	r = cc_runtime_eval(rt, "1 + 1", 5, 0);
+	CHECK(cc_result_ok(r), "a new runtime works at once");
+	cc_result_free(r);
+	cc_runtime_close(rt);
+	CHECK(children() == 0, "no child process left");
+}
+
+/* A soft stop (deadline, memory cap, output cap) leaves the runtime usable
+ * with its state. */
+static void afterstop(cc_language lang)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.max_memory = 64ull << 20;
+	o.limits.max_stdout = 1000;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		printf("FAIL runtime_new: %s\n", err.message);
+		failures++;
+		return;
+	}
+	bool py = lang == CC_LANG_PYTHON;
+	struct {
+		const char *code;
+		cc_error_kind kind;
+	} steps[] = {
+		{ py ? "keep = [1, 2, 3]" : "var keep = [1, 2, 3]", CC_OK },
+		{ py ? "while True: pass" : "while (true) {}", CC_ERR_TIMEOUT },
+		{ py ? "x = ['y' * 1000 for _ in range(10**7)]"
+		     : "const a = []; for (;;) a.push('y'.repeat(1000) + a.length)",
+		  CC_ERR_MEMORY_LIMIT },
+		{ py ? "while True: print('z')" : "for (;;) console.log('z')", CC_ERR_OUTPUT_LIMIT },
+		{ py ? "1/0" : "null.x", CC_ERR_GUEST },
+		{ py ? "len(keep)" : "keep.length", CC_OK },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		cc_result *r = cc_runtime_eval(rt, steps[i].code, strlen(steps[i].code), 0.5);
+		CHECK(cc_result_error_kind(r) == steps[i].kind, "%s -> %s (got %s: %s)",
+		      steps[i].code, cc_error_kind_name(steps[i].kind),
+		      cc_error_kind_name(cc_result_error_kind(r)), cc_result_error_message(r));
+		CHECK(cc_runtime_alive(rt), "alive after step %zu", i);
+		if (i + 1 == sizeof(steps) / sizeof(steps[0])) {
+			const cc_value *v = cc_result_value(r);
+			CHECK(cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 3,
+			      "state survived every stop");
+		}
+		cc_result_free(r);
+	}
+	cc_runtime_close(rt);
+}
+
+static void badopts(void)
+{
+	cc_options o;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	cc_options_init(&o, CC_LANG_PYTHON);
+	o.limits.timeout_s = -1;
+	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT,
+	      "negative timeout: invalid_input");
+	cc_options_init(&o, (cc_language)9);
+	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT,
+	      "unknown language: invalid_input");
+	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	o.worker_dir = "/nonexistent";
+	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT &&
+		      strstr(err.message, "worker_dir"),
+	      "missing worker: invalid_input naming worker_dir");
+	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_SANDBOX_UNAVAILABLE &&
+		      strstr(err.message, "seccomp"),
+	      "require refuses and names the missing layers (%s)", err.message);
+	CHECK(cc_runtime_new(NULL, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT,
+	      "NULL options: invalid_input");
+	cc_error_clear(&err);
+	cc_result *r = cc_runtime_eval(NULL, "1", 1, 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_WORKER_CRASHED, "eval on NULL runtime");
+	cc_result_free(r);
+	cc_runtime_close(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "badopts"))
+		badopts();
+	else if (argc >= 3 && !strcmp(argv[1], "roundtrip"))
+		roundtrip(lang_of(argv[2]));
+	else if (argc >= 3 && !strcmp(argv[1], "state"))
+		state(lang_of(argv[2]));
+	else if (argc >= 4 && !strcmp(argv[1], "many"))
+		many(lang_of(argv[2]), atoi(argv[3]));
+	else if (argc >= 3 && !strcmp(argv[1], "afterstop"))
+		afterstop(lang_of(argv[2]));
+	else if (argc >= 3 && !strcmp(argv[1], "dead"))
+		dead(lang_of(argv[2]));
+	else {
+		fprintf(stderr, "usage: cc-libdriver roundtrip|state|many|dead LANG [N] | badopts\n");
+		return 2;
+	}
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,166 @@
+"""The `codecage` command line: flags, input checks, output forms, exit codes."""
+import json
+import os
+
+import pytest
+
+from conftest import cli, ev
+
+
+def test_usage_errors_exit_2():
+    for args in ([], ["frobnicate"], ["eval", "1+1"], ["eval", "--lang", "cobol", "1"],
+                 ["run", "--timeout", "-1", "x.py"], ["run", "--timeout", "abc", "x.py"],
+                 ["run", "--memory", "1", "x.py"], ["run", "--sandbox", "maybe", "x.py"],
+                 ["run", "--bogus", "x.py"], ["run"], ["run", "a.py", "b.py"],
+                 ["run", "no-extension"]):
+        r = cli(*args)
+        assert r.rc == 2, (args, r)
+        assert "usage:" in r.stderr, (args, r)
+
+
+def test_unreadable_file_is_usage_error(tmp_path):
+    r = cli("run", str(tmp_path / "missing.py"))
+    assert r.rc == 2
+    assert "cannot read" in r.stderr and "usage:" in r.stderr
+    r = cli("run", "--lang", "python", str(tmp_path))  # a directory
+    assert r.rc == 2
+
+
+def test_help_exits_0():
+    r = cli("--help")
+    assert r.rc == 0 and "usage:" in r.stdout
+
+
+def test_language_from_extension(tmp_path):
+    py = tmp_path / "a.py"
+    py.write_text("import sys\nsys.version_info[0]")
+    js = tmp_path / "a.js"
+    js.write_text("typeof process")
+    r = cli("run", "--sandbox", "auto", "--json", str(py))
+    assert (r.rc, r.value) == (0, 3), r
+    r = cli("run", "--sandbox", "auto", "--json", str(js))
+    assert (r.rc, r.value) == (0, "undefined"), r
+
+
+def test_stdin_source():
+    r = cli("run", "--lang", "python", "--sandbox", "auto", "--json", "-", input="6 * 7")
+    assert r.value == 42, r
+
+
+def test_json_object_shape(lang):
+    r = ev(lang, "1 + 1")
+    assert r.rc == 0, r
+    assert r.stdout.count("\n") == 1, "exactly one JSON object on stdout"
+    o = r.json
+    assert set(o) == {"ok", "value", "stdout", "stderr", "error", "duration_ms", "sandbox"}
+    assert o["ok"] is True and o["value"] == 2 and o["error"] is None
+    assert isinstance(o["duration_ms"], (int, float)) and o["duration_ms"] > 0
+    assert o["sandbox"]["mode"] == "auto"
+    assert "rlimits" in o["sandbox"]["applied"].split(",")
+
+
+def test_error_object_shape(lang):
+    code = "raise ValueError('bad thing')" if lang == "python" else "throw new RangeError('bad thing')"
+    r = ev(lang, code)
+    assert r.rc == 1
+    err = r.json["error"]
+    assert set(err) == {"kind", "type", "message", "traceback"}
+    assert err["kind"] == "guest_error"
+    assert err["type"] == ("ValueError" if lang == "python" else "RangeError")
+    assert err["message"] == "bad thing"
+    assert r.json["ok"] is False and r.json["value"] is None
+
+
+def test_text_mode_prints_output_then_value(lang):
+    code = "print('hi')\n[1, 2]" if lang == "python" else "console.log('hi'); [1, 2]"
+    r = cli("eval", "--lang", lang, "--sandbox", "auto", code)
+    assert r.rc == 0
+    assert r.stdout == "hi\n[1, 2]\n"
+
+
+def test_text_mode_hides_none_and_prints_strings_raw(lang):
+    none = "None" if lang == "python" else "undefined"
+    r = cli("eval", "--lang", lang, "--sandbox", "auto", none)
+    assert (r.rc, r.stdout) == (0, "")
+    r = cli("eval", "--lang", lang, "--sandbox", "auto", "'a\\tb'")
+    assert r.stdout == "a\tb\n"
+
+
+def test_text_mode_error_goes_to_stderr(lang):
+    code = "1/0" if lang == "python" else "null.x"
+    r = cli("eval", "--lang", lang, "--sandbox", "auto", code)
+    assert r.rc == 1
+    assert r.stdout == ""
+    assert ("ZeroDivisionError" if lang == "python" else "TypeError") in r.stderr
+
+
+def test_source_over_cap(tmp_path):
+    big = tmp_path / "big.py"
+    with open(big, "wb") as f:
+        f.write(b"#" * (16 * 1024 * 1024 + 1))
+    r = cli("run", "--sandbox", "auto", "--json", str(big))
+    assert r.rc == 2 and r.kind == "invalid_input"
+    assert "source cap" in r.json["error"]["message"]
+
+
+def test_source_exactly_at_cap_runs(tmp_path):
+    big = tmp_path / "big.py"
+    with open(big, "wb") as f:
+        f.write(b"x = 1" + b" " * (16 * 1024 * 1024 - 6) + b"\n")
+    r = cli("run", "--sandbox", "auto", "--json", str(big))
+    assert r.rc == 0, r
+
+
+def test_source_with_nul(tmp_path):
+    p = tmp_path / "nul.js"
+    p.write_bytes(b"1+\x001")
+    r = cli("run", "--sandbox", "auto", "--json", str(p))
+    assert r.rc == 2 and r.kind == "invalid_input"
+    assert "NUL byte at offset 2" in r.json["error"]["message"]
+
+
+def test_source_with_invalid_utf8(tmp_path):
+    p = tmp_path / "bad.py"
+    p.write_bytes(b"x = '\xff'")
+    r = cli("run", "--sandbox", "auto", "--json", str(p))
+    assert r.rc == 2 and r.kind == "invalid_input"
+    assert "not valid UTF-8 (first bad byte at offset 5)" in r.json["error"]["message"]
+    r = cli("run", "--sandbox", "auto", str(p))
+    assert r.rc == 2 and "invalid_input" in r.stderr
+
+
+def test_require_refuses_honestly(lang):
+    """Until the confinement issue lands, require names the missing layers."""
+    r = cli("eval", "--lang", lang, "--json", "1")
+    assert r.rc == 4, r
+    assert r.kind == "sandbox_unavailable"
+    msg = r.json["error"]["message"]
+    for layer in ("namespaces", "landlock", "seccomp"):
+        assert layer in msg
+    assert "auto" in msg  # says what to do
+
+
+def test_sandbox_off_warns_loudly(lang):
+    r = cli("eval", "--lang", lang, "--sandbox", "off", "--json", "1")
+    assert r.rc == 0
+    assert "WARNING" in r.stderr and "off" in r.stderr
+    assert r.json["sandbox"]["mode"] == "off"
+
+
+def test_exit_codes_per_kind(lang):
+    py = lang == "python"
+    cases = [
+        ("1 +" if py else "1 +", 1, "syntax_error"),
+        ("while True: pass" if py else "while (true) {}", 3, "timeout"),
+    ]
+    for code, rc, kind in cases:
+        r = ev(lang, code, "--timeout", "0.5")
+        assert (r.rc, r.kind) == (rc, kind), (code, r)
+
+
+def test_doctor_reports_layers():
+    r = cli("doctor")
+    assert r.rc == 0, r
+    assert "applied: hygiene,rlimits" in r.stdout
+    assert "missing:" in r.stdout and "seccomp" in r.stdout
+    assert "QuickJS 2025-04-26" in r.stdout and "CPython 3.11" in r.stdout

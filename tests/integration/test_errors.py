@@ -1,0 +1,146 @@
+"""Errors and limits: every error kind a guest can cause, tracebacks of guest
+frames only, deadlines (plain loops and long native builtins), memory bombs,
+a segfault, output caps, and state across evals."""
+import pytest
+
+from conftest import ev, cli
+
+
+def test_guest_error_traceback_is_guest_only_python():
+    r = ev("python", "def f(x):\n    return 1 / x\n\nf(0)")
+    err = r.json["error"]
+    assert (r.rc, err["kind"], err["type"]) == (1, "guest_error", "ZeroDivisionError")
+    assert err["message"] == "division by zero"
+    tb = err["traceback"]
+    assert tb.startswith("Traceback (most recent call last):")
+    assert 'File "<code>", line 4' in tb and 'File "<code>", line 2, in f' in tb
+    assert "return 1 / x" in tb
+    assert tb.rstrip().endswith("ZeroDivisionError: division by zero")
+    for leak in ("/usr/lib", "codecage", "engine", ".c"):
+        assert leak not in tb.replace("<code>", ""), tb
+
+
+def test_guest_error_traceback_from_stdlib_hides_host_paths():
+    r = ev("python", "import json\njson.loads('{')")
+    err = r.json["error"]
+    assert err["type"] == "JSONDecodeError"
+    assert "/usr/lib" not in err["traceback"]
+    assert 'File "<code>", line 2' in err["traceback"]
+
+
+def test_guest_error_stack_javascript():
+    r = ev("javascript", "function f() { throw new TypeError('boom') }\nf()")
+    err = r.json["error"]
+    assert (err["kind"], err["type"], err["message"]) == ("guest_error", "TypeError", "boom")
+    assert "<code>" in err["traceback"] and "f" in err["traceback"]
+
+
+def test_thrown_non_error_javascript():
+    r = ev("javascript", "throw 5")
+    assert r.kind == "guest_error"
+    assert "5" in r.json["error"]["message"]
+
+
+@pytest.mark.parametrize("lang,code,typ", [
+    ("python", "def f(:\n  pass", "SyntaxError"),
+    ("python", "if True:\nx = 1", "IndentationError"),
+    ("javascript", "let = = 2", "SyntaxError"),
+    ("javascript", "1 +", "SyntaxError"),
+])
+def test_syntax_errors(lang, code, typ):
+    r = ev(lang, code)
+    assert (r.rc, r.kind) == (1, "syntax_error"), r
+    assert r.json["error"]["type"] == typ
+
+
+def test_runtime_syntax_error_is_guest_error(lang):
+    code = "eval('(')" if lang == "python" else "JSON.parse('{')"
+    r = ev(lang, code)
+    assert r.kind == "guest_error", r
+    assert r.json["error"]["type"] == "SyntaxError"
+
+
+def test_system_exit_python():
+    assert ev("python", "import sys\nprint('x')\nsys.exit(0)").kind == "ok"
+    r = ev("python", "import sys\nsys.exit(3)")
+    assert r.kind == "guest_error" and r.json["error"]["type"] == "SystemExit"
+
+
+def test_output_captured_both_streams(lang):
+    if lang == "python":
+        code = "import sys\nprint('out', 1)\nprint('err', file=sys.stderr)\nsys.stdout.write('x')"
+        want_out = "out 1\nx"
+    else:
+        code = "console.log('out', 1); console.info('i'); console.debug('d'); " \
+               "console.warn('w'); console.error('err')"
+        want_out = "out 1\ni\nd\n"
+    r = ev(lang, code)
+    assert r.json["stdout"] == want_out
+    assert r.json["stderr"] == ("err\n" if lang == "python" else "w\nerr\n")
+
+
+def test_console_assert_like_node():
+    r = ev("javascript", "console.assert(1 === 1); console.assert(false); "
+                         "console.assert(0, 'msg', 2)")
+    assert r.kind == "ok"
+    assert r.json["stderr"] == "Assertion failed\nAssertion failed: msg 2\n"
+
+
+def test_stdout_cap_truncates_with_marker(lang):
+    code = "while True: print('y' * 1000)" if lang == "python" else \
+        "for (;;) console.log('y'.repeat(1000))"
+    r = ev(lang, code, "--timeout", "20")
+    assert (r.rc, r.kind) == (5, "output_limit"), r
+    out = r.json["stdout"]
+    assert out.endswith("[codecage: stdout truncated at 1048576 bytes]\n")
+    assert len(out.encode()) <= 1048576 + 100
+    assert "stdout" in r.json["error"]["message"]
+
+
+def test_stderr_cap(lang):
+    code = "import sys\nwhile True: sys.stderr.write('e' * 4096)" if lang == "python" else \
+        "for (;;) console.error('e'.repeat(4096))"
+    r = ev(lang, code, "--timeout", "20")
+    assert r.kind == "output_limit"
+    assert r.json["stderr"].endswith("[codecage: stderr truncated at 1048576 bytes]\n")
+
+
+def test_output_is_valid_utf8_even_from_bytes():
+    r = ev("python", "import sys\nsys.stdout.write('\\udcff ok')")
+    assert r.json["stdout"] == "\ufffd ok"
+
+
+@pytest.mark.parametrize("lang,code", [
+    ("python", "while True: pass"),
+    ("javascript", "while (true) {}"),
+    ("python", "sum(range(10**12))"),                        # long native builtin
+    ("javascript", "/(a+)+$/.test('a'.repeat(40) + 'b')"),   # catastrophic regex
+    ("python", "import re\nre.match(r'(a+)+$', 'a' * 40 + 'b')"),
+    ("javascript", "await new Promise(() => {})") ,
+    ("python", "import asyncio\nawait asyncio.sleep(1000)"),
+])
+def test_deadlines(lang, code):
+    r = ev(lang, code, "--timeout", "1")
+    if "Promise" in code:
+        # nothing can ever settle it: reported at once, not at the deadline
+        assert r.kind in ("guest_error", "timeout"), r
+        return
+    assert (r.rc, r.kind) == (3, "timeout"), r
+    assert r.json["duration_ms"] < 1000 + 500 + 1500  # deadline + grace + slack
+
+
+def test_memory_bombs(lang):
+    code = "x = bytearray(10**10)" if lang == "python" else "new Array(2 ** 32 - 1).fill(0)"
+    r = ev(lang, code, "--memory", "64", "--timeout", "30")
+    assert r.kind in ("memory_limit", "worker_crashed"), r
+    assert r.rc == 5
+    code = "x = ['y' * 1000 for _ in range(10**7)]" if lang == "python" else \
+        "const a = []; for (;;) a.push('y'.repeat(1000) + a.length)"
+    r = ev(lang, code, "--memory", "64", "--timeout", "30")
+    assert r.kind == "memory_limit", r
+
+
+def test_segfault_is_worker_crashed():
+    r = ev("python", "import ctypes\nctypes.string_at(0)")
+    assert (r.rc, r.kind) == (5, "worker_crashed"), r
+    assert "SIGSEGV" in r.json["error"]["message"]

@@ -1,0 +1,197 @@
+/* Validation of worker frames: every accepted shape, and the ways a lying
+ * worker can bend one. Frames are built with msgpack-c. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "error.h"
+#include "supervisor.h"
+
+static msgpack_sbuffer sb;
+static msgpack_packer pk;
+
+static void begin(size_t fields)
+{
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, fields);
+}
+
+static void str(const char *s)
+{
+	msgpack_pack_str(&pk, strlen(s));
+	msgpack_pack_str_body(&pk, s, strlen(s));
+}
+
+static void kv_str(const char *k, const char *v)
+{
+	str(k);
+	str(v);
+}
+
+static void kv_int(const char *k, int64_t v)
+{
+	str(k);
+	msgpack_pack_int64(&pk, v);
+}
+
+static int parse(struct cc_msg *m, cc_error *err)
+{
+	int rc = cc_msg_parse(sb.data, sb.size, m, err);
+	msgpack_sbuffer_destroy(&sb);
+	return rc;
+}
+
+static void expect_violation(const char *why, const char *needle)
+{
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), -1, "%s: accepted", why);
+	cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION, "%s", why);
+	cr_assert(strstr(err.message, needle), "%s: message '%s'", why, err.message);
+	cc_error_clear(&err);
+}
+
+Test(protocol, result_ok_with_value)
+{
+	begin(4);
+	kv_str("t", "result");
+	kv_int("id", 7);
+	str("ok");
+	msgpack_pack_true(&pk);
+	str("value");
+	msgpack_pack_array(&pk, 2);
+	msgpack_pack_int(&pk, 1);
+	msgpack_pack_double(&pk, 2.5);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(m.what, CC_MSG_RESULT);
+	cr_assert_eq(m.id, 7);
+	cr_assert(m.ok);
+	cr_assert_eq(cc_value_type_of(m.value), CC_VALUE_ARRAY);
+	cr_assert_eq(m.value->u.array.len, 2);
+	cc_msg_free(&m);
+}
+
+Test(protocol, result_error)
+{
+	begin(4);
+	kv_str("t", "result");
+	kv_int("id", 1);
+	str("ok");
+	msgpack_pack_false(&pk);
+	str("error");
+	msgpack_pack_map(&pk, 4);
+	kv_str("kind", "guest_error");
+	kv_str("type", "ValueError");
+	kv_str("message", "bad");
+	kv_str("traceback", "tb");
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(m.kind, CC_ERR_GUEST);
+	cr_assert_str_eq(m.etype->u.str.ptr, "ValueError");
+	cc_msg_free(&m);
+}
+
+Test(protocol, worker_cannot_claim_supervisor_kinds)
+{
+	static const char *const kinds[] = { "worker_crashed", "protocol_violation",
+					     "sandbox_unavailable", "invalid_input", "internal",
+					     "tool_budget", "ok", "no_such_kind" };
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		begin(4);
+		kv_str("t", "result");
+		kv_int("id", 1);
+		str("ok");
+		msgpack_pack_false(&pk);
+		str("error");
+		msgpack_pack_map(&pk, 4);
+		kv_str("kind", kinds[i]);
+		kv_str("type", "");
+		kv_str("message", "");
+		kv_str("traceback", "");
+		expect_violation(kinds[i], "kind");
+	}
+}
+
+Test(protocol, out_frames)
+{
+	begin(4);
+	kv_str("t", "out");
+	kv_int("id", 3);
+	kv_int("fd", 2);
+	str("data");
+	msgpack_pack_bin(&pk, 2);
+	msgpack_pack_bin_body(&pk, "\xff\n", 2);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(m.fd, 2);
+	cc_msg_free(&m);
+
+	begin(4);
+	kv_str("t", "out");
+	kv_int("id", 3);
+	kv_int("fd", 3);
+	str("data");
+	msgpack_pack_bin(&pk, 0);
+	expect_violation("fd 3", "fd 3");
+
+	begin(4);
+	kv_str("t", "out");
+	kv_int("id", 3);
+	kv_int("fd", 1);
+	kv_str("data", "text instead of bin");
+	expect_violation("str data", "wrong type");
+}
+
+Test(protocol, shape_violations)
+{
+	begin(1);
+	kv_str("t", "bogus");
+	expect_violation("unknown type", "unknown message type");
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 0);
+	expect_violation("not a map", "not a map");
+
+	begin(5);
+	kv_str("t", "out");
+	kv_int("id", 3);
+	kv_int("fd", 1);
+	str("data");
+	msgpack_pack_bin(&pk, 0);
+	kv_int("extra", 1);
+	expect_violation("extra field", "unknown fields");
+
+	begin(2);
+	kv_str("t", "fail");
+	kv_str("kind", "internal");
+	expect_violation("missing message", "lacks 'message'");
+
+	begin(3);
+	kv_str("t", "fail");
+	kv_str("kind", "guest_error");
+	kv_str("message", "x");
+	expect_violation("fail with an eval kind", "kind");
+}
+
+Test(protocol, ready)
+{
+	begin(7);
+	kv_str("t", "ready");
+	kv_str("engine", "python");
+	kv_str("version", "CPython 3.11");
+	kv_str("applied", "hygiene,rlimits");
+	kv_str("missing", "seccomp");
+	kv_int("landlock_abi", 0);
+	kv_int("seccomp_allowed", 0);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(m.what, CC_MSG_READY);
+	cr_assert_str_eq(m.missing->u.str.ptr, "seccomp");
+	cc_msg_free(&m);
+}

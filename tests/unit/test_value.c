@@ -1,0 +1,228 @@
+/* The value codec: every type both ways, caps at and past their limits,
+ * and malformed or hostile MessagePack. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "value.h"
+
+struct packed {
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+};
+
+static void packed_init(struct packed *p)
+{
+	msgpack_sbuffer_init(&p->sb);
+	msgpack_packer_init(&p->pk, &p->sb, msgpack_sbuffer_write);
+}
+
+static cc_value *roundtrip(const cc_value *v)
+{
+	struct packed p;
+	packed_init(&p);
+	cc_error err = { 0 };
+	cc_value_caps caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, v, &caps, &err), 0, "encode: %s", err.message);
+	cc_value *out = NULL;
+	caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_decode_all(p.sb.data, p.sb.size, &out, &caps, &err), 0,
+		     "decode: %s", err.message);
+	msgpack_sbuffer_destroy(&p.sb);
+	return out;
+}
+
+static int decode_bytes(const char *buf, size_t n, cc_value **out, cc_error *err)
+{
+	cc_value_caps caps = cc_value_default_caps();
+	return cc_value_decode_all(buf, n, out, &caps, err);
+}
+
+Test(value, scalars_roundtrip)
+{
+	cc_value *vals[] = {
+		cc_value_new_bool(true), cc_value_new_bool(false), cc_value_new_int(0),
+		cc_value_new_int(-1), cc_value_new_int(INT64_MAX), cc_value_new_int(INT64_MIN),
+		cc_value_new_float(0.1), cc_value_new_float(-0.0), cc_value_new_float(NAN),
+		cc_value_new_float(INFINITY), cc_value_new_float(-INFINITY),
+		cc_value_new_bigint("123456789012345678901234567890", 30),
+		cc_value_new_bigint("-9223372036854775809", 20),
+		cc_value_new_string("h\xc3\xa9llo \xf0\x9f\x98\x80", 11),
+		cc_value_new_string("", 0), cc_value_new_string("a\0b", 3),
+		cc_value_new_bytes("\x00\xff\x10", 3), cc_value_new_bytes("", 0),
+		cc_value_new_timestamp(0, 0), cc_value_new_timestamp(-1, 999999999),
+		cc_value_new_timestamp(1700000000, 123456000), NULL,
+	};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		cc_value *back = roundtrip(vals[i]);
+		cr_assert(cc_value_equal(vals[i], back), "value %zu differs after a round trip", i);
+		cc_value_free(back);
+		cc_value_free(vals[i]);
+	}
+}
+
+Test(value, equal_distinguishes_negative_zero_and_nan)
+{
+	cc_value *a = cc_value_new_float(0.0), *b = cc_value_new_float(-0.0);
+	cc_value *n1 = cc_value_new_float(NAN), *n2 = cc_value_new_float(NAN);
+	cr_assert_not(cc_value_equal(a, b));
+	cr_assert(cc_value_equal(n1, n2));
+	cc_value_free(a);
+	cc_value_free(b);
+	cc_value_free(n1);
+	cc_value_free(n2);
+}
+
+Test(value, containers_roundtrip_in_order)
+{
+	cc_value *m = cc_value_new_map();
+	cc_value *arr = cc_value_new_array();
+	cr_assert_eq(cc_value_array_push(arr, cc_value_new_int(1)), 0);
+	cr_assert_eq(cc_value_array_push(arr, NULL), 0);
+	cr_assert_eq(cc_value_array_push(arr, cc_value_new_string("x", 1)), 0);
+	cr_assert_eq(cc_value_map_set(m, "zeta", 4, arr), 0);
+	cr_assert_eq(cc_value_map_set(m, "alpha", 5, cc_value_new_float(1.5)), 0);
+	cr_assert_eq(cc_value_map_set(m, "__proto__", 9, cc_value_new_bool(true)), 0);
+	/* duplicate keys are refused (and the value freed) */
+	cr_assert_eq(cc_value_map_set(m, "alpha", 5, cc_value_new_int(3)), -1);
+	cc_value *back = roundtrip(m);
+	cr_assert(cc_value_equal(m, back));
+	cr_assert_str_eq(back->u.map.keys[0], "zeta");
+	cr_assert_str_eq(back->u.map.keys[1], "alpha");
+	cc_value_free(back);
+	cc_value_free(m);
+}
+
+static cc_value *nested(unsigned depth)
+{
+	cc_value *v = cc_value_new_int(7);
+	for (unsigned i = 0; i < depth; i++) {
+		cc_value *a = cc_value_new_array();
+		cc_value_array_push(a, v);
+		v = a;
+	}
+	return v;
+}
+
+Test(value, depth_cap_at_and_past)
+{
+	cc_value *ok = nested(CC_VALUE_MAX_DEPTH);
+	cc_value *back = roundtrip(ok);
+	cr_assert(cc_value_equal(ok, back));
+	cc_value_free(back);
+
+	cc_value *deep = nested(CC_VALUE_MAX_DEPTH + 1);
+	struct packed p;
+	packed_init(&p);
+	cc_error err = { 0 };
+	cc_value_caps caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, deep, &caps, &err), -1);
+	cr_assert_eq(err.kind, CC_ERR_INVALID_INPUT);
+	cr_assert(strstr(err.message, "deeper than 100"));
+	msgpack_sbuffer_destroy(&p.sb);
+
+	/* and the decoder refuses the same depth built by hand */
+	char buf[CC_VALUE_MAX_DEPTH + 2];
+	memset(buf, 0x91, CC_VALUE_MAX_DEPTH + 1); /* fixarray of 1, nested */
+	buf[CC_VALUE_MAX_DEPTH + 1] = 0x07;
+	cc_value *out = NULL;
+	cr_assert_eq(decode_bytes(buf, sizeof(buf), &out, &err), -1);
+	cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION);
+	cr_assert_null(out);
+	cr_assert_eq(decode_bytes(buf + 1, sizeof(buf) - 1, &out, &err), 0);
+	cc_value_free(out);
+	cc_value_free(ok);
+	cc_value_free(deep);
+	cc_error_clear(&err);
+}
+
+Test(value, node_cap_counts_every_element)
+{
+	/* array of 3 nils with a node budget of 3: root + 3 > 3 */
+	const char buf[] = { (char)0x93, (char)0xc0, (char)0xc0, (char)0xc0 };
+	cc_value *out = NULL;
+	cc_error err = { 0 };
+	cc_value_caps caps = { 10, 3 };
+	cr_assert_eq(cc_value_decode_all(buf, sizeof(buf), &out, &caps, &err), -1);
+	caps = (cc_value_caps){ 10, 4 };
+	cr_assert_eq(cc_value_decode_all(buf, sizeof(buf), &out, &caps, &err), 0);
+	cc_value_free(out);
+	cc_error_clear(&err);
+}
+
+struct bad_case {
+	const char *name;
+	const char *bytes;
+	size_t len;
+	const char *expect; /* substring of the message */
+};
+
+Test(value, hostile_inputs_are_refused_without_allocation)
+{
+	static const struct bad_case cases[] = {
+		{ "empty", "", 0, "truncated" },
+		{ "never-used byte", "\xc1", 1, "truncated or malformed" },
+		{ "array32 of 4 billion with no elements", "\xdd\xff\xff\xff\xff", 5,
+		  "truncated" },
+		{ "map32 claims more pairs than bytes", "\xdf\x00\x00\x00\x02\xa1k\x01", 8,
+		  "truncated" },
+		{ "str32 longer than the buffer", "\xdb\x00\x00\x10\x00" "abc", 8, "truncated" },
+		{ "uint64 above int64", "\xcf\xff\xff\xff\xff\xff\xff\xff\xff", 9, "bigint" },
+		{ "invalid UTF-8 string", "\xa2\xc3\x28", 3, "UTF-8" },
+		{ "lone surrogate as CESU", "\xa3\xed\xa0\x80", 4, "UTF-8" },
+		{ "int map key", "\x81\x01\x02", 3, "not a string" },
+		{ "duplicate key", "\x82\xa1k\x01\xa1k\x02", 7, "duplicate" },
+		{ "unknown ext", "\xd4\x05\x00", 3, "unknown ext" },
+		{ "bigint with a leading zero", "\xd5\x01" "01", 4, "bigint" },
+		{ "bigint minus zero", "\xd5\x01" "-0", 4, "bigint" },
+		{ "bigint with a letter", "\xd6\x01" "12a4", 6, "bigint" },
+		{ "timestamp of 5 bytes", "\xc7\x05\xff" "12345", 8, "timestamp" },
+		{ "timestamp nsec out of range", "\xd7\xff\xff\xff\xff\xff\x00\x00\x00\x00", 10,
+		  "nanoseconds" },
+		{ "trailing bytes", "\x01\x02", 2, "trailing" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cc_value *out = NULL;
+		cc_error err = { 0 };
+		int rc = decode_bytes(cases[i].bytes, cases[i].len, &out, &err);
+		cr_assert_eq(rc, -1, "%s: accepted", cases[i].name);
+		cr_assert_null(out, "%s", cases[i].name);
+		cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION, "%s: kind %d", cases[i].name,
+			     err.kind);
+		cr_assert(strstr(err.message, cases[i].expect), "%s: message '%s'",
+			  cases[i].name, err.message);
+		cc_error_clear(&err);
+	}
+}
+
+Test(value, timestamp_forms_decode)
+{
+	/* timestamp 32: 1 s; timestamp 64: 1 s + 5 ns */
+	const char t32[] = "\xd6\xff\x00\x00\x00\x01";
+	const char t64[] = "\xd7\xff\x00\x00\x00\x14\x00\x00\x00\x01";
+	cc_value *v = NULL;
+	cc_error err = { 0 };
+	cr_assert_eq(decode_bytes(t32, 6, &v, &err), 0);
+	cr_assert_eq(v->u.ts.sec, 1);
+	cr_assert_eq(v->u.ts.nsec, 0);
+	cc_value_free(v);
+	cr_assert_eq(decode_bytes(t64, 10, &v, &err), 0);
+	cr_assert_eq(v->u.ts.sec, 1);
+	cr_assert_eq(v->u.ts.nsec, 5);
+	cc_value_free(v);
+}
+
+Test(value, constructors_validate)
+{
+	cr_assert_null(cc_value_new_string("\xff", 1));
+	cr_assert_null(cc_value_new_bigint("", 0));
+	cr_assert_null(cc_value_new_bigint("+5", 2));
+	cr_assert_null(cc_value_new_timestamp(0, 1000000000u));
+	char digits[CC_BIGINT_MAX_DIGITS + 2];
+	memset(digits, '9', sizeof(digits));
+	cr_assert_null(cc_value_new_bigint(digits, CC_BIGINT_MAX_DIGITS + 1));
+	cc_value *v = cc_value_new_bigint(digits, CC_BIGINT_MAX_DIGITS);
+	cr_assert_not_null(v);
+	cc_value_free(v);
+}
