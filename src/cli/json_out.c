@@ -118,14 +118,14 @@ static void iso_date(char *out, size_t n, const cc_value *v)
 		snprintf(out, n, "%lld.%09u", (long long)v->u.ts.sec, v->u.ts.nsec);
 		return;
 	}
-	char day[64];
+	char day[32];
 	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, n, "%s.%06uZ", day, v->u.ts.nsec / 1000);
 }
 
 static void render(struct cc_buf *b, const cc_value *v, bool json)
 {
-	char tmp[64];
+	char tmp[96];
 	switch (cc_value_type_of(v)) {
 	case CC_VALUE_NULL:
 		cc_buf_puts(b, "null");

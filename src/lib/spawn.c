@@ -43,12 +43,10 @@ static int find_worker(const cc_options *opts, char *path, size_t n, cc_error *e
 	}
 	Dl_info info;
 	if (dladdr((void *)cc_spawn_worker, &info) && info.dli_fname) {
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%s", info.dli_fname);
-		char *slash = strrchr(dir, '/');
+		const char *slash = strrchr(info.dli_fname, '/');
 		if (slash) {
-			*slash = 0;
-			snprintf(path, n, "%s/%s", dir, name);
+			snprintf(path, n, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
+				 name);
 			if (access(path, X_OK) == 0)
 				return 0;
 		}
