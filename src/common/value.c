@@ -349,7 +349,8 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 	case CC_MP_MAP:
 		if (depth >= caps->max_depth)
 			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "value nested deeper than %u levels", caps->max_depth);
+				       "value nested deeper than %u levels",
+				       caps->max_depth - caps->envelope);
 		*out = it.kind == CC_MP_ARRAY ? cc_value_new_array() : cc_value_new_map();
 		if (!*out)
 			break;

@@ -18,13 +18,20 @@
 
 /* Caps applied while decoding; callers start from cc_value_default_caps. */
 typedef struct cc_value_caps {
-	unsigned max_depth;   /* containers deep */
+	unsigned max_depth;   /* containers deep, counting the envelope */
 	size_t nodes_left;    /* decremented per node */
+	unsigned envelope;    /* levels of protocol message above the value */
 } cc_value_caps;
 
 static inline cc_value_caps cc_value_default_caps(void)
 {
-	return (cc_value_caps){ CC_VALUE_MAX_DEPTH, CC_VALUE_MAX_NODES };
+	return (cc_value_caps){ CC_VALUE_MAX_DEPTH, CC_VALUE_MAX_NODES, 0 };
+}
+
+/* Caps for a whole frame whose value sits one map below the top. */
+static inline cc_value_caps cc_value_frame_caps(void)
+{
+	return (cc_value_caps){ CC_VALUE_MAX_DEPTH + 1, CC_VALUE_MAX_NODES, 1 };
 }
 
 /* Decode one value at r into *out (owned by the caller; NULL for nil).

@@ -172,8 +172,7 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 int cc_msg_parse(const char *buf, size_t len, struct cc_msg *m, cc_error *err)
 {
 	memset(m, 0, sizeof(*m));
-	/* +2: the frame map and the error map sit above the value. */
-	cc_value_caps caps = { CC_VALUE_MAX_DEPTH + 1, CC_VALUE_MAX_NODES };
+	cc_value_caps caps = cc_value_frame_caps();
 	if (cc_value_decode_all(buf, len, &m->root, &caps, err) < 0)
 		return -1;
 	if (parse_fields(m, err) < 0) {

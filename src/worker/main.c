@@ -251,8 +251,7 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			_exit(4);
 		cc_value *m = NULL;
-		/* +1: the frame's own map is one level above the value. */
-		cc_value_caps caps = { CC_VALUE_MAX_DEPTH + 1, CC_VALUE_MAX_NODES };
+		cc_value_caps caps = cc_value_frame_caps();
 		cc_error derr = { 0 };
 		if (cc_value_decode_all(buf, len, &m, &caps, &derr) < 0)
 			_exit(4);

@@ -3,7 +3,7 @@
  * check, "ok ..." or "FAIL ...", and exits 0 only when every check passed.
  *
  * usage: cc-libdriver roundtrip LANG | state LANG | many LANG N | dead LANG
- *        | afterstop LANG | badopts */
+ *        | afterstop LANG | badopts | fake WORKER_DIR TIMEOUT */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -275,6 +275,31 @@ static void afterstop(cc_language lang)
 	cc_runtime_close(rt);
 }
 
+/* One runtime against a fake worker in dir: prints what happened as
+ * "new=<kind> eval=<kind> alive=<0|1> stdout=<text>". */
+static void fake(const char *dir, double timeout_s)
+{
+	cc_options o;
+	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	o.sandbox = CC_SANDBOX_REQUIRE;
+	o.worker_dir = dir;
+	o.limits.grace_s = 0.2;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		printf("new=%s message=%s\n", cc_error_kind_name(err.kind), err.message);
+		cc_error_clear(&err);
+		return;
+	}
+	cc_result *r = cc_runtime_eval(rt, "1", 1, timeout_s);
+	printf("new=ok eval=%s alive=%d message=%s stdout=%s\n",
+	       cc_error_kind_name(cc_result_error_kind(r)), cc_runtime_alive(rt),
+	       cc_result_error_message(r), cc_result_stdout(r, NULL));
+	cc_result_free(r);
+	cc_runtime_close(rt);
+	printf("children=%ld\n", children());
+}
+
 static void badopts(void)
 {
 	cc_options o;
@@ -316,7 +341,10 @@ int main(int argc, char **argv)
 		state(lang_of(argv[2]));
 	else if (argc >= 4 && !strcmp(argv[1], "many"))
 		many(lang_of(argv[2]), atoi(argv[3]));
-	else if (argc >= 3 && !strcmp(argv[1], "afterstop"))
+	else if (argc >= 4 && !strcmp(argv[1], "fake")) {
+		fake(argv[2], atof(argv[3]));
+		return 0;
+	} else if (argc >= 3 && !strcmp(argv[1], "afterstop"))
 		afterstop(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "dead"))
 		dead(lang_of(argv[2]));

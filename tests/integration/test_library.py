@@ -43,3 +43,44 @@ def test_bad_options():
 @pytest.mark.slow
 def test_500_runtimes_no_leak(lang):
     drive("many", lang, "500", timeout=600)
+
+
+# Lying workers (tests/integration/fake_worker.py): the supervisor ends them
+# with protocol_violation or a timeout, never trusts what they claim, and
+# leaves no process behind.
+FAKES = {
+    "huge-frame": ("new=protocol_violation", "cap"),
+    "bad-ready": ("new=protocol_violation", "unknown fields"),
+    "fail-internal": ("new=internal", "fake start-up failure"),
+    "fail-guest-kind": ("new=protocol_violation", "kind"),
+    "wrong-engine": ("new=protocol_violation", "engine"),
+    "claims-require": ("new=sandbox_unavailable", "seccomp"),
+    "liar-kind": ("eval=protocol_violation alive=0", "kind"),
+    "wrong-id": ("eval=protocol_violation alive=0", "id mismatch"),
+    "invalid-utf8": ("eval=protocol_violation alive=0", "UTF-8"),
+    "truncated": ("eval=worker_crashed alive=0", ""),
+    "deep": ("eval=protocol_violation alive=0", "deeper"),
+    "silent": ("eval=timeout alive=0", "killed"),
+    "drip": ("eval=timeout alive=0", "killed"),
+    "exit": ("eval=worker_crashed alive=0", "create a new runtime"),
+    "flood-out": ("eval=output_limit alive=1", "stdout exceeded"),
+    "out-bad-fd": ("eval=protocol_violation alive=0", "fd 7"),
+    "honest": ("eval=ok alive=1", "stdout=hi\ufffd"),
+}
+
+
+@pytest.mark.parametrize("mode", sorted(FAKES))
+def test_lying_worker(tmp_path, mode):
+    d = tmp_path / mode
+    d.mkdir()
+    src = os.path.join(os.path.dirname(__file__), "fake_worker.py")
+    with open(src) as f:
+        (d / "codecage-worker-js").write_text(f.read())
+    os.chmod(d / "codecage-worker-js", 0o755)
+    proc = subprocess.run([DRIVER, "fake", str(d), "1"], capture_output=True, text=True,
+                          timeout=60)
+    want, needle = FAKES[mode]
+    assert want in proc.stdout, proc.stdout + proc.stderr
+    assert needle in proc.stdout, proc.stdout
+    if "eval=" in want:
+        assert "children=0" in proc.stdout, proc.stdout

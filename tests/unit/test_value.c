@@ -143,9 +143,9 @@ Test(value, node_cap_counts_every_element)
 	const char buf[] = { (char)0x93, (char)0xc0, (char)0xc0, (char)0xc0 };
 	cc_value *out = NULL;
 	cc_error err = { 0 };
-	cc_value_caps caps = { 10, 3 };
+	cc_value_caps caps = { 10, 3, 0 };
 	cr_assert_eq(cc_value_decode_all(buf, sizeof(buf), &out, &caps, &err), -1);
-	caps = (cc_value_caps){ 10, 4 };
+	caps = (cc_value_caps){ 10, 4, 0 };
 	cr_assert_eq(cc_value_decode_all(buf, sizeof(buf), &out, &caps, &err), 0);
 	cc_value_free(out);
 	cc_error_clear(&err);

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""A lying worker for the supervisor's tests (Debian's python3-msgpack, an
+independent MessagePack implementation). Installed by the tests as
+codecage-worker-js in a temporary worker_dir; its behaviour is the name of
+the directory it sits in (the supervisor passes no environment)."""
+import os
+import struct
+import sys
+import time
+
+import msgpack
+
+MODE = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
+CH = 3
+
+
+def send_raw(payload):
+    os.write(CH, struct.pack("<I", len(payload)) + payload)
+
+
+def send(obj):
+    send_raw(msgpack.packb(obj, use_bin_type=True))
+
+
+def recv():
+    hdr = b""
+    while len(hdr) < 4:
+        chunk = os.read(CH, 4 - len(hdr))
+        if not chunk:
+            sys.exit(0)
+        hdr += chunk
+    (n,) = struct.unpack("<I", hdr)
+    body = b""
+    while len(body) < n:
+        chunk = os.read(CH, n - len(body))
+        if not chunk:
+            sys.exit(0)
+        body += chunk
+    return msgpack.unpackb(body, raw=False)
+
+
+READY = {"t": "ready", "engine": "javascript", "version": "fake", "applied": "hygiene",
+         "missing": "", "landlock_abi": 0, "seccomp_allowed": 0}
+
+
+def result(req, **kw):
+    d = {"t": "result", "id": req["id"], "ok": True, "value": None}
+    d.update(kw)
+    return d
+
+
+def main():
+    init = recv()
+    assert init["t"] == "init"
+    if MODE == "huge-frame":
+        os.write(CH, struct.pack("<I", 0xFFFFFFFF))
+        time.sleep(5)
+        return
+    if MODE == "bad-ready":
+        send(dict(READY, extra=1))
+        return
+    if MODE == "fail-internal":
+        send({"t": "fail", "kind": "internal", "message": "fake start-up failure"})
+        return
+    if MODE == "fail-guest-kind":
+        send({"t": "fail", "kind": "guest_error", "message": "not a start-up kind"})
+        return
+    if MODE == "wrong-engine":
+        send(dict(READY, engine="python"))
+        return
+    if MODE == "claims-require":
+        send(dict(READY, missing="seccomp"))  # require must still refuse
+        time.sleep(5)
+        return
+    send(READY)
+    req = recv()
+    if MODE == "liar-kind":
+        send({"t": "result", "id": req["id"], "ok": False,
+              "error": {"kind": "worker_crashed", "type": "", "message": "", "traceback": ""}})
+    elif MODE == "wrong-id":
+        send(dict(result(req), id=req["id"] + 1))
+    elif MODE == "invalid-utf8":
+        p = lambda o: msgpack.packb(o, use_bin_type=True)  # noqa: E731
+        send_raw(b"\x84" + p("t") + p("result") + p("id") + p(req["id"]) + p("ok") + p(True)
+                 + p("value") + b"\xa2\xc3\x28")  # a 2-byte str that is not UTF-8
+    elif MODE == "truncated":
+        payload = msgpack.packb(result(req, value="x" * 100), use_bin_type=True)
+        os.write(CH, struct.pack("<I", len(payload)) + payload[:20])
+        return
+    elif MODE == "deep":
+        v = 0
+        for _ in range(200):
+            v = [v]
+        send(result(req, value=v))
+    elif MODE == "silent":
+        time.sleep(30)
+    elif MODE == "drip":
+        payload = msgpack.packb(result(req, value="x" * 1000), use_bin_type=True)
+        data = struct.pack("<I", len(payload)) + payload
+        for b in data:
+            os.write(CH, bytes([b]))
+            time.sleep(0.05)
+    elif MODE == "exit":
+        os._exit(0)
+    elif MODE == "flood-out":
+        for _ in range(40):
+            send({"t": "out", "id": req["id"], "fd": 1, "data": b"y" * 65536})
+        send(result(req, value=1))
+    elif MODE == "out-bad-fd":
+        send({"t": "out", "id": req["id"], "fd": 7, "data": b"x"})
+    elif MODE == "honest":
+        send({"t": "out", "id": req["id"], "fd": 1, "data": b"hi\xff\n"})
+        send(result(req, value={"a": [1, 2.5, "\u00e9"]}))
+    time.sleep(5)
+
+
+main()
