@@ -1,19 +1,27 @@
-"""Runs the Criterion unit-test binaries (codec, UTF-8, frame validation)."""
+"""Runs the Criterion unit-test binaries (codec, UTF-8, frame validation),
+from the normal build and from the ASan/UBSan build (build-asan)."""
 import os
 import subprocess
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, ROOT
 
 UNIT = ["test_utf8", "test_value", "test_protocol"]
+BUILDS = {"plain": BUILD, "asan": os.environ.get("CODECAGE_ASAN_BUILD",
+                                                 os.path.join(ROOT, "build-asan"))}
 
 
+@pytest.mark.parametrize("build", sorted(BUILDS))
 @pytest.mark.parametrize("name", UNIT)
-def test_criterion(name):
-    exe = os.path.join(BUILD, "tests", name)
+def test_criterion(name, build):
+    exe = os.path.join(BUILDS[build], "tests", name)
+    env = dict(os.environ, UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1",
+               ASAN_OPTIONS="detect_leaks=1")
     proc = subprocess.run([exe, "--jobs=1", "--verbose"], capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "Synthesis: Tested:" in proc.stderr + proc.stdout
-    assert "Failing: 0" in proc.stderr + proc.stdout
+                          timeout=300, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "Synthesis: Tested:" in out
+    assert "Failing: 0" in out and "Crashing: 0" in out
+    assert "runtime error" not in out and "ERROR: AddressSanitizer" not in out, out
