@@ -52,7 +52,8 @@ def cli(*args, input=None, timeout=60):
 
 def ev(lang, code, *flags, timeout=60):
     """`codecage eval --json` in sandbox mode auto; returns a Run."""
-    return cli("eval", "--lang", lang, "--sandbox", "auto", "--json", *flags, code, timeout=timeout)
+    return cli("eval", "--lang", lang, "--sandbox", "auto", "--json", *flags, "--", code,
+               timeout=timeout)
 
 
 @pytest.fixture(params=["python", "javascript"])

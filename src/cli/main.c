@@ -17,12 +17,13 @@
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] FILE|-\n"
+	"                    [--sandbox require|auto|off] [--json] [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] CODE\n"
+	"                    [--sandbox require|auto|off] [--json] [--] CODE\n"
 	"       codecage doctor\n"
 	"\n"
 	"Runs untrusted Python or JavaScript in a confined worker process.\n"
+	"Put -- before CODE that starts with '-' (codecage eval --lang js -- -1).\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -108,7 +109,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
+			return usage("unknown or incomplete option '%s' (put -- before code "
+				     "that starts with '-')", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

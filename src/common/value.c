@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "error.h"
 #include "utf8.h"
@@ -299,6 +300,67 @@ static int decode_timestamp(const cc_mp_item *it, cc_value **out, cc_error *err)
 	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 }
 
+/* Duplicate-key detection for maps being decoded: an open-addressing set
+ * of key indices, so a hostile map of many keys costs O(n), not O(n^2). */
+struct key_set {
+	size_t *slots; /* index + 1; 0 = empty */
+	size_t mask;
+	uint64_t seed;
+};
+
+/* A per-process random seed and a final mix, so a worker cannot choose keys
+ * that all land in one probe chain. */
+static uint64_t hash_seed(void)
+{
+	static uint64_t seed;
+	uint64_t s = __atomic_load_n(&seed, __ATOMIC_RELAXED);
+	if (!s) {
+		if (getrandom(&s, sizeof(s), 0) != sizeof(s))
+			s = (uint64_t)(uintptr_t)&seed ^ 0x9e3779b97f4a7c15ull;
+		s |= 1;
+		__atomic_store_n(&seed, s, __ATOMIC_RELAXED);
+	}
+	return s;
+}
+
+static uint64_t key_hash(uint64_t seed, const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ seed; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+	h ^= h >> 33; /* murmur3's finaliser: every bit reaches the low bits */
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
+static int key_set_init(struct key_set *ks, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	ks->slots = calloc(cap, sizeof(*ks->slots));
+	ks->mask = cap - 1;
+	ks->seed = hash_seed();
+	return ks->slots ? 0 : -1;
+}
+
+/* Returns true when map already holds key; otherwise records index idx. */
+static bool key_set_seen(struct key_set *ks, const cc_value *map, const char *key, size_t n,
+			 size_t idx)
+{
+	for (size_t i = key_hash(ks->seed, key, n) & ks->mask;; i = (i + 1) & ks->mask) {
+		size_t s = ks->slots[i];
+		if (!s) {
+			ks->slots[i] = idx + 1;
+			return false;
+		}
+		if (map->u.map.key_lens[s - 1] == n && memcmp(map->u.map.keys[s - 1], key, n) == 0)
+			return true;
+	}
+}
+
 static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsigned depth,
 		     cc_error *err)
 {
@@ -354,6 +416,9 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 		*out = it.kind == CC_MP_ARRAY ? cc_value_new_array() : cc_value_new_map();
 		if (!*out)
 			break;
+		struct key_set ks = { NULL, 0, 0 };
+		if (it.kind == CC_MP_MAP && key_set_init(&ks, it.len) < 0)
+			goto fail_container;
 		for (uint32_t k = 0; k < it.len; k++) {
 			cc_value *child = NULL;
 			if (it.kind == CC_MP_ARRAY) {
@@ -371,7 +436,7 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not valid UTF-8");
 				goto fail_container;
 			}
-			if (map_has(*out, key.ptr, key.len)) {
+			if (key_set_seen(&ks, *out, key.ptr, key.len, (*out)->u.map.len)) {
 				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "duplicate map key");
 				goto fail_container;
 			}
@@ -386,8 +451,10 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 				goto fail_container;
 			}
 		}
+		free(ks.slots);
 		return 0;
 fail_container:
+		free(ks.slots);
 		if (err && err->kind == CC_OK)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 		cc_value_free(*out);

@@ -350,9 +350,11 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		cc_msg_free(&m);
 	}
 	/* Output over a cap ends the eval as output_limit even when the worker
-	 * claims success: the supervisor counted the bytes itself. */
+	 * claims success: the supervisor counted the bytes itself, and its
+	 * message names the stream. */
 	for (int fd = 1; fd <= 2; fd++)
-		if (cap[fd].total > cap[fd].cap && r->kind == CC_OK)
+		if (cap[fd].total > cap[fd].cap &&
+		    (r->kind == CC_OK || r->kind == CC_ERR_OUTPUT_LIMIT))
 			cc_result_set_error(r, CC_ERR_OUTPUT_LIMIT, "OutputLimitError",
 					    "%s exceeded its cap of %zu bytes; print less or raise "
 					    "the cap", fd == 1 ? "stdout" : "stderr", cap[fd].cap);

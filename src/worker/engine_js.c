@@ -1,0 +1,652 @@
+/* The QuickJS engine (DESIGN.md section 1): a runtime with a heap cap, a
+ * stack cap and an interrupt handler; a context with chosen intrinsics and
+ * no quickjs-libc (no std/os modules, no module loading, never bytecode
+ * from outside); the eval loop that drives the job queue; and the mapping
+ * of everything that can go wrong onto the closed set of error kinds.
+ * Worker side: this runs in the confined worker, after confinement. */
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "js_value.h"
+#include "utf8.h"
+#include "worker.h"
+
+/* 1 MiB of the main thread's 8 MiB: QuickJS stops guest recursion here
+ * with a catchable InternalError, leaving room below for the worker core,
+ * our conversions (depth-capped at CC_VALUE_MAX_DEPTH) and libc. */
+#define JS_STACK_SIZE (1024 * 1024)
+/* Longest message or traceback reported; the rest becomes " [truncated]". */
+#define JS_TEXT_MAX (64 * 1024)
+/* Bound on jobs discarded after a stop (each fails at once; see
+ * js_discard_jobs). */
+#define JS_DISCARD_MAX 1000000
+/* What quickjs.c's default allocator counts per block. */
+#define JS_MALLOC_OVERHEAD 8
+/* Extra heap an eval gets when live data already fills the cap, and the
+ * most such extra there can ever be (see js_begin): half the 64 MiB the
+ * kernel's RLIMIT_DATA allows on top of the cap. */
+#define JS_HEADROOM (4 * 1024 * 1024)
+#define JS_SLACK_MAX (32 * 1024 * 1024)
+
+static JSRuntime *rt;
+static JSContext *ctx;
+/* Per eval (or set_global), reset by js_begin: */
+static bool js_stopped; /* the interrupt handler stopped the guest */
+static bool js_oom;     /* an allocation was refused */
+static JSMallocState *js_heap; /* rt's allocator state, as the allocator sees it */
+static size_t js_cap = SIZE_MAX; /* limits.max_memory */
+
+/* ---- allocator ----
+ *
+ * QuickJS's default allocator, plus the js_oom flag: it records that the
+ * heap cap (or malloc itself, under the worker's RLIMIT_DATA) refused a
+ * block, so an "out of memory" error is known to be real before it is
+ * reported as memory_limit, not a guest's own throw. */
+
+static void *js_cc_malloc(JSMallocState *s, size_t size)
+{
+	void *p = NULL;
+	js_heap = s; /* the first call, in JS_NewRuntime2, passes a temporary */
+	if (s->malloc_size < s->malloc_limit && size <= s->malloc_limit - s->malloc_size)
+		p = malloc(size);
+	if (!p) {
+		js_oom = true;
+		return NULL;
+	}
+	s->malloc_count++;
+	s->malloc_size += malloc_usable_size(p) + JS_MALLOC_OVERHEAD;
+	return p;
+}
+
+static void js_cc_free(JSMallocState *s, void *ptr)
+{
+	if (!ptr)
+		return;
+	s->malloc_count--;
+	s->malloc_size -= malloc_usable_size(ptr) + JS_MALLOC_OVERHEAD;
+	free(ptr);
+}
+
+static void *js_cc_realloc(JSMallocState *s, void *ptr, size_t size)
+{
+	if (!ptr)
+		return size ? js_cc_malloc(s, size) : NULL;
+	if (!size) {
+		js_cc_free(s, ptr);
+		return NULL;
+	}
+	size_t old = malloc_usable_size(ptr);
+	void *p = NULL;
+	if (size <= old || (s->malloc_size < s->malloc_limit &&
+			    size - old <= s->malloc_limit - s->malloc_size))
+		p = realloc(ptr, size);
+	if (!p) {
+		js_oom = true;
+		return NULL;
+	}
+	s->malloc_size += malloc_usable_size(p);
+	s->malloc_size -= old;
+	return p;
+}
+
+static size_t js_cc_usable_size(const void *ptr)
+{
+	return malloc_usable_size((void *)ptr);
+}
+
+static char *js_own_text(JSValueConst err, const char *prop);
+
+/* ---- hooks ---- */
+
+/* Polled by the bytecode loop, the regexp matcher (lre_check_timeout) and
+ * a few native loops. A nonzero answer raises an uncatchable
+ * InternalError("interrupted"). cc_worker_should_stop stays true for the
+ * rest of the eval, so the guest cannot outrun it by catching the rejected
+ * promise of an interrupted async function. */
+static int js_interrupt(JSRuntime *r, void *opaque)
+{
+	(void)r;
+	(void)opaque;
+	if (!cc_worker_should_stop())
+		return 0;
+	js_stopped = true;
+	return 1;
+}
+
+/* No module loading at all: import() rejects with this TypeError (a static
+ * import is already a SyntaxError in a script). */
+static char *js_no_module_name(JSContext *c, const char *base, const char *name, void *opaque)
+{
+	(void)base;
+	(void)name;
+	(void)opaque;
+	JS_ThrowTypeError(c, "modules are not available in the sandbox");
+	return NULL;
+}
+
+static JSModuleDef *js_no_module(JSContext *c, const char *name, void *opaque)
+{
+	js_no_module_name(c, NULL, name, opaque);
+	return NULL;
+}
+
+static int js_init(const char **version, cc_error *err)
+{
+	static const JSMallocFunctions mf = { js_cc_malloc, js_cc_free, js_cc_realloc,
+					      js_cc_usable_size };
+	rt = JS_NewRuntime2(&mf, NULL);
+	if (!rt)
+		return cc_fail(err, CC_ERR_MEMORY_LIMIT, "QuickJS: cannot create a runtime");
+	/* 0 means no engine cap (the kernel's RLIMIT_DATA still holds). */
+	if (cc_worker_limits.max_memory && cc_worker_limits.max_memory < SIZE_MAX - JS_SLACK_MAX) {
+		js_cap = (size_t)cc_worker_limits.max_memory;
+		JS_SetMemoryLimit(rt, js_cap);
+	}
+	JS_SetMaxStackSize(rt, JS_STACK_SIZE);
+	JS_SetCanBlock(rt, 0); /* Atomics.wait would block past any deadline */
+	JS_SetModuleLoaderFunc(rt, js_no_module_name, js_no_module, NULL);
+
+	/* JS_NewContext's list, spelled out so that adding one is a choice. */
+	ctx = JS_NewContextRaw(rt);
+	if (ctx) {
+		JS_AddIntrinsicBaseObjects(ctx); /* Object ... Error, Math, BigInt */
+		JS_AddIntrinsicDate(ctx);
+		JS_AddIntrinsicEval(ctx); /* JS_Eval itself needs it */
+		JS_AddIntrinsicStringNormalize(ctx);
+		JS_AddIntrinsicRegExp(ctx); /* with the regexp compiler */
+		JS_AddIntrinsicJSON(ctx);
+		JS_AddIntrinsicProxy(ctx);
+		JS_AddIntrinsicMapSet(ctx);
+		JS_AddIntrinsicTypedArrays(ctx);
+		JS_AddIntrinsicPromise(ctx);
+		JS_AddIntrinsicWeakRef(ctx);
+	}
+	if (!ctx || cc_js_builtins_init(ctx) < 0 || cc_js_console_install(ctx) < 0) {
+		char *why = NULL;
+		if (ctx) {
+			JSValue e = JS_GetException(ctx);
+			why = js_own_text(e, "message");
+			JS_FreeValue(ctx, e);
+		}
+		cc_fail(err, js_oom ? CC_ERR_MEMORY_LIMIT : CC_ERR_INTERNAL,
+			"QuickJS: creating the context failed: %s",
+			js_oom ? "out of memory" : why ? why : "no context");
+		free(why);
+		return -1;
+	}
+	/* Only now: no eval (so no deadline) exists while init runs. */
+	JS_SetInterruptHandler(rt, js_interrupt, NULL);
+	*version = "QuickJS 2025-04-26";
+	return 0;
+}
+
+/* ---- reporting ---- */
+
+/* Finish a report text: lone surrogates fixed, valid UTF-8 even when cut
+ * mid-character, " [truncated]" when cut. Takes b's buffer. */
+static char *js_text_finish(struct cc_js_buf *b)
+{
+	bool cut = b->full;
+	if (cut) {
+		b->limit += 16;
+		cc_js_buf_str(b, " [truncated]");
+	}
+	if (!b->data)
+		return strdup("");
+	cc_js_fix_surrogates(b->data, b->len);
+	if (!cc_utf8_valid(b->data, b->len)) {
+		char *fixed = cc_utf8_repair(b->data, b->len, NULL);
+		cc_js_buf_free(b);
+		return fixed;
+	}
+	return b->data;
+}
+
+/* A JS string as heap text for a report; NULL when v is not a string. */
+static char *js_text(JSValueConst v)
+{
+	struct cc_js_buf b = { .limit = JS_TEXT_MAX };
+	size_t len;
+	if (!JS_IsString(v))
+		return NULL;
+	const char *s = JS_ToCStringLen(ctx, &len, v);
+	if (!s) {
+		JS_FreeValue(ctx, JS_GetException(ctx));
+		return NULL;
+	}
+	cc_js_buf_add(&b, s, len);
+	JS_FreeCString(ctx, s);
+	while (b.len && b.data[b.len - 1] == '\n') /* stacks end with one */
+		b.data[--b.len] = 0;
+	return js_text_finish(&b);
+}
+
+/* An own data property of err as text, without running guest code. */
+static char *js_own_text(JSValueConst err, const char *prop)
+{
+	JSValue v = cc_js_own_data(ctx, err, prop);
+	char *t = js_text(v);
+	JS_FreeValue(ctx, v);
+	return t;
+}
+
+/* error.stack, with runs of one repeated frame collapsed the way Python
+ * does ("[Previous line repeated 996 more times]"): a stack overflow
+ * otherwise reports thousands of identical lines. */
+static char *js_stack_text(JSValueConst err)
+{
+	char *t = js_own_text(err, "stack"), *line = t, *prev = NULL, note[64];
+	struct cc_js_buf b = { .limit = 2 * JS_TEXT_MAX };
+	size_t prev_len = 0, repeats = 0;
+	if (!t)
+		return NULL;
+	for (;;) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		bool same = prev && len == prev_len && !memcmp(line, prev, len);
+		if (!same && repeats > 2) {
+			snprintf(note, sizeof(note),
+				 "    [Previous line repeated %zu more times]\n", repeats - 2);
+			cc_js_buf_str(&b, note);
+		}
+		repeats = same ? repeats + 1 : 0;
+		if (repeats <= 2) {
+			cc_js_buf_add(&b, line, len);
+			cc_js_buf_str(&b, nl ? "\n" : "");
+		}
+		prev = line;
+		prev_len = len;
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	if (repeats > 2) {
+		snprintf(note, sizeof(note), "\n    [Previous line repeated %zu more times]",
+			 repeats - 2);
+		cc_js_buf_str(&b, note);
+	}
+	free(t);
+	return b.data && !b.oom ? b.data : (free(b.data), strdup(""));
+}
+
+/* error.name as the prototype chain has it, own data properties only (so
+ * a hostile getter cannot run, loop or lie differently twice). */
+static char *js_error_name(JSValueConst err)
+{
+	JSValue o = JS_DupValue(ctx, err);
+	char *name = NULL;
+	for (int i = 0; i < 64 && JS_IsObject(o) && !name; i++) {
+		JSValue next = cc_js_proto_of(ctx, o);
+		name = js_own_text(o, "name");
+		JS_FreeValue(ctx, o);
+		o = next;
+	}
+	JS_FreeValue(ctx, o);
+	if (name && !*name) {
+		free(name);
+		name = NULL;
+	}
+	return name;
+}
+
+static bool js_stop_seen(void)
+{
+	return js_stopped || cc_worker_should_stop();
+}
+
+/* The traceback: "Type: message" then the frames, as Node prints an
+ * uncaught error (and as a Python traceback ends with that line), so it
+ * reads on its own. */
+static char *js_traceback(const char *type, const char *msg, const char *frames)
+{
+	char *tb = NULL;
+	if (asprintf(&tb, "%s%s%s%s%s", type, *msg ? ": " : "", msg, frames ? "\n" : "",
+		     frames ? frames : "") < 0)
+		tb = NULL;
+	return tb;
+}
+
+/* Report a thrown value (takes exc). In order:
+ *  - the guest was stopped: the stop's kind (timeout or output_limit),
+ *    type "TimeoutError" / "OutputLimitError", the interrupted frames;
+ *  - memory ran out (js_oom) and exc is QuickJS's "out of memory" error
+ *    (at the limit its message may not have been allocated: an Error with
+ *    no message counts too; and null is thrown when not even the Error
+ *    could be allocated): memory_limit, type "InternalError", message
+ *    "out of memory";
+ *  - an Error: syntax_error while compiling, else guest_error; type =
+ *    error.name, message = error.message, traceback from error.stack;
+ *  - any other value (throw 5): guest_error, type "Uncaught" (what Node
+ *    prints before such a value), message = the value as console.log
+ *    shows it, no traceback (QuickJS records frames on Errors only). */
+static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
+{
+	bool is_error = JS_IsError(ctx, exc);
+	char *name = NULL, *msg = is_error ? js_own_text(exc, "message") : NULL;
+	char *frames = is_error ? js_stack_text(exc) : NULL, *tb = NULL;
+	cc_error_kind kind = compiling ? CC_ERR_SYNTAX : CC_ERR_GUEST;
+	const char *type, *text;
+	char stop_msg[128];
+	if (js_stop_seen()) {
+		/* Worded as the Python engine words them. */
+		kind = cc_worker_stop_reason() == CC_ERR_OUTPUT_LIMIT ? CC_ERR_OUTPUT_LIMIT
+								      : CC_ERR_TIMEOUT;
+		type = kind == CC_ERR_TIMEOUT ? "TimeoutError" : "OutputLimitError";
+		if (kind == CC_ERR_TIMEOUT)
+			snprintf(stop_msg, sizeof(stop_msg),
+				 "execution stopped: the time limit was reached");
+		else if (cc_js_capped_fd)
+			snprintf(stop_msg, sizeof(stop_msg),
+				 "execution stopped: %s went over its limit of %" PRIu64 " bytes",
+				 cc_js_capped_fd == 1 ? "stdout" : "stderr",
+				 cc_js_capped_fd == 1 ? cc_worker_limits.max_stdout
+						      : cc_worker_limits.max_stderr);
+		else
+			snprintf(stop_msg, sizeof(stop_msg),
+				 "execution stopped: the output limit was reached");
+		text = stop_msg;
+	} else if (js_oom &&
+		   (JS_IsNull(exc) || (is_error && (!msg || !strcmp(msg, "out of memory"))))) {
+		kind = CC_ERR_MEMORY_LIMIT;
+		type = "InternalError";
+		text = "out of memory";
+	} else if (is_error) {
+		name = js_error_name(exc);
+		type = name ? name : "Error";
+		text = msg ? msg : "";
+	} else {
+		struct cc_js_buf b = { .limit = JS_TEXT_MAX };
+		if (cc_js_inspect(ctx, &b, exc) < 0) {
+			JS_FreeValue(ctx, JS_GetException(ctx));
+			b.len = 0;
+			cc_js_buf_str(&b, "(a thrown value that cannot be printed)");
+		}
+		free(msg);
+		msg = js_text_finish(&b);
+		type = "Uncaught";
+		text = msg ? msg : "";
+	}
+	if (is_error)
+		tb = js_traceback(type, text, frames);
+	cc_outcome_fail(o, kind, type, text, tb);
+	free(name);
+	free(msg);
+	free(frames);
+	free(tb);
+	JS_FreeValue(ctx, exc);
+}
+
+/* ---- the job queue ---- */
+
+enum { SETTLE_STOPPED = -1, SETTLE_NEVER = -2, SETTLE_JOB_FAILED = -3 };
+
+/* Run jobs until promise p settles; returns its state or a SETTLE_ code
+ * (SETTLE_JOB_FAILED leaves the exception pending). */
+static int js_settle(JSValueConst p)
+{
+	for (;;) {
+		JSContext *jc;
+		int st = JS_PromiseState(ctx, (JSValue)p);
+		if (st != JS_PROMISE_PENDING)
+			return st;
+		if (js_stop_seen())
+			return SETTLE_STOPPED;
+		int r = JS_ExecutePendingJob(rt, &jc);
+		if (r < 0)
+			return SETTLE_JOB_FAILED;
+		if (r == 0)
+			return SETTLE_NEVER;
+	}
+}
+
+/* Await promise p (taken). On fulfilment *out gets the value (owned) and 0
+ * is returned; otherwise o is failed and -1 returned. */
+static int js_await(JSValue p, JSValue *out, struct cc_outcome *o)
+{
+	int st = js_settle(p);
+	if (st == JS_PROMISE_FULFILLED)
+		*out = JS_PromiseResult(ctx, p);
+	else if (st == JS_PROMISE_REJECTED)
+		js_fail(o, JS_PromiseResult(ctx, p), false);
+	else if (st == SETTLE_JOB_FAILED)
+		js_fail(o, JS_GetException(ctx), false);
+	else if (st == SETTLE_STOPPED)
+		js_fail(o, JS_UNDEFINED, false);
+	else
+		cc_outcome_fail(o, CC_ERR_GUEST, "Error",
+				"the result is a Promise that can never settle: it is still "
+				"pending and no job is left to run (this sandbox has no timers "
+				"or I/O)",
+				NULL);
+	JS_FreeValue(ctx, p);
+	return st == JS_PROMISE_FULFILLED ? 0 : -1;
+}
+
+/* Drop every pending job without running guest code: with a stack budget
+ * of one byte every call fails at entry ("stack overflow"), so a job only
+ * rejects a promise nobody can now observe and schedules nothing. Without
+ * this an endless microtask chain (function f() { Promise.resolve().then(f) })
+ * would outlive its timeout and eat every later eval's deadline: QuickJS
+ * polls interrupts on loops, not on calls, so nothing else stops it. */
+static void js_discard_jobs(void)
+{
+	JSContext *jc;
+	JS_SetMaxStackSize(rt, 1);
+	for (int i = 0; i < JS_DISCARD_MAX && JS_IsJobPending(rt); i++)
+		if (JS_ExecutePendingJob(rt, &jc) < 0)
+			JS_FreeValue(ctx, JS_GetException(ctx));
+	JS_SetMaxStackSize(rt, JS_STACK_SIZE);
+}
+
+static void js_begin(void)
+{
+	js_stopped = false;
+	js_oom = false;
+	cc_js_capped_fd = 0;
+	/* The stack cap counts from here: the core may call us at another
+	 * depth than it called init. */
+	JS_UpdateStackTop(rt);
+	/* When live data already fills the heap (an earlier eval ran out of
+	 * memory and kept what it built in a global), not even `big = null`
+	 * could compile. Such an eval gets JS_HEADROOM beyond what is live,
+	 * but the heap never grows past cap + JS_SLACK_MAX, however often a
+	 * guest fills it again. */
+	if (js_cap != SIZE_MAX && js_heap) {
+		size_t want = js_heap->malloc_size + JS_HEADROOM;
+		if (want < js_cap)
+			want = js_cap;
+		if (want > js_cap + JS_SLACK_MAX)
+			want = js_cap + JS_SLACK_MAX;
+		JS_SetMemoryLimit(rt, want);
+	}
+}
+
+/* After every eval: jobs an error left behind still run (as they would in
+ * Node) until the queue is empty or the guest is stopped; after a stop
+ * they are discarded; after a stop or a refused allocation the cycle
+ * collector runs, so the next eval starts with the memory back. */
+static void js_end(void)
+{
+	JSContext *jc;
+	while (!js_stop_seen() && JS_IsJobPending(rt))
+		if (JS_ExecutePendingJob(rt, &jc) < 0)
+			JS_FreeValue(ctx, JS_GetException(ctx));
+	if (js_stop_seen())
+		js_discard_jobs();
+	if (js_stop_seen() || js_oom)
+		JS_RunGC(rt);
+}
+
+/* ---- eval ---- */
+
+/* For a completion value that is a Promise or a thenable, the promise to
+ * await (owned); undefined when there is none; JS_EXCEPTION. Reading
+ * `then` may run a getter, exactly as `await v` would. */
+static JSValue js_thenable(JSValueConst v)
+{
+	if (!JS_IsObject(v))
+		return JS_UNDEFINED;
+	if (JS_GetClassID(v) == cc_js.cls_promise)
+		return JS_DupValue(ctx, v);
+	JSValue then = JS_GetPropertyStr(ctx, v, "then");
+	if (JS_IsException(then))
+		return then;
+	bool callable = JS_IsFunction(ctx, then);
+	JS_FreeValue(ctx, then);
+	if (!callable)
+		return JS_UNDEFINED;
+	return JS_Call(ctx, cc_js.promise_resolve, cc_js.promise, 1, &v);
+}
+
+static void js_eval(const char *code, size_t len, struct cc_outcome *o)
+{
+	JSValue fn, p, done = JS_UNDEFINED, v = JS_UNDEFINED;
+	int r;
+	js_begin();
+	/* Compiled first, so a parse error is told apart from a runtime
+	 * SyntaxError such as JSON.parse('{'). With FLAG_ASYNC the script may
+	 * use top-level await; its top-level let/const/class/function still
+	 * land in the global scope and persist across evals. */
+	fn = JS_Eval(ctx, code, len, "<code>",
+		     JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_COMPILE_ONLY);
+	if (JS_IsException(fn)) {
+		js_fail(o, JS_GetException(ctx), true);
+		goto out;
+	}
+	p = JS_EvalFunction(ctx, fn);
+	if (JS_IsException(p)) {
+		js_fail(o, JS_GetException(ctx), false);
+		goto out;
+	}
+	if (js_await(p, &done, o))
+		goto out;
+	/* An async script resolves to { value: completion } (quickjs.c,
+	 * js_parse_program), so a Promise completion arrives unawaited:
+	 * await it here, as the contract asks. */
+	v = JS_GetPropertyStr(ctx, done, "value");
+	p = JS_IsException(v) ? JS_EXCEPTION : js_thenable(v);
+	if (JS_IsException(p)) {
+		js_fail(o, JS_GetException(ctx), false);
+		goto out;
+	}
+	if (!JS_IsUndefined(p)) {
+		JS_FreeValue(ctx, v);
+		v = JS_UNDEFINED;
+		if (js_await(p, &v, o))
+			goto out;
+	}
+	/* Jobs still queued run now, before the result is read: their
+	 * output belongs to this eval, as it would in Node. */
+	while (JS_IsJobPending(rt)) {
+		JSContext *jc;
+		if (js_stop_seen()) {
+			js_fail(o, JS_UNDEFINED, false);
+			goto out;
+		}
+		if (JS_ExecutePendingJob(rt, &jc) < 0) {
+			js_fail(o, JS_GetException(ctx), false);
+			goto out;
+		}
+	}
+	/* A job may have been interrupted and its rejection swallowed by a
+	 * guest handler: the eval was still stopped. */
+	if (js_stop_seen()) {
+		js_fail(o, JS_UNDEFINED, false);
+		goto out;
+	}
+	r = cc_js_pack(ctx, v, o);
+	if (r == CC_JS_EXCEPTION)
+		js_fail(o, JS_GetException(ctx), false);
+	else if (!r)
+		o->ok = true;
+out:
+	JS_FreeValue(ctx, done);
+	JS_FreeValue(ctx, v);
+	js_end();
+}
+
+/* ---- set_global ---- */
+
+/* An identifier as far as bytes go: ASCII letters, digits, _ and $, or
+ * any non-ASCII byte (JS allows Unicode letters; all JS punctuation is
+ * ASCII, so such a byte cannot smuggle in another statement). A reserved
+ * word passes here and fails to compile below. */
+static bool js_name_ok(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((unsigned char)*s >= 0x80 || *s == '_' || *s == '$' ||
+		      (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+/* Bound with an assignment, `name = value`, in a sloppy-mode function, not
+ * by defining a property on the global object: a top-level `let name` or
+ * `var name` from an earlier eval is updated (a global property would be
+ * shadowed by the let, and a var's property cannot be redefined), an
+ * undeclared name becomes a global, a `const` refuses with TypeError. */
+static void js_set_global(const char *name, const cc_value *val, struct cc_outcome *o)
+{
+	char *src = NULL;
+	const char *param = strcmp(name, "v") ? "v" : "w";
+	JSValue fn = JS_UNDEFINED, jv, r;
+	js_begin();
+	if (!js_name_ok(name)) {
+		cc_outcome_fail(o, CC_ERR_INVALID_INPUT, "TypeError",
+				"the global's name is not an identifier", NULL);
+		goto out;
+	}
+	jv = cc_js_from_value(ctx, val);
+	if (JS_IsException(jv)) {
+		js_fail(o, JS_GetException(ctx), false);
+		goto out;
+	}
+	if (asprintf(&src, "(function (%s) { %s = %s; })", param, name, param) < 0) {
+		src = NULL;
+		fn = JS_ThrowOutOfMemory(ctx);
+	} else {
+		fn = JS_Eval(ctx, src, strlen(src), "<set_global>", JS_EVAL_TYPE_GLOBAL);
+	}
+	if (JS_IsException(fn)) {
+		JSValue e = JS_GetException(ctx);
+		if (js_oom) {
+			js_fail(o, e, false);
+		} else {
+			char *m = JS_IsError(ctx, e) ? js_own_text(e, "message") : NULL;
+			cc_outcome_fail(o, CC_ERR_INVALID_INPUT, "SyntaxError",
+					m ? m : "the global's name cannot be assigned to", NULL);
+			free(m);
+			JS_FreeValue(ctx, e);
+		}
+		JS_FreeValue(ctx, jv);
+		goto out;
+	}
+	r = JS_Call(ctx, fn, JS_UNDEFINED, 1, &jv);
+	JS_FreeValue(ctx, jv);
+	if (JS_IsException(r))
+		js_fail(o, JS_GetException(ctx), false);
+	else
+		o->ok = true;
+	JS_FreeValue(ctx, r);
+out:
+	free(src);
+	JS_FreeValue(ctx, fn);
+	js_end();
+}
+
+const struct cc_engine cc_engine_quickjs = {
+	.name = "javascript",
+	.init = js_init,
+	.eval = js_eval,
+	.set_global = js_set_global,
+};
+
+/* The worker core (main.c) runs whichever engine this executable links. */
+const struct cc_engine *const cc_worker_engine = &cc_engine_quickjs;

@@ -1,0 +1,911 @@
+/* The CPython engine: Debian's libpython3.11 embedded behind the worker
+ * core (worker.h). Worker side only; the process is confined before
+ * py_init runs and is assumed hostile once guest code has run, so nothing
+ * here is a security boundary: the supervisor re-checks every outcome and
+ * enforces time and memory from outside. What this file adds is that most
+ * overruns end as clean, catchable errors with the runtime still usable.
+ *
+ *  - Isolation: an isolated PyConfig (no environment, no user site, no
+ *    site import, no bytecode writes) with sys.path fixed to the stdlib,
+ *    lib-dynload and Debian's read-only dist-packages, checked after start.
+ *  - Memory: a counting allocator under the RAW domain and pymalloc's
+ *    arenas refuses allocations past cc_worker_limits.max_memory, so the
+ *    guest sees MemoryError instead of the kernel's rlimit.
+ *  - Time: a POSIX timer raises KeyboardInterrupt in the guest at the
+ *    deadline and every 50 ms after (see "soft stop" below).
+ *  - Output: sys.stdout/sys.stderr are replaced by writers that send frames
+ *    through cc_worker_output.
+ *  - REPL semantics: the value of a final expression statement is the
+ *    result; top-level await runs on one persistent event loop.
+ * Python-side glue lives in HELPER_SRC below, compiled as "<codecage>"
+ * so its frames never show in guest tracebacks. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "py_value.h"
+#include "worker.h"
+
+#if !defined(CC_PY_STDLIB) || !defined(CC_PY_DYNLOAD) || !defined(CC_PY_DISTPACKAGES)
+#error "meson.build passes CC_PY_STDLIB, CC_PY_DYNLOAD and CC_PY_DISTPACKAGES"
+#endif
+#define WIDE_(s) L##s
+#define WIDE(s) WIDE_(s)
+
+/* Extra heap, bytes, allowed while the engine itself reports an outcome
+ * (formats a traceback, converts a result): reporting a MemoryError must
+ * not fail for want of the memory the guest just used up. */
+#define GLUE_HEADROOM ((int64_t)16 << 20)
+/* Soft-stop repeat period, ns: a guest that catches one KeyboardInterrupt
+ * gets another soon after, until the eval returns or the supervisor's
+ * grace period ends in SIGKILL. */
+#define STOP_REPEAT_NS (50 * 1000000LL)
+/* Caps on what one error report carries, bytes: together well inside the
+ * 64 KiB envelope the supervisor allows a result frame beyond max_result
+ * (the traceback is first shortened in HELPER_SRC, keeping head and tail). */
+#define TYPE_MAX 256
+#define MESSAGE_MAX (16 * 1024)
+#define TRACEBACK_MAX (40 * 1024)
+
+static PyObject *main_dict; /* __main__.__dict__: the guest's globals */
+static PyObject *h_compile; /* helper functions, see HELPER_SRC */
+static PyObject *h_run_coro;
+static PyObject *h_format;
+static PyObject *h_prepare;
+static bool in_guest; /* guest code may run: output is forwarded */
+static int cap_fd;    /* the stream that went over its cap, or 0 */
+static char version[64];
+
+/* ---- memory accounting ----
+ *
+ * pymalloc serves objects up to 512 bytes from 1 MiB arenas and passes
+ * anything larger to PyMem_RawMalloc, so counting the RAW domain plus the
+ * arenas covers the whole Python heap. RAW calls may come from any thread
+ * without the GIL, hence the atomics. The functions call libc directly
+ * (not the previous RAW allocator) so that malloc_usable_size is valid for
+ * every pointer they see. The count is signed: blocks allocated before
+ * the hook (during pre-initialisation) may be freed through it. */
+static atomic_llong mem_used;
+static atomic_llong mem_cap; /* 0: no cap */
+static atomic_bool mem_glue; /* GLUE_HEADROOM applies */
+static PyObjectArenaAllocator arena_base;
+
+static bool mem_admit(size_t n)
+{
+	long long cap = atomic_load_explicit(&mem_cap, memory_order_relaxed);
+
+	if (!cap)
+		return true;
+	if (atomic_load_explicit(&mem_glue, memory_order_relaxed))
+		cap += GLUE_HEADROOM;
+	if (n > (size_t)cap)
+		return false;
+	return atomic_load_explicit(&mem_used, memory_order_relaxed) <= cap - (long long)n;
+}
+
+static void mem_count(long long delta)
+{
+	atomic_fetch_add_explicit(&mem_used, delta, memory_order_relaxed);
+}
+
+/* Zero-byte requests get a real block, as PyMem_RawMalloc promises. */
+static void *raw_malloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	if (!n)
+		n = 1;
+	if (!mem_admit(n))
+		return NULL;
+	void *p = malloc(n);
+	if (p)
+		mem_count((long long)malloc_usable_size(p));
+	return p;
+}
+
+static void *raw_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+	(void)ctx;
+	if (!nelem || !elsize)
+		nelem = elsize = 1;
+	if (nelem > SIZE_MAX / elsize || !mem_admit(nelem * elsize))
+		return NULL;
+	void *p = calloc(nelem, elsize);
+	if (p)
+		mem_count((long long)malloc_usable_size(p));
+	return p;
+}
+
+static void *raw_realloc(void *ctx, void *ptr, size_t n)
+{
+	size_t old = ptr ? malloc_usable_size(ptr) : 0;
+
+	(void)ctx;
+	if (!n)
+		n = 1;
+	if (n > old && !mem_admit(n - old))
+		return NULL;
+	void *p = realloc(ptr, n);
+	if (p)
+		mem_count((long long)malloc_usable_size(p) - (long long)old);
+	return p;
+}
+
+static void raw_free(void *ctx, void *ptr)
+{
+	(void)ctx;
+	if (ptr)
+		mem_count(-(long long)malloc_usable_size(ptr));
+	free(ptr);
+}
+
+static void *arena_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	if (!mem_admit(n))
+		return NULL;
+	void *p = arena_base.alloc(arena_base.ctx, n);
+	if (p)
+		mem_count((long long)n);
+	return p;
+}
+
+static void arena_free(void *ctx, void *ptr, size_t n)
+{
+	(void)ctx;
+	arena_base.free(arena_base.ctx, ptr, n);
+	if (ptr)
+		mem_count(-(long long)n);
+}
+
+static void mem_set_cap(void)
+{
+	uint64_t cap = cc_worker_limits.max_memory;
+	atomic_store(&mem_cap, cap > (uint64_t)LLONG_MAX / 2 ? LLONG_MAX / 2 : (long long)cap);
+}
+
+/* After Py_PreInitialize (which could otherwise replace them) and before
+ * any other Python allocation. */
+static void mem_install(void)
+{
+	PyMemAllocatorEx raw = {NULL, raw_malloc, raw_calloc, raw_realloc, raw_free};
+	PyObjectArenaAllocator arena = {NULL, arena_alloc, arena_free};
+
+	mem_set_cap();
+	PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &raw);
+	PyObject_GetArenaAllocator(&arena_base);
+	PyObject_SetArenaAllocator(&arena);
+}
+
+/* ---- soft stop ----
+ *
+ * A per-process POSIX timer on CLOCK_MONOTONIC, armed at the eval's
+ * absolute deadline with a 50 ms period, sends a real-time signal to the
+ * main thread (SIGEV_THREAD_ID: that is the thread running the guest, and
+ * a signal there interrupts its sleeps and selects with EINTR, after which
+ * CPython checks for signals). The handler only calls
+ * PyErr_SetInterruptEx(SIGINT), which CPython documents as
+ * async-signal-safe: it sets atomic "tripped" flags and the eval breaker,
+ * exactly what CPython's own C signal handler does, and needs neither the
+ * GIL nor a thread state. At the next bytecode boundary the main thread
+ * runs SIGINT's Python handler, reset to default_int_handler before every
+ * eval, which raises KeyboardInterrupt. KeyboardInterrupt is a
+ * BaseException, so `except Exception:` does not swallow it.
+ * Py_AddPendingCall was not used: it takes a lock, so it is not safe to
+ * call from a signal handler.
+ * Limits, on purpose: C code that never checks signals (sum(range(10**12)))
+ * and a guest that catches every BaseException are not stopped here; the
+ * supervisor's SIGKILL after the grace period is the real limit. SA_RESTART
+ * keeps the worker core's own socket I/O from seeing EINTR. */
+static timer_t stop_timer;
+
+static void on_stop_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	PyErr_SetInterruptEx(SIGINT);
+	errno = saved;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* First tick at abs_ns (CLOCK_MONOTONIC), then every STOP_REPEAT_NS;
+ * abs_ns <= 0 disarms. A time already past fires at once. */
+static void stop_timer_arm(int64_t abs_ns)
+{
+	struct itimerspec its = {{0, 0}, {0, 0}};
+
+	if (abs_ns > 0) {
+		its.it_value.tv_sec = abs_ns / 1000000000;
+		its.it_value.tv_nsec = abs_ns % 1000000000;
+		its.it_interval.tv_nsec = STOP_REPEAT_NS;
+	}
+	timer_settime(stop_timer, TIMER_ABSTIME, &its, NULL);
+}
+
+static int stop_timer_init(cc_error *err)
+{
+	struct sigaction sa;
+	struct sigevent sev;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGRTMIN, &sa, NULL) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "starting CPython: sigaction: %s",
+			       strerror(errno));
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGRTMIN;
+	sev._sigev_un._tid = gettid(); /* glibc lacks sigev_notify_thread_id */
+	if (timer_create(CLOCK_MONOTONIC, &sev, &stop_timer) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "starting CPython: timer_create: %s",
+			       strerror(errno));
+	return 0;
+}
+
+/* The stop reason as of now: cc_worker_stop_reason() alone only reports
+ * what the last cc_worker_should_stop() call found. */
+static cc_error_kind stop_reason(void)
+{
+	cc_worker_should_stop();
+	return cc_worker_stop_reason();
+}
+
+static PyObject *raise_stop(void)
+{
+	PyErr_SetString(PyExc_KeyboardInterrupt, stop_reason() == CC_ERR_OUTPUT_LIMIT
+						     ? "codecage: output limit reached"
+						     : "codecage: time limit reached");
+	return NULL;
+}
+
+/* ---- guest output ----
+ *
+ * emit(fd, data) backs the sys.stdout / sys.stderr objects of HELPER_SRC
+ * (data is a str, or any bytes-like object for .buffer). Text is encoded
+ * UTF-8 with surrogatepass and each lone surrogate turned into one U+FFFD
+ * (the supervisor's generic repair would make three of it); bytes go out
+ * as they are and the supervisor repairs them. The GIL stays held across
+ * cc_worker_output, so guest threads never enter the worker core at once.
+ * Output while no eval runs (a __del__ during set_global, say) is dropped:
+ * there is no eval for it to belong to. Returns the length written. */
+static PyObject *emit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	long fd = nargs == 2 && PyLong_Check(args[0]) ? PyLong_AsLong(args[0]) : 0;
+	PyObject *b = NULL;
+	Py_buffer view = {0};
+	Py_ssize_t written;
+	int rc = 0;
+
+	(void)self;
+	if (fd != 1 && fd != 2) {
+		PyErr_Clear();
+		PyErr_SetString(PyExc_ValueError, "emit: expected (1 or 2, data)");
+		return NULL;
+	}
+	if (PyUnicode_Check(args[1])) {
+		PyObject *s = args[1];
+		b = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+		if (!b)
+			return NULL;
+		if (PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND)
+			cc_py_fix_surrogates(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+		written = PyUnicode_GET_LENGTH(s);
+		rc = PyObject_GetBuffer(b, &view, PyBUF_SIMPLE);
+	} else {
+		rc = PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE);
+		written = view.len;
+	}
+	if (rc < 0) {
+		Py_XDECREF(b);
+		return NULL;
+	}
+	if (!in_guest || !view.len) {
+		rc = 0;
+	} else if (cc_worker_should_stop()) {
+		rc = -1;
+	} else if (cc_worker_output((int)fd, view.buf, (size_t)view.len) < 0) {
+		/* cap hit: stop now, and keep stopping as the deadline does */
+		stop_timer_arm(now_ns() + STOP_REPEAT_NS);
+		cap_fd = (int)fd;
+		rc = -1;
+	}
+	PyBuffer_Release(&view);
+	Py_XDECREF(b);
+	return rc < 0 ? raise_stop() : PyLong_FromSsize_t(written);
+}
+
+static PyMethodDef emit_method = {"emit", _PyCFunction_CAST(emit), METH_FASTCALL, NULL};
+
+/* ---- Python-side glue ----
+ *
+ * compile_src: REPL semantics. Parse once to an AST (with top-level await
+ * allowed); a final expression statement is split off and compiled in
+ * 'eval' mode so its value can be returned. Every code object is mapped to
+ * the source it came from: "<code>" is the filename of every eval, and a
+ * function defined in an earlier eval must show its own line, not the
+ * line with the same number in the latest source.
+ * format_exc: the guest-only traceback: frames whose filename is "<code>",
+ * with causes and contexts, then the usual last line. No host paths or
+ * worker frames (stdlib, helper and asyncio frames are all dropped).
+ * run_coro: one event loop for the whole session; asyncio.run would close
+ * it (and with it tasks the guest left running).
+ * prepare: SIGINT's handler back to the one that raises KeyboardInterrupt,
+ * which the soft stop relies on. check: did isolation really apply? */
+/* clang-format off */
+static const char HELPER_SRC[] =
+	"import _ast, io, linecache, signal, sys, traceback, weakref\n"
+	"from itertools import islice\n"
+	"FILE = '<code>'\n"
+	"FLAGS = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT\n"
+	"TB_CHARS = 16384\n"
+	"_sources = {}  # id(code) -> (weakref to the code, its source lines)\n"
+	"_loop = None\n"
+	"def _remember(code, lines):\n"
+	"\tk = id(code)\n"
+	"\t_sources[k] = (weakref.ref(code, lambda r, k=k: _sources.pop(k, None)), lines)\n"
+	"\tfor c in code.co_consts:\n"
+	"\t\tif type(c) is type(code):\n"
+	"\t\t\t_remember(c, lines)\n"
+	"def compile_src(src):\n"
+	"\tlines = io.StringIO(src, None).readlines()\n"
+	"\tlinecache.cache[FILE] = (len(src), None, lines, FILE)\n"
+	"\ttree = compile(src, FILE, 'exec', 0x400 | FLAGS, True)\n"
+	"\tlast = tree.body.pop() if tree.body and type(tree.body[-1]) is _ast.Expr else None\n"
+	"\ttry:\n"
+	"\t\tcode = compile(tree, FILE, 'exec', FLAGS, True)\n"
+	"\t\tif last is not None:\n"
+	"\t\t\tlast = compile(_ast.Expression(last.value), FILE, 'eval', FLAGS, True)\n"
+	"\texcept SyntaxError as e:\n"
+	"\t\t# compiling an AST leaves the text out: put the line back for the caret\n"
+	"\t\tn = e.lineno\n"
+	"\t\tif e.text is None and e.filename == FILE and n and 0 < n <= len(lines):\n"
+	"\t\t\te.text = lines[n - 1]\n"
+	"\t\traise\n"
+	"\t_remember(code, lines)\n"
+	"\tif last is not None:\n"
+	"\t\t_remember(last, lines)\n"
+	"\treturn code, last\n"
+	"def _frames(tb):\n"
+	"\tout = traceback.StackSummary()\n"
+	"\twhile tb is not None:\n"
+	"\t\tco = tb.tb_frame.f_code\n"
+	"\t\tif co.co_filename == FILE:\n"
+	"\t\t\tn = tb.tb_lineno\n"
+	"\t\t\tref = _sources.get(id(co))\n"
+	"\t\t\tlines = ref[1] if ref and ref[0]() is co else linecache.getlines(FILE)\n"
+	"\t\t\tpos = (None,) * 4\n"
+	"\t\t\tif tb.tb_lasti >= 0:\n"
+	"\t\t\t\tpos = next(islice(co.co_positions(), tb.tb_lasti // 2, None), pos)\n"
+	"\t\t\tline = lines[n - 1] if n and 0 < n <= len(lines) else ''\n"
+	"\t\t\tout.append(traceback.FrameSummary(FILE, n, co.co_name, lookup_line=False,\n"
+	"\t\t\t\tline=line, end_lineno=pos[1], colno=pos[2], end_colno=pos[3]))\n"
+	"\t\ttb = tb.tb_next\n"
+	"\treturn out\n"
+	"def _chain(e, out, seen, last=None):\n"
+	"\tseen.add(id(e))\n"
+	"\tc = e.__cause__\n"
+	"\tif c is not None:\n"
+	"\t\tif id(c) not in seen:\n"
+	"\t\t\t_chain(c, out, seen)\n"
+	"\t\t\tout.append('\\nThe above exception was the direct cause of the following exception:\\n\\n')\n"
+	"\telif e.__context__ is not None and not e.__suppress_context__ and id(e.__context__) not in seen:\n"
+	"\t\t_chain(e.__context__, out, seen)\n"
+	"\t\tout.append('\\nDuring handling of the above exception, another exception occurred:\\n\\n')\n"
+	"\tframes = _frames(e.__traceback__)\n"
+	"\tif frames:\n"
+	"\t\tout.append('Traceback (most recent call last):\\n')\n"
+	"\t\tout.extend(frames.format())\n"
+	"\tout.append(last or ''.join(traceback.format_exception_only(type(e), e)))\n"
+	"def format_exc(e, last=None):\n"
+	"\tout = []\n"
+	"\t_chain(e, out, set(), last)\n"
+	"\ts = ''.join(out)\n"
+	"\tif len(s) > TB_CHARS:\n"
+	"\t\ts = s[:TB_CHARS // 4] + '\\n[codecage: traceback shortened]\\n' + s[-(TB_CHARS * 3 // 4):]\n"
+	"\treturn s\n"
+	"def run_coro(coro):\n"
+	"\tglobal _loop\n"
+	"\timport asyncio\n"
+	"\tif _loop is None or _loop.is_closed():\n"
+	"\t\t_loop = asyncio.new_event_loop()\n"
+	"\tasyncio.set_event_loop(_loop)\n"
+	"\ttask = _loop.create_task(coro)\n"
+	"\ttry:\n"
+	"\t\treturn _loop.run_until_complete(task)\n"
+	"\tfinally:\n"
+	"\t\tif not task.done():\n"
+	"\t\t\ttask.cancel()\n"
+	"\t\telif not task.cancelled():\n"
+	"\t\t\ttask.exception()  # retrieved: no 'never retrieved' log later\n"
+	"def prepare():\n"
+	"\tsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+	"class _Bytes(io.BufferedIOBase):\n"
+	"\tdef __init__(self, fd): self._fd = fd\n"
+	"\tdef write(self, b): return emit(self._fd, b)\n"
+	"\tdef writable(self): return True\n"
+	"\tdef flush(self): pass\n"
+	"class _Text(io.TextIOBase):\n"
+	"\tencoding, errors, line_buffering = 'utf-8', 'surrogatepass', False\n"
+	"\tdef __init__(self, fd, name): self._fd, self.name, self.buffer = fd, name, _Bytes(fd)\n"
+	"\tdef write(self, s):\n"
+	"\t\tif not isinstance(s, str):\n"
+	"\t\t\traise TypeError('write() argument must be str, not ' + type(s).__name__)\n"
+	"\t\treturn emit(self._fd, s)\n"
+	"\tdef writable(self): return True\n"
+	"\tdef isatty(self): return False\n"
+	"\tdef flush(self): pass\n"
+	"\tdef reconfigure(self, **kw): pass\n"
+	"sys.stdout = sys.__stdout__ = _Text(1, '<stdout>')\n"
+	"sys.stderr = sys.__stderr__ = _Text(2, '<stderr>')\n"
+	"sys.stdin = sys.__stdin__ = io.StringIO()\n"
+	"def check(paths):\n"
+	"\tf = sys.flags\n"
+	"\tbad = [n for n in ('isolated', 'ignore_environment', 'no_user_site', 'no_site',\n"
+	"\t\t'dont_write_bytecode', 'safe_path', 'utf8_mode') if not getattr(f, n)]\n"
+	"\tif sys.path != paths:\n"
+	"\t\tbad.append('sys.path is %r' % (sys.path,))\n"
+	"\treturn ', '.join(bad)\n";
+/* clang-format on */
+
+/* ev's type name and str() as UTF-8 (NULL where that failed: a guest
+ * __str__ may raise). Leaves no exception set. */
+static void exc_text(PyObject *ev, char **type, char **msg, size_t max)
+{
+	PyObject *name = PyType_GetName(Py_TYPE(ev));
+	PyErr_Clear();
+	PyObject *str = PyObject_Str(ev);
+	PyErr_Clear();
+	*type = cc_py_utf8(name, TYPE_MAX);
+	*msg = cc_py_utf8(str, max);
+	Py_XDECREF(name);
+	Py_XDECREF(str);
+}
+
+/* Init failures have no guest to report to: say what failed, then the
+ * pending exception's "type: message". Clears the exception. */
+static int fail_python(cc_error *err, const char *what)
+{
+	PyObject *t, *v, *tb;
+	char *type = NULL, *msg = NULL;
+
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	if (v)
+		exc_text(v, &type, &msg, 1024);
+	cc_fail(err,
+		v && PyErr_GivenExceptionMatches(v, PyExc_MemoryError) ? CC_ERR_MEMORY_LIMIT
+								       : CC_ERR_INTERNAL,
+		"starting CPython: %s: %s: %s", what, type ? type : "error", msg ? msg : "");
+	free(type);
+	free(msg);
+	Py_XDECREF(t);
+	Py_XDECREF(v);
+	Py_XDECREF(tb);
+	return -1;
+}
+
+static const struct {
+	const char *name;
+	PyObject **fn;
+} helpers[] = {
+    {"compile_src", &h_compile},
+    {"run_coro", &h_run_coro},
+    {"format_exc", &h_format},
+    {"prepare", &h_prepare},
+};
+
+/* After Py_Initialize: the guest's globals, the helper, the checks, the
+ * timer. */
+static int setup(cc_error *err)
+{
+	PyObject *ns = NULL, *code = NULL, *r = NULL, *paths = NULL, *check;
+	PyObject *main_mod = PyImport_AddModule("__main__"); /* borrowed */
+	int rc = -1;
+
+	if (!main_mod)
+		return fail_python(err, "__main__");
+	main_dict = Py_NewRef(PyModule_GetDict(main_mod));
+	if (cc_py_value_init() < 0)
+		return fail_python(err, "datetime");
+
+	ns = PyDict_New();
+	if (!ns || PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) < 0)
+		goto py_fail;
+	r = PyUnicode_FromString("_codecage");
+	if (!r || PyDict_SetItemString(ns, "__name__", r) < 0)
+		goto py_fail;
+	Py_CLEAR(r);
+	r = PyCFunction_New(&emit_method, NULL);
+	if (!r || PyDict_SetItemString(ns, "emit", r) < 0)
+		goto py_fail;
+	Py_CLEAR(r);
+	code = Py_CompileString(HELPER_SRC, "<codecage>", Py_file_input);
+	r = code ? PyEval_EvalCode(code, ns, ns) : NULL;
+	if (!r)
+		goto py_fail;
+	Py_CLEAR(r);
+	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+		*helpers[i].fn = Py_XNewRef(PyDict_GetItemString(ns, helpers[i].name));
+		if (!*helpers[i].fn) {
+			PyErr_Format(PyExc_KeyError, "helper %s missing", helpers[i].name);
+			goto py_fail;
+		}
+	}
+
+	/* Fail closed if the configuration did not take. */
+	paths = Py_BuildValue("[sss]", CC_PY_STDLIB, CC_PY_DYNLOAD, CC_PY_DISTPACKAGES);
+	check = paths ? PyDict_GetItemString(ns, "check") : NULL;
+	r = check ? PyObject_CallOneArg(check, paths) : NULL;
+	if (!r || !PyUnicode_Check(r))
+		goto py_fail;
+	if (PyUnicode_GET_LENGTH(r)) {
+		char *bad = cc_py_utf8(r, 1024);
+		cc_fail(err, CC_ERR_INTERNAL, "starting CPython: isolation did not apply: %s",
+			bad ? bad : "?");
+		free(bad);
+		goto out;
+	}
+	rc = stop_timer_init(err);
+	goto out;
+py_fail:
+	fail_python(err, "engine setup");
+out:
+	Py_XDECREF(paths);
+	Py_XDECREF(r);
+	Py_XDECREF(code);
+	Py_XDECREF(ns);
+	return rc;
+}
+
+static int status_fail(cc_error *err, PyStatus st, const char *what)
+{
+	/* our allocator refusing is the likely cause of a failed start with
+	 * a small max_memory */
+	bool oom = st.err_msg && strstr(st.err_msg, "memory");
+
+	return cc_fail(err, oom ? CC_ERR_MEMORY_LIMIT : CC_ERR_INTERNAL,
+		       "starting CPython: %s: %s%s%s", what, st.func ? st.func : "",
+		       st.func ? ": " : "", st.err_msg ? st.err_msg : "exit requested");
+}
+
+/* sys.prefix: the stdlib is <prefix>/lib/python3.X. Setting home keeps
+ * getpath from searching the filesystem for landmarks. */
+static int config_home(PyConfig *config)
+{
+	char home[] = CC_PY_STDLIB;
+
+	for (int i = 0; i < 2; i++) {
+		char *slash = strrchr(home, '/');
+		if (!slash || slash == home)
+			return 0;
+		*slash = 0;
+	}
+	return PyStatus_Exception(PyConfig_SetBytesString(config, &config->home, home)) ? -1 : 0;
+}
+
+static int py_init(const char **version_out, cc_error *err)
+{
+	PyPreConfig pre;
+	PyConfig config;
+	PyStatus st;
+
+	/* UTF-8 mode: the worker's environment has no locale, and file names
+	 * and open() should still be UTF-8 rather than ASCII. */
+	PyPreConfig_InitIsolatedConfig(&pre);
+	pre.utf8_mode = 1;
+	st = Py_PreInitialize(&pre);
+	if (PyStatus_Exception(st))
+		return status_fail(err, st, "pre-initialising");
+	mem_install();
+
+	PyConfig_InitIsolatedConfig(&config);
+	config.site_import = 0;	   /* no .pth files, no user site */
+	config.write_bytecode = 0; /* read-only tree anyway */
+	config.user_site_directory = 0;
+	config.use_environment = 0;
+	config.parse_argv = 0;
+	config.install_signal_handlers = 1; /* SIGINT -> KeyboardInterrupt; SIGPIPE,
+					       SIGXFSZ ignored: EPIPE/EFBIG become
+					       OSError instead of killing the worker */
+	config.faulthandler = 0;
+	config.tracemalloc = 0;
+	config.pathconfig_warnings = 0;
+	config.module_search_paths_set = 1;
+	if (config_home(&config) < 0 ||
+	    PyStatus_Exception(
+		PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_STDLIB))) ||
+	    PyStatus_Exception(
+		PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_DYNLOAD))) ||
+	    PyStatus_Exception(
+		PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_DISTPACKAGES)))) {
+		PyConfig_Clear(&config);
+		return cc_fail(err, CC_ERR_MEMORY_LIMIT, "starting CPython: out of memory");
+	}
+	st = Py_InitializeFromConfig(&config);
+	PyConfig_Clear(&config);
+	if (PyStatus_Exception(st))
+		return status_fail(err, st, "initialising");
+	if (setup(err) < 0)
+		return -1;
+
+	/* "3.11.2 (main, ...) [GCC ...]" -> "CPython 3.11.2" */
+	const char *v = Py_GetVersion();
+	snprintf(version, sizeof(version), "CPython %.*s", (int)strcspn(v, " "), v);
+	*version_out = version;
+	return 0;
+}
+
+/* ---- outcomes ---- */
+
+enum phase {
+	PH_PARSE,  /* compiling: SyntaxError is syntax_error */
+	PH_RUN,	   /* guest code: SystemExit(0/None) is success */
+	PH_RESULT, /* converting the value */
+	PH_GLOBAL, /* set_global */
+};
+
+static void outcome_reset(struct cc_outcome *o)
+{
+	free(o->type);
+	free(o->message);
+	free(o->traceback);
+	o->type = o->message = o->traceback = NULL;
+	o->value.size = 0;
+	o->ok = false;
+}
+
+/* ev's guest-only traceback, its last line replaced when last is set;
+ * NULL when formatting failed (memory, a guest __str__ that raised). */
+static char *format_tb(PyObject *ev, const char *last)
+{
+	PyObject *tb = last ? PyObject_CallFunction(h_format, "Os", ev, last)
+			    : PyObject_CallOneArg(h_format, ev);
+	char *s;
+
+	PyErr_Clear();
+	s = cc_py_utf8(tb, TRACEBACK_MAX);
+	Py_XDECREF(tb);
+	return s;
+}
+
+/* Record kind with ev's type name, str() and guest-only traceback. Each
+ * piece may run guest code (__str__) or fail for memory; a piece that
+ * fails is replaced, never allowed to lose the outcome. */
+static void fail_exc(struct cc_outcome *o, cc_error_kind kind, PyObject *ev)
+{
+	char *type, *msg, *trace, mem[128];
+
+	exc_text(ev, &type, &msg, MESSAGE_MAX);
+	trace = format_tb(ev, NULL);
+
+	if (kind == CC_ERR_MEMORY_LIMIT && (!msg || !*msg)) {
+		free(msg);
+		msg = NULL;
+		snprintf(mem, sizeof(mem), "out of memory (the engine heap limit is %llu bytes)",
+			 (unsigned long long)cc_worker_limits.max_memory);
+	}
+	cc_outcome_fail(o, kind, type ? type : "Exception",
+			msg			      ? msg
+			: kind == CC_ERR_MEMORY_LIMIT ? mem
+						      : "<exception str() failed>",
+			trace);
+	free(type);
+	free(msg);
+	free(trace);
+}
+
+/* A soft stop: reason's kind, with the guest frames ev was raised
+ * through (where the guest was when it was stopped) when there is one.
+ * The timer is off first: its next tick would only break the formatting. */
+static void fail_stop(struct cc_outcome *o, cc_error_kind reason, PyObject *ev)
+{
+	const char *type = reason == CC_ERR_TIMEOUT ? "TimeoutError" : "OutputLimitError";
+	char msg[128], last[192];
+	char *trace = NULL;
+
+	stop_timer_arm(0);
+	if (reason == CC_ERR_TIMEOUT)
+		snprintf(msg, sizeof(msg), "execution stopped: the time limit was reached");
+	else if (cap_fd)
+		snprintf(msg, sizeof(msg),
+			 "execution stopped: %s went over its limit of %llu bytes",
+			 cap_fd == 1 ? "stdout" : "stderr",
+			 (unsigned long long)(cap_fd == 1 ? cc_worker_limits.max_stdout
+							  : cc_worker_limits.max_stderr));
+	else
+		snprintf(msg, sizeof(msg), "execution stopped: the output limit was reached");
+	if (ev) {
+		snprintf(last, sizeof(last), "%s: %s\n", type, msg);
+		trace = format_tb(ev, last);
+	}
+	cc_outcome_fail(o, reason, type, msg, trace);
+	free(trace);
+}
+
+static bool exit_is_success(PyObject *ev)
+{
+	PyObject *code = PyObject_GetAttrString(ev, "code");
+	bool ok = code == Py_None || (code && PyLong_Check(code) && PyLong_AsLong(code) == 0);
+
+	PyErr_Clear();
+	Py_XDECREF(code);
+	return ok;
+}
+
+/* Classify the pending exception into o. */
+static void report(struct cc_outcome *o, enum phase ph)
+{
+	PyObject *et, *ev, *etb;
+	cc_error_kind stop = in_guest ? stop_reason() : CC_OK;
+
+	PyErr_Fetch(&et, &ev, &etb);
+	PyErr_NormalizeException(&et, &ev, &etb);
+	if (ev && etb)
+		PyException_SetTraceback(ev, etb);
+	atomic_store(&mem_glue, true);
+	if (stop != CC_OK) {
+		fail_stop(o, stop, ev);
+	} else if (!ev) {
+		cc_outcome_fail(o, CC_ERR_GUEST, "SystemError", "error without an exception", NULL);
+	} else if (ph == PH_PARSE && PyErr_GivenExceptionMatches(ev, PyExc_SyntaxError)) {
+		fail_exc(o, CC_ERR_SYNTAX, ev);
+	} else if (ph == PH_RUN && PyErr_GivenExceptionMatches(ev, PyExc_SystemExit) &&
+		   exit_is_success(ev)) {
+		outcome_reset(o);
+		msgpack_sbuffer_write(&o->value, "\xc0", 1); /* nil */
+		o->ok = true;
+	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError)) {
+		fail_exc(o, CC_ERR_MEMORY_LIMIT, ev);
+	} else {
+		fail_exc(o, CC_ERR_GUEST, ev);
+	}
+	Py_XDECREF(et);
+	Py_XDECREF(ev);
+	Py_XDECREF(etb);
+	PyErr_Clear();
+}
+
+/* ---- eval ---- */
+
+static void guest_enter(void)
+{
+	mem_set_cap();
+	atomic_store(&mem_glue, false);
+	in_guest = true;
+	cap_fd = 0;
+	PyObject *r = PyObject_CallNoArgs(h_prepare);
+	if (!r)
+		PyErr_Clear();
+	Py_XDECREF(r);
+	int64_t deadline = cc_worker_deadline_ns();
+	if (deadline > 0)
+		stop_timer_arm(deadline);
+}
+
+static void guest_leave(struct cc_outcome *o)
+{
+	stop_timer_arm(0);
+	/* A tick that landed after the last bytecode left SIGINT tripped:
+	 * consume it now, or it would interrupt the next eval at once. (Any
+	 * other signal the guest armed a Python handler for runs here too.) */
+	if (PyErr_CheckSignals() < 0)
+		PyErr_Clear();
+	cc_error_kind stop = stop_reason();
+	in_guest = false;
+	/* Past the deadline or the output cap, that is the outcome, whatever
+	 * the guest made of its KeyboardInterrupt. */
+	if (stop != CC_OK && (o->ok || o->kind != stop)) {
+		outcome_reset(o);
+		fail_stop(o, stop, NULL);
+	}
+	atomic_store(&mem_glue, false);
+}
+
+static PyObject *run_code(PyObject *code)
+{
+	PyObject *r = PyEval_EvalCode(code, main_dict, main_dict);
+
+	/* top-level await: the code object is a coroutine function body */
+	if (r && (((PyCodeObject *)code)->co_flags & CO_COROUTINE))
+		Py_SETREF(r, PyObject_CallOneArg(h_run_coro, r));
+	return r;
+}
+
+static void py_eval(const char *code, size_t len, struct cc_outcome *o)
+{
+	PyObject *src = NULL, *parts = NULL, *value = NULL;
+
+	guest_enter();
+	/* Compiling is the engine's work, not the guest's data: it gets the
+	 * headroom, so that a guest holding the whole heap can still run
+	 * `del big` and go on. */
+	atomic_store(&mem_glue, true);
+	src = PyUnicode_DecodeUTF8(code, (Py_ssize_t)len, "strict");
+	parts = src ? PyObject_CallOneArg(h_compile, src) : NULL;
+	if (!parts || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 2) {
+		report(o, PH_PARSE);
+		goto out;
+	}
+	atomic_store(&mem_glue, false);
+	value = run_code(PyTuple_GET_ITEM(parts, 0));
+	if (value) {
+		PyObject *last = PyTuple_GET_ITEM(parts, 1);
+		Py_SETREF(value, last == Py_None ? Py_NewRef(Py_None) : run_code(last));
+	}
+	if (!value) {
+		report(o, PH_RUN);
+		goto out;
+	}
+	/* Still under the deadline: conversion may run guest code (a tzinfo's
+	 * utcoffset, an exception's __str__). */
+	atomic_store(&mem_glue, true);
+	int rc = cc_py_pack(value, &o->value, cc_worker_limits.max_result);
+	if (rc == CC_PY_TOO_BIG) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "the result is larger than the limit of %llu bytes",
+			 (unsigned long long)cc_worker_limits.max_result);
+		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimitError", msg, NULL);
+	} else if (rc < 0) {
+		report(o, PH_RESULT);
+	} else {
+		o->ok = true;
+	}
+out:
+	/* Dropped inside the guest window: a __del__ is guest code too. */
+	Py_XDECREF(value);
+	Py_XDECREF(parts);
+	Py_XDECREF(src);
+	guest_leave(o);
+}
+
+/* set_global runs no guest code of its own (converting host data and one
+ * dict store), so it is not timed; the value counts against the heap cap
+ * like anything else the guest holds. */
+static void py_set_global(const char *name, const cc_value *v, struct cc_outcome *o)
+{
+	PyObject *obj;
+
+	mem_set_cap();
+	obj = cc_py_from_value(v);
+	if (!obj || PyDict_SetItemString(main_dict, name, obj) < 0) {
+		Py_XDECREF(obj);
+		report(o, PH_GLOBAL);
+		atomic_store(&mem_glue, false);
+		return;
+	}
+	Py_DECREF(obj);
+	o->ok = true;
+}
+
+const struct cc_engine cc_engine_cpython = {
+    .name = "python",
+    .init = py_init,
+    .eval = py_eval,
+    .set_global = py_set_global,
+};
+
+const struct cc_engine *const cc_worker_engine = &cc_engine_cpython;

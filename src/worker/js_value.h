@@ -1,0 +1,135 @@
+/* QuickJS values: to MessagePack (results) and from cc_value (set_global)
+ * in js_value.c; to text for the console in js_console.c. Worker side
+ * only, used by engine_js.c.
+ *
+ * Conversions never look functions up on guest-reachable objects: the few
+ * built-ins they call (Map iteration, Date.prototype.getTime, BigInt, ...)
+ * are captured by cc_js_builtins_init before the first guest instruction,
+ * so a guest that replaces Map.prototype.entries cannot change what a Map
+ * result looks like. Getters on plain objects do run (as JSON.stringify
+ * runs them); that is guest code, under the same interrupt handler. */
+#ifndef CC_WORKER_JS_VALUE_H
+#define CC_WORKER_JS_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* quickjs.h is third-party: its inline helpers trip -Wextra. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wcast-function-type"
+#include "quickjs.h"
+#pragma GCC diagnostic pop
+#include "worker.h"
+
+/* Built-ins and class ids captured at init. Owned by the engine for the
+ * life of the process (the runtime is never freed). */
+struct cc_js_builtins {
+	JSValue object_proto;   /* Object.prototype */
+	JSValue map_entries;    /* Map.prototype.entries */
+	JSValue map_next;       /* %MapIteratorPrototype%.next */
+	JSValue map_size;       /* getter of Map.prototype.size */
+	JSValue set_values;     /* Set.prototype.values */
+	JSValue set_next;       /* %SetIteratorPrototype%.next */
+	JSValue set_size;
+	JSValue date_get_time;  /* Date.prototype.getTime */
+	JSValue date_to_iso;    /* Date.prototype.toISOString */
+	JSValue regexp_to_string;
+	JSValue bigint;         /* BigInt */
+	JSValue bigint_too_big; /* x => |x| >= 10n ** CC_BIGINT_MAX_DIGITS */
+	JSValue promise;        /* Promise */
+	JSValue promise_resolve;
+	JSClassID cls_object, cls_array, cls_error, cls_date, cls_map, cls_set, cls_proxy,
+		cls_promise, cls_regexp, cls_array_buffer, cls_uint8_array;
+	/* Every typed array class, for console output. */
+	struct {
+		JSClassID id;
+		const char *name;
+	} typed[11];
+};
+
+extern struct cc_js_builtins cc_js;
+
+/* Capture the built-ins. Call once, right after the context gets its
+ * intrinsics and before any guest code. Returns 0, or -1 with a JS
+ * exception pending. */
+int cc_js_builtins_init(JSContext *ctx);
+
+/* Returned by cc_js_pack when a JS exception is pending in ctx (a getter
+ * threw, the interrupt handler fired, memory ran out): the caller takes it
+ * with JS_GetException and reports it like any other throw. */
+#define CC_JS_EXCEPTION (-2)
+
+/* Pack v (borrowed) as exactly one MessagePack item into o->value, with the
+ * DESIGN.md section 5 mapping, the value caps and the max_result cap checked
+ * as it goes. Returns 0; -1 when v cannot cross the boundary, with o failed:
+ * guest_error "TypeError" naming where ("result.a[2]") and what (a
+ * function, a cycle, a Map with a number key ...), output_limit (over
+ * max_result or the node cap), memory_limit (malloc failed); or
+ * CC_JS_EXCEPTION. On failure o->value is emptied. Frees every JSValue it
+ * made on every path. */
+int cc_js_pack(JSContext *ctx, JSValueConst v, struct cc_outcome *o);
+
+/* A new JS value for v (borrowed; NULL = null): int -> number, or BigInt
+ * beyond 2**53 (so it stays exact and comes back an int); float -> number
+ * kept float-tagged (7.0 comes back 7.0); bigint -> BigInt; bytes ->
+ * Uint8Array; map -> plain object; timestamp -> Date (floored to the ms).
+ * Containers are built with define-property semantics, so no guest setter
+ * runs and a "__proto__" key is an own property. Returns JS_EXCEPTION with
+ * an exception pending. */
+JSValue cc_js_from_value(JSContext *ctx, const cc_value *v);
+
+/* A growing text buffer (malloc, outside the JS heap) that stops at limit
+ * bytes: console output past the cap would be dropped anyway, so a huge
+ * string costs no more than the cap. In js_console.c. Zero-initialise
+ * with a limit; free with cc_js_buf_free. */
+struct cc_js_buf {
+	char *data;
+	size_t len, alloc, limit;
+	bool full; /* something was cut at limit */
+	bool oom;  /* malloc failed; data holds what fit */
+};
+
+void cc_js_buf_add(struct cc_js_buf *b, const char *s, size_t n);
+void cc_js_buf_str(struct cc_js_buf *b, const char *s);
+void cc_js_buf_free(struct cc_js_buf *b);
+
+/* QuickJS turns a lone UTF-16 surrogate into the 3-byte sequence
+ * ED A0..BF xx, which is not UTF-8. Replace each such sequence in s[0..len)
+ * in place with U+FFFD (also 3 bytes: one U+FFFD per lone surrogate, where
+ * cc_utf8_repair would give three). Returns how many were replaced. */
+size_t cc_js_fix_surrogates(char *s, size_t len);
+
+/* Helpers shared with js_console.c. None of them runs guest code: they read
+ * own data properties only and never touch a Proxy. */
+JSValue cc_js_own_data(JSContext *ctx, JSValueConst obj, const char *prop);
+JSValue cc_js_proto_of(JSContext *ctx, JSValueConst obj); /* undefined for a Proxy */
+bool cc_js_same_object(JSValueConst a, JSValueConst b);
+/* prototype.constructor.name; a JS C string (JS_FreeCString) or NULL. */
+const char *cc_js_ctor_name(JSContext *ctx, JSValueConst obj);
+bool cc_js_is_ident(const char *s); /* ASCII [A-Za-z_$][A-Za-z0-9_$]* */
+
+/* ---- js_console.c ---- */
+
+/* Define the global `console` (log, info, debug -> stdout; warn, error,
+ * assert -> stderr). Each call writes one line through cc_worker_output;
+ * once that reports the cap, the call throws an uncatchable error so the
+ * guest stops (cc_worker_should_stop() is then true, reason output_limit).
+ * Returns 0, or -1 with a JS exception pending. */
+int cc_js_console_install(JSContext *ctx);
+
+/* Which stream (1 or 2) went over its cap in this eval; 0 when none. The
+ * engine resets it before each eval and names the stream when it reports
+ * output_limit. */
+extern int cc_js_capped_fd;
+
+/* Console formatting, Node-like: the arguments joined by spaces, strings
+ * raw, other values inspected, a leading format string with %s %d %i %f %j
+ * %o %O %c %% honoured. Returns 0, or -1 with a JS exception pending. */
+int cc_js_format(JSContext *ctx, struct cc_js_buf *b, int argc, JSValueConst *argv);
+
+/* One value as console.log shows it (top level: strings raw). Returns 0, or
+ * -1 with a JS exception pending. */
+int cc_js_inspect(JSContext *ctx, struct cc_js_buf *b, JSValueConst v);
+
+#endif

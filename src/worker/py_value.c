@@ -1,0 +1,672 @@
+/* Python values across the boundary (DESIGN.md section 5), CPython engine.
+ *
+ * Python -> MessagePack packs straight into the outcome's buffer while
+ * walking the object graph, so a result is never held twice, and every
+ * byte goes through one write callback that enforces max_result as it
+ * grows. Rules chosen here (the design leaves them to the engine):
+ *  - bool is tested before int (bool is an int subclass);
+ *  - ints outside int64 travel as bigint text, at most
+ *    CC_BIGINT_MAX_DIGITS digits, else ValueError;
+ *  - str with lone surrogates (legal in Python, not in UTF-8) is encoded
+ *    with surrogatepass and each surrogate's three bytes are then replaced
+ *    by U+FFFD's three (cc_py_fix_surrogates): one U+FFFD per surrogate,
+ *    where a generic UTF-8 repair would give three.
+ *    A dict key with a lone surrogate is refused instead (ValueError),
+ *    because two such keys could repair to the same text and the
+ *    supervisor rejects duplicate keys as a protocol violation;
+ *  - datetime.datetime becomes a timestamp: an aware one is converted to
+ *    UTC with its utcoffset(); a naive one is taken to be UTC already
+ *    (the worker has no local time zone worth trusting);
+ *  - numpy arrays and scalars (any object whose type lives in a module
+ *    named numpy or numpy.*) go through .tolist() once and the result is
+ *    converted; numpy is never imported here;
+ *  - everything else (set, date, Decimal, functions, class instances ...)
+ *    is a TypeError that names the type and the types that work.
+ * Depth counts containers (a flat list is depth 1) exactly as the
+ * supervisor's decoder does, so a cycle shows up as "too deep" (TypeError,
+ * like any other shape that cannot be returned); too many elements and
+ * too many digits are ValueError. */
+#include "py_value.h"
+
+#include <datetime.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "value.h"
+#include "worker.h"
+
+/* Packing is a C loop that runs no bytecode, so the deadline's
+ * KeyboardInterrupt cannot land inside it; poll the clock every this
+ * many nodes instead (a vDSO read, far below the cost of 64k nodes). */
+#define STOP_POLL_MASK 0xffffu
+
+/* 10^4300 < 2^14285: an int with more bits has too many digits, and we
+ * refuse it before paying for a quadratic decimal conversion. */
+#define BIGINT_MAX_BITS 14285
+
+#define TRUNCATED_NOTE "\n[codecage: truncated]"
+
+struct packer {
+	msgpack_packer pk;
+	msgpack_sbuffer *sb;
+	uint64_t max;
+	bool too_big; /* a write would pass max */
+	bool oom;     /* the buffer could not grow */
+	size_t nodes;
+	/* How we reached the value at each depth, for error messages:
+	 * path[d] is the step from the container at depth d to its child. */
+	struct {
+		Py_ssize_t index;
+		PyObject *key; /* borrowed; NULL for a list index */
+	} path[CC_VALUE_MAX_DEPTH + 1];
+};
+
+static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_numpy);
+
+/* The single sink for every packed byte: the cap is checked before each
+ * write, so an oversized result is refused before the buffer passes max. */
+static int sb_write(void *data, const char *buf, size_t len)
+{
+	struct packer *p = data;
+
+	if (p->too_big || p->oom)
+		return -1;
+	if (p->max && (len > p->max || p->sb->size > p->max - len)) {
+		p->too_big = true;
+		return -1;
+	}
+	if (msgpack_sbuffer_write(p->sb, buf, len) < 0) {
+		p->oom = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Turn the sink's sticky flags into this file's return codes. */
+static int sink_status(struct packer *p)
+{
+	if (p->too_big)
+		return CC_PY_TOO_BIG;
+	if (p->oom) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	return 0;
+}
+
+/* " (at value[2]['name'])" for the first depth steps, or "" at the top.
+ * A deep path keeps its last PATH_SHOWN steps: that is where the problem
+ * is. */
+#define PATH_SHOWN 8
+static PyObject *path_text(struct packer *p, unsigned depth)
+{
+	unsigned first = depth > PATH_SHOWN ? depth - PATH_SHOWN : 0;
+	PyObject *acc = PyUnicode_FromString(!depth ? "" : first ? " (at value..." : " (at value");
+
+	for (unsigned d = first; acc && d < depth; d++) {
+		PyObject *step, *next;
+		PyObject *key = p->path[d].key;
+
+		if (!key) {
+			step = PyUnicode_FromFormat("[%zd]", p->path[d].index);
+		} else {
+			/* str's own repr: a str subclass's __repr__ is guest code */
+			PyObject *k = PyUnicode_GET_LENGTH(key) > 40
+					  ? PyUnicode_Substring(key, 0, 40)
+					  : (Py_INCREF(key), key);
+			PyObject *r = k ? PyUnicode_Type.tp_repr(k) : NULL;
+			step = r ? PyUnicode_FromFormat("[%U%s]", r, k != key ? "..." : "") : NULL;
+			Py_XDECREF(r);
+			Py_XDECREF(k);
+		}
+		next = step ? PyUnicode_Concat(acc, step) : NULL;
+		Py_XDECREF(step);
+		Py_SETREF(acc, next);
+	}
+	if (acc && depth) {
+		PyObject *close = PyUnicode_FromString(")");
+		PyObject *next = close ? PyUnicode_Concat(acc, close) : NULL;
+		Py_XDECREF(close);
+		Py_SETREF(acc, next);
+	}
+	return acc;
+}
+
+/* Raise exc with a printf-style message plus where in the value it
+ * happened. Returns -1. */
+static int fail_at(struct packer *p, unsigned depth, PyObject *exc, const char *fmt, ...)
+{
+	va_list ap;
+	PyObject *msg, *where, *full = NULL;
+
+	va_start(ap, fmt);
+	msg = PyUnicode_FromFormatV(fmt, ap);
+	va_end(ap);
+	where = msg ? path_text(p, depth) : NULL;
+	if (where)
+		full = PyUnicode_Concat(msg, where);
+	if (full)
+		PyErr_SetObject(exc, full);
+	Py_XDECREF(full);
+	Py_XDECREF(where);
+	Py_XDECREF(msg);
+	return -1;
+}
+
+static int pack_int(struct packer *p, PyObject *obj, unsigned depth)
+{
+	int overflow = 0;
+	long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+
+	if (v == -1 && PyErr_Occurred())
+		return -1;
+	if (!overflow) {
+		msgpack_pack_int64(&p->pk, v);
+		return sink_status(p);
+	}
+	size_t bits = _PyLong_NumBits(obj);
+	if (bits == (size_t)-1 && PyErr_Occurred())
+		return -1;
+	if (bits > BIGINT_MAX_BITS)
+		return fail_at(p, depth, PyExc_ValueError,
+			       "int too large to return: about %zu decimal digits, the limit is %d",
+			       (size_t)((double)bits * 0.30103), CC_BIGINT_MAX_DIGITS);
+	/* int's own decimal form: an int subclass's __repr__/__str__ is guest
+	 * code and could return anything */
+	PyObject *text = PyLong_Type.tp_repr(obj);
+	if (!text) {
+		/* 14285 bits also fit 10**4300, one digit too many, which
+		 * trips int_max_str_digits here (or the guest lowered it) */
+		if (!PyErr_ExceptionMatches(PyExc_ValueError))
+			return -1;
+		PyErr_Clear();
+		return fail_at(p, depth, PyExc_ValueError,
+			       "int too large to return: the limit is %d decimal digits",
+			       CC_BIGINT_MAX_DIGITS);
+	}
+	Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+	const char *digits = (const char *)PyUnicode_DATA(text);
+	size_t ndigits = (size_t)len - (digits[0] == '-');
+	if (ndigits > CC_BIGINT_MAX_DIGITS || !cc_bigint_text_valid(digits, (size_t)len)) {
+		Py_DECREF(text);
+		return fail_at(p, depth, PyExc_ValueError,
+			       "int too large to return: %zu decimal digits, the limit is %d",
+			       ndigits, CC_BIGINT_MAX_DIGITS);
+	}
+	cc_pack_bigint(&p->pk, digits, (size_t)len);
+	Py_DECREF(text);
+	return sink_status(p);
+}
+
+static int pack_str(struct packer *p, PyObject *s)
+{
+	if (PyUnicode_READY(s) < 0)
+		return -1;
+	/* Every character is at least one byte: refuse early, before an
+	 * encoded copy of a huge string is made. */
+	if (p->max && (uint64_t)PyUnicode_GET_LENGTH(s) > p->max) {
+		p->too_big = true;
+		return CC_PY_TOO_BIG;
+	}
+	if (PyUnicode_IS_ASCII(s)) {
+		size_t n = (size_t)PyUnicode_GET_LENGTH(s);
+		msgpack_pack_str(&p->pk, n);
+		msgpack_pack_str_body(&p->pk, PyUnicode_DATA(s), n);
+		return sink_status(p);
+	}
+	PyObject *b = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+	if (!b)
+		return -1;
+	/* Only 2- and 4-byte-kind strings can hold surrogates. b is ours
+	 * alone, fresh from the codec, so editing it in place is safe. */
+	if (PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND)
+		cc_py_fix_surrogates(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+	msgpack_pack_str(&p->pk, (size_t)PyBytes_GET_SIZE(b));
+	msgpack_pack_str_body(&p->pk, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+	Py_DECREF(b);
+	return sink_status(p);
+}
+
+/* Map keys must be str and must survive as-is (see the header comment). */
+static int pack_key(struct packer *p, PyObject *key, unsigned depth)
+{
+	if (!PyUnicode_Check(key))
+		return fail_at(
+		    p, depth, PyExc_TypeError,
+		    "cannot return a dict with a key of type '%s': dict keys must be str",
+		    Py_TYPE(key)->tp_name);
+	if (PyUnicode_READY(key) < 0)
+		return -1;
+	if (PyUnicode_IS_ASCII(key)) {
+		size_t n = (size_t)PyUnicode_GET_LENGTH(key);
+		msgpack_pack_str(&p->pk, n);
+		msgpack_pack_str_body(&p->pk, PyUnicode_DATA(key), n);
+		return sink_status(p);
+	}
+	PyObject *b = PyUnicode_AsUTF8String(key);
+	if (!b) {
+		if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+			return -1;
+		PyErr_Clear();
+		return fail_at(p, depth, PyExc_ValueError,
+			       "cannot return a dict key that contains a lone surrogate");
+	}
+	msgpack_pack_str(&p->pk, (size_t)PyBytes_GET_SIZE(b));
+	msgpack_pack_str_body(&p->pk, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+	Py_DECREF(b);
+	return sink_status(p);
+}
+
+static int pack_bin(struct packer *p, const void *d, size_t n)
+{
+	msgpack_pack_bin(&p->pk, n);
+	msgpack_pack_bin_body(&p->pk, d, n);
+	return sink_status(p);
+}
+
+static int container_ok(struct packer *p, unsigned depth, Py_ssize_t n)
+{
+	if (depth >= CC_VALUE_MAX_DEPTH)
+		return fail_at(p, depth, PyExc_TypeError,
+			       "cannot return a value nested deeper than %d levels, or one that "
+			       "contains a cycle",
+			       CC_VALUE_MAX_DEPTH);
+	if ((size_t)n > CC_VALUE_MAX_NODES - p->nodes)
+		return fail_at(p, depth, PyExc_ValueError, "value has more than %u elements",
+			       CC_VALUE_MAX_NODES);
+	return 0;
+}
+
+/* Lists can change under us if guest code runs mid-conversion (a tzinfo,
+ * a numpy override): hold each item while converting it and check the
+ * length against the array header already written. */
+static int pack_seq(struct packer *p, PyObject *obj, unsigned depth)
+{
+	Py_ssize_t n = Py_SIZE(obj);
+
+	if (container_ok(p, depth, n) < 0)
+		return -1;
+	msgpack_pack_array(&p->pk, (uint32_t)n);
+	for (Py_ssize_t i = 0; i < n; i++) {
+		if (i >= Py_SIZE(obj))
+			break;
+		PyObject *item =
+		    PyList_Check(obj) ? PyList_GET_ITEM(obj, i) : PyTuple_GET_ITEM(obj, i);
+		Py_INCREF(item);
+		p->path[depth].index = i;
+		p->path[depth].key = NULL;
+		int rc = pack_value(p, item, depth + 1, false);
+		Py_DECREF(item);
+		if (rc < 0)
+			return rc;
+	}
+	if (Py_SIZE(obj) != n)
+		return fail_at(p, depth, PyExc_RuntimeError,
+			       "list changed size while it was being returned");
+	return 0;
+}
+
+static int pack_dict(struct packer *p, PyObject *obj, unsigned depth)
+{
+	Py_ssize_t n = PyDict_GET_SIZE(obj), pos = 0, done = 0;
+	PyObject *k, *v;
+
+	if (container_ok(p, depth, n) < 0)
+		return -1;
+	msgpack_pack_map(&p->pk, (uint32_t)n);
+	while (done < n && PyDict_Next(obj, &pos, &k, &v)) {
+		int rc;
+
+		Py_INCREF(k);
+		Py_INCREF(v);
+		p->path[depth].key = k;
+		rc = pack_key(p, k, depth);
+		if (rc == 0)
+			rc = pack_value(p, v, depth + 1, false);
+		Py_DECREF(k);
+		Py_DECREF(v);
+		if (rc < 0)
+			return rc;
+		done++;
+	}
+	if (done != n || PyDict_GET_SIZE(obj) != n)
+		return fail_at(p, depth, PyExc_RuntimeError,
+			       "dict changed size while it was being returned");
+	return 0;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+ * days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
+{
+	int64_t days = days_from_civil(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj),
+				       PyDateTime_GET_DAY(obj));
+	/* microseconds since the epoch: |t| < 3.2e17, far inside int64 */
+	int64_t t =
+	    ((days * 24 + PyDateTime_DATE_GET_HOUR(obj)) * 60 + PyDateTime_DATE_GET_MINUTE(obj)) *
+		60 +
+	    PyDateTime_DATE_GET_SECOND(obj);
+	t = t * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
+
+	if (PyDateTime_DATE_GET_TZINFO(obj) != Py_None) {
+		/* The tzinfo may be guest code; it runs under the deadline. */
+		PyObject *off = PyObject_CallMethod(obj, "utcoffset", NULL);
+		if (!off)
+			return -1;
+		if (off != Py_None && !PyDelta_Check(off)) {
+			Py_DECREF(off);
+			return fail_at(p, depth, PyExc_TypeError,
+				       "datetime.utcoffset() did not return a timedelta");
+		}
+		if (off != Py_None)
+			t -= ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
+			      PyDateTime_DELTA_GET_SECONDS(off)) *
+				 1000000 +
+			     PyDateTime_DELTA_GET_MICROSECONDS(off);
+		Py_DECREF(off);
+	}
+	int64_t sec = t / 1000000, us = t % 1000000;
+	if (us < 0) {
+		us += 1000000;
+		sec--;
+	}
+	cc_pack_timestamp(&p->pk, sec, (uint32_t)us * 1000);
+	return sink_status(p);
+}
+
+/* Does obj's type come from numpy? Reads the type's name or __module__
+ * entry directly, so no guest code (a metaclass property) runs. */
+static bool is_numpy(PyObject *obj)
+{
+	PyTypeObject *t = Py_TYPE(obj);
+	const char *mod = t->tp_name;
+	Py_ssize_t len = -1;
+
+	if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+		PyObject *m = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : NULL;
+		if (!m || !PyUnicode_Check(m))
+			return false;
+		mod = PyUnicode_AsUTF8AndSize(m, &len);
+		if (!mod) {
+			PyErr_Clear();
+			return false;
+		}
+		return strncmp(mod, "numpy", 5) == 0 && (mod[5] == 0 || mod[5] == '.');
+	}
+	return strncmp(mod, "numpy.", 6) == 0;
+}
+
+static int refuse(struct packer *p, PyObject *obj, unsigned depth)
+{
+	const char *hint = "";
+
+	if (PyAnySet_Check(obj))
+		hint = " (convert it with list() or sorted())";
+	else if (PyCoro_CheckExact(obj))
+		hint = " (did you forget to await it?)";
+	else if (PyDate_Check(obj))
+		hint = " (use a datetime.datetime)";
+	return fail_at(p, depth, PyExc_TypeError,
+		       "cannot return a value of type '%s'%s: results can be None, bool, int, "
+		       "float, str, bytes, list, tuple, dict with str keys, datetime.datetime, "
+		       "or a numpy array or scalar",
+		       Py_TYPE(obj)->tp_name, hint);
+}
+
+static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_numpy)
+{
+	if (++p->nodes > CC_VALUE_MAX_NODES)
+		return fail_at(p, depth, PyExc_ValueError, "value has more than %u elements",
+			       CC_VALUE_MAX_NODES);
+	if ((p->nodes & STOP_POLL_MASK) == 0 && cc_worker_should_stop()) {
+		PyErr_SetNone(PyExc_KeyboardInterrupt);
+		return -1;
+	}
+	if (obj == Py_None) {
+		msgpack_pack_nil(&p->pk);
+		return sink_status(p);
+	}
+	if (PyBool_Check(obj)) {
+		if (obj == Py_True)
+			msgpack_pack_true(&p->pk);
+		else
+			msgpack_pack_false(&p->pk);
+		return sink_status(p);
+	}
+	if (PyLong_Check(obj))
+		return pack_int(p, obj, depth);
+	if (PyFloat_Check(obj)) {
+		msgpack_pack_double(&p->pk, PyFloat_AS_DOUBLE(obj));
+		return sink_status(p);
+	}
+	if (PyUnicode_Check(obj))
+		return pack_str(p, obj);
+	if (PyBytes_Check(obj))
+		return pack_bin(p, PyBytes_AS_STRING(obj), (size_t)PyBytes_GET_SIZE(obj));
+	if (PyByteArray_Check(obj))
+		return pack_bin(p, PyByteArray_AS_STRING(obj), (size_t)PyByteArray_GET_SIZE(obj));
+	if (PyMemoryView_Check(obj)) {
+		/* bytes() copes with every layout (strided, multi-dimensional) */
+		PyObject *b = PyBytes_FromObject(obj);
+		if (!b)
+			return -1;
+		int rc = pack_bin(p, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+		Py_DECREF(b);
+		return rc;
+	}
+	if (PyList_Check(obj) || PyTuple_Check(obj))
+		return pack_seq(p, obj, depth);
+	if (PyDict_Check(obj))
+		return pack_dict(p, obj, depth);
+	if (PyDateTime_Check(obj))
+		return pack_datetime(p, obj, depth);
+	if (!via_numpy && is_numpy(obj)) {
+		/* ndarray.tolist() and generic.tolist() give plain Python
+		 * objects; a second numpy type in the answer is refused, so
+		 * this cannot loop. The node is counted once. */
+		PyObject *size = PyObject_GetAttrString(obj, "size");
+		Py_ssize_t n = size && PyLong_Check(size) ? PyLong_AsSsize_t(size) : 0;
+		Py_XDECREF(size);
+		PyErr_Clear();
+		/* refuse a huge array before tolist() builds it as objects */
+		if (n > 0 && (size_t)n > CC_VALUE_MAX_NODES - p->nodes)
+			return fail_at(p, depth, PyExc_ValueError,
+				       "value has more than %u elements", CC_VALUE_MAX_NODES);
+		PyObject *plain = PyObject_CallMethod(obj, "tolist", NULL);
+		if (!plain)
+			return -1;
+		p->nodes--;
+		int rc = pack_value(p, plain, depth, true);
+		Py_DECREF(plain);
+		return rc;
+	}
+	return refuse(p, obj, depth);
+}
+
+int cc_py_value_init(void)
+{
+	PyDateTime_IMPORT;
+	return PyDateTimeAPI ? 0 : -1;
+}
+
+int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes)
+{
+	/* libc, not the counted Python heap: this is the engine's memory */
+	struct packer *p = calloc(1, sizeof(*p));
+	size_t entry = sb->size;
+	int rc;
+
+	if (!p) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	p->sb = sb;
+	p->max = max_bytes;
+	msgpack_packer_init(&p->pk, p, sb_write);
+	rc = pack_value(p, obj, 0, false);
+	if (rc < 0)
+		sb->size = entry;
+	free(p);
+	return rc;
+}
+
+static PyObject *timestamp_to_datetime(int64_t sec, uint32_t nsec)
+{
+	int64_t days = sec / 86400, rem = sec % 86400, y;
+	int m, d;
+
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	/* datetime covers 0001-01-01 .. 9999-12-31; check before the int
+	 * conversions below can overflow */
+	if (days < days_from_civil(1, 1, 1) || days > days_from_civil(9999, 12, 31)) {
+		PyErr_SetString(PyExc_ValueError,
+				"timestamp outside datetime's range (years 1 to 9999)");
+		return NULL;
+	}
+	civil_from_days(days, &y, &m, &d);
+	/* datetime has microseconds: the nanoseconds below them are dropped */
+	return PyDateTimeAPI->DateTime_FromDateAndTime(
+	    (int)y, m, d, (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60),
+	    (int)(nsec / 1000), PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
+}
+
+static PyObject *from_value(const cc_value *v, unsigned depth)
+{
+	if (!v)
+		Py_RETURN_NONE;
+	if (depth > CC_VALUE_MAX_DEPTH) {
+		PyErr_SetString(PyExc_ValueError, "value nested too deeply");
+		return NULL;
+	}
+	switch (v->type) {
+	case CC_VALUE_BOOL:
+		return PyBool_FromLong(v->u.b);
+	case CC_VALUE_INT:
+		return PyLong_FromLongLong(v->u.i);
+	case CC_VALUE_FLOAT:
+		return PyFloat_FromDouble(v->u.f);
+	case CC_VALUE_BIGINT: {
+		/* via str: the digits need not be NUL-terminated. At most 4300
+		 * digits, within int_max_str_digits unless the guest lowered it */
+		PyObject *s = PyUnicode_FromStringAndSize(v->u.str.ptr, (Py_ssize_t)v->u.str.len);
+		PyObject *i = s ? PyLong_FromUnicodeObject(s, 10) : NULL;
+		Py_XDECREF(s);
+		return i;
+	}
+	case CC_VALUE_STRING:
+		return PyUnicode_DecodeUTF8(v->u.str.ptr, (Py_ssize_t)v->u.str.len, "strict");
+	case CC_VALUE_BYTES:
+		return PyBytes_FromStringAndSize(v->u.str.ptr, (Py_ssize_t)v->u.str.len);
+	case CC_VALUE_ARRAY: {
+		PyObject *list = PyList_New((Py_ssize_t)v->u.array.len);
+		for (size_t i = 0; list && i < v->u.array.len; i++) {
+			PyObject *item = from_value(v->u.array.items[i], depth + 1);
+			if (!item) {
+				Py_CLEAR(list);
+				break;
+			}
+			PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+		}
+		return list;
+	}
+	case CC_VALUE_MAP: {
+		PyObject *dict = PyDict_New();
+		for (size_t i = 0; dict && i < v->u.map.len; i++) {
+			PyObject *key = PyUnicode_DecodeUTF8(
+			    v->u.map.keys[i], (Py_ssize_t)v->u.map.key_lens[i], "strict");
+			PyObject *val = key ? from_value(v->u.map.vals[i], depth + 1) : NULL;
+			if (!val || PyDict_SetItem(dict, key, val) < 0)
+				Py_CLEAR(dict);
+			Py_XDECREF(key);
+			Py_XDECREF(val);
+		}
+		return dict;
+	}
+	case CC_VALUE_TIMESTAMP:
+		return timestamp_to_datetime(v->u.ts.sec, v->u.ts.nsec);
+	default:
+		PyErr_Format(PyExc_ValueError, "unknown value type %d", (int)v->type);
+		return NULL;
+	}
+}
+
+PyObject *cc_py_from_value(const cc_value *v)
+{
+	return from_value(v, 0);
+}
+
+size_t cc_py_fix_surrogates(char *p, size_t n)
+{
+	size_t fixed = 0;
+
+	/* Valid UTF-8 never has ED followed by A0..BF (that range is exactly
+	 * U+D800..U+DFFF), and the codec wrote nothing else invalid. */
+	for (size_t i = 0; i + 2 < n; i++) {
+		if ((unsigned char)p[i] == 0xed && (unsigned char)p[i + 1] >= 0xa0) {
+			memcpy(p + i, "\xef\xbf\xbd", 3);
+			i += 2;
+			fixed++;
+		}
+	}
+	return fixed;
+}
+
+char *cc_py_utf8(PyObject *s, size_t max)
+{
+	if (!s || !PyUnicode_Check(s))
+		return NULL;
+	PyObject *b = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+	if (!b) {
+		PyErr_Clear();
+		return NULL;
+	}
+	char *d = PyBytes_AS_STRING(b);
+	size_t n = (size_t)PyBytes_GET_SIZE(b);
+	bool cut = false;
+
+	cc_py_fix_surrogates(d, n);
+	if (max && n > max) {
+		/* back up to the start of a character */
+		n = max;
+		while (n > 0 && ((unsigned char)d[n] & 0xc0) == 0x80)
+			n--;
+		cut = true;
+	}
+	char *r = malloc(n + (cut ? sizeof(TRUNCATED_NOTE) : 1));
+	if (r) {
+		memcpy(r, d, n);
+		if (cut)
+			memcpy(r + n, TRUNCATED_NOTE, sizeof(TRUNCATED_NOTE));
+		else
+			r[n] = 0;
+	}
+	Py_DECREF(b);
+	return r;
+}

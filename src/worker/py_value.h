@@ -1,0 +1,49 @@
+/* Python objects to and from the boundary's values (DESIGN.md section 5),
+ * for the CPython engine. Worker side only; every function here needs the
+ * GIL and an initialised interpreter. */
+#ifndef CC_WORKER_PY_VALUE_H
+#define CC_WORKER_PY_VALUE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <msgpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codecage.h"
+
+/* cc_py_pack's "the packed value would be larger than max_bytes". */
+#define CC_PY_TOO_BIG (-2)
+
+/* Import the datetime C API. Call once after Py_Initialize. Returns 0, or
+ * -1 with a Python exception set. */
+int cc_py_value_init(void);
+
+/* Pack obj (borrowed) as exactly one MessagePack item appended to sb.
+ * max_bytes caps sb's total size (0 = no cap). Returns 0; -1 with a Python
+ * exception set (TypeError/ValueError naming what cannot be returned and
+ * where, MemoryError, or whatever guest code run by the conversion raised,
+ * such as a tzinfo's utcoffset); CC_PY_TOO_BIG with no exception set.
+ * On failure sb is left as it was on entry. Guest code can run (tzinfo,
+ * numpy's tolist), so the caller keeps the deadline armed. */
+int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes);
+
+/* A new Python object for v (borrowed; NULL is None). Returns a new
+ * reference, or NULL with a Python exception set (MemoryError; ValueError
+ * for a timestamp outside datetime's years 1..9999). */
+PyObject *cc_py_from_value(const cc_value *v);
+
+/* For bytes written by the UTF-8 codec with errors="surrogatepass": turn
+ * each lone surrogate (ED A0..BF 80..BF) into U+FFFD, in place (same
+ * length). Returns how many were replaced. */
+size_t cc_py_fix_surrogates(char *p, size_t n);
+
+/* UTF-8 of a str (borrowed), for messages: lone surrogates become U+FFFD,
+ * and the text is cut at max bytes (on a character boundary, with a
+ * "[truncated]" note). Returns a malloc'ed NUL-terminated copy (caller
+ * frees), or NULL when s is not a str or memory ran out; never leaves a
+ * Python exception set. */
+char *cc_py_utf8(PyObject *s, size_t max);
+
+#endif
