@@ -31,7 +31,8 @@ static inline cc_value_caps cc_value_default_caps(void)
 /* Caps for a whole frame whose value sits one map below the top. */
 static inline cc_value_caps cc_value_frame_caps(void)
 {
-	return (cc_value_caps){ CC_VALUE_MAX_DEPTH + 1, CC_VALUE_MAX_NODES, 1 };
+	/* +16 nodes: the frame's own fields are not part of the value. */
+	return (cc_value_caps){ CC_VALUE_MAX_DEPTH + 1, CC_VALUE_MAX_NODES + 16, 1 };
 }
 
 /* Decode one value at r into *out (owned by the caller; NULL for nil).
