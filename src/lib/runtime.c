@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "frame.h"
+#include "message.h"
 #include "supervisor.h"
 #include "utf8.h"
 
@@ -99,44 +100,33 @@ static void mark_dead(cc_runtime *rt, const char *why)
 		rt->death = NULL;
 }
 
-static void pack_key(msgpack_packer *pk, const char *s)
-{
-	size_t n = strlen(s);
-	msgpack_pack_str(pk, n);
-	msgpack_pack_str_body(pk, s, n);
-}
-
 static int send_init(cc_runtime *rt, int64_t deadline, cc_error *err)
 {
 	static const char *const modes[] = { "require", "auto", "off" };
 	const cc_limits *l = &rt->opts.limits;
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 10);
-	pack_key(&pk, "t");
-	pack_key(&pk, "init");
-	pack_key(&pk, "mode");
-	pack_key(&pk, modes[rt->opts.sandbox]);
-	pack_key(&pk, "max_memory");
-	msgpack_pack_uint64(&pk, l->max_memory);
-	pack_key(&pk, "max_stdout");
-	msgpack_pack_uint64(&pk, l->max_stdout);
-	pack_key(&pk, "max_stderr");
-	msgpack_pack_uint64(&pk, l->max_stderr);
-	pack_key(&pk, "max_result");
-	msgpack_pack_uint64(&pk, l->max_result);
-	pack_key(&pk, "max_source");
-	msgpack_pack_uint64(&pk, l->max_source);
-	pack_key(&pk, "cpu_s");
-	msgpack_pack_uint32(&pk, l->cpu_s);
-	pack_key(&pk, "max_open_files");
-	msgpack_pack_uint32(&pk, l->max_open_files);
-	pack_key(&pk, "max_file_size");
-	msgpack_pack_uint64(&pk, l->max_file_size);
-	int rc = cc_chan_send(&rt->child, sb.data, sb.size, deadline, err);
-	msgpack_sbuffer_destroy(&sb);
+	struct cc_msgbuf m;
+	msgpack_packer *pk = &m.pk;
+	cc_msgbuf_begin(&m, 10, "init");
+	cc_pack_cstr(pk, "mode");
+	cc_pack_cstr(pk, modes[rt->opts.sandbox]);
+	cc_pack_cstr(pk, "max_memory");
+	msgpack_pack_uint64(pk, l->max_memory);
+	cc_pack_cstr(pk, "max_stdout");
+	msgpack_pack_uint64(pk, l->max_stdout);
+	cc_pack_cstr(pk, "max_stderr");
+	msgpack_pack_uint64(pk, l->max_stderr);
+	cc_pack_cstr(pk, "max_result");
+	msgpack_pack_uint64(pk, l->max_result);
+	cc_pack_cstr(pk, "max_source");
+	msgpack_pack_uint64(pk, l->max_source);
+	cc_pack_cstr(pk, "cpu_s");
+	msgpack_pack_uint32(pk, l->cpu_s);
+	cc_pack_cstr(pk, "max_open_files");
+	msgpack_pack_uint32(pk, l->max_open_files);
+	cc_pack_cstr(pk, "max_file_size");
+	msgpack_pack_uint64(pk, l->max_file_size);
+	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
+	cc_msgbuf_free(&m);
 	return rc;
 }
 
@@ -417,37 +407,19 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 		return r;
 	}
 	uint64_t id = rt->next_id++;
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 4);
-	pack_key(&pk, "t");
-	pack_key(&pk, "eval");
-	pack_key(&pk, "id");
-	msgpack_pack_uint64(&pk, id);
-	pack_key(&pk, "code");
-	msgpack_pack_str(&pk, len);
-	msgpack_pack_str_body(&pk, code, len);
-	pack_key(&pk, "timeout_ms");
-	msgpack_pack_uint64(&pk, (uint64_t)ceil(timeout_s * 1000));
-	round_trip(rt, id, &sb, timeout_s, r);
-	msgpack_sbuffer_destroy(&sb);
+	struct cc_msgbuf m;
+	msgpack_packer *pk = &m.pk;
+	cc_msgbuf_begin(&m, 4, "eval");
+	cc_pack_cstr(pk, "id");
+	msgpack_pack_uint64(pk, id);
+	cc_pack_cstr(pk, "code");
+	msgpack_pack_str(pk, len);
+	msgpack_pack_str_body(pk, code, len);
+	cc_pack_cstr(pk, "timeout_ms");
+	msgpack_pack_uint64(pk, (uint64_t)ceil(timeout_s * 1000));
+	round_trip(rt, id, &m.sb, timeout_s, r);
+	cc_msgbuf_free(&m);
 	return r;
-}
-
-static bool identifier(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 256)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-		if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
-			return false;
-	}
-	return true;
 }
 
 CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_value *value,
@@ -456,41 +428,37 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	if (!rt || !rt->alive)
 		return cc_fail(err, CC_ERR_WORKER_CRASHED, "this runtime's worker is gone: %s",
 			       rt && rt->death ? rt->death : "it was closed");
-	if (!identifier(name))
+	if (!name || !cc_identifier_ok(name, strlen(name)))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "global name must be an ASCII identifier ([A-Za-z_][A-Za-z0-9_]*, "
 			       "at most 256 characters)");
 	uint64_t id = rt->next_id++;
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 4);
-	pack_key(&pk, "t");
-	pack_key(&pk, "set");
-	pack_key(&pk, "id");
-	msgpack_pack_uint64(&pk, id);
-	pack_key(&pk, "name");
-	pack_key(&pk, name);
-	pack_key(&pk, "value");
+	struct cc_msgbuf m;
+	msgpack_packer *pk = &m.pk;
+	cc_msgbuf_begin(&m, 4, "set");
+	cc_pack_cstr(pk, "id");
+	msgpack_pack_uint64(pk, id);
+	cc_pack_cstr(pk, "name");
+	cc_pack_cstr(pk, name);
+	cc_pack_cstr(pk, "value");
 	cc_value_caps caps = cc_value_default_caps();
-	if (cc_value_encode(&pk, value, &caps, err) < 0) {
-		msgpack_sbuffer_destroy(&sb);
+	if (cc_value_encode(pk, value, &caps, err) < 0) {
+		cc_msgbuf_free(&m);
 		return cc_fail_wrap(err, "global '%s'", name);
 	}
-	if (sb.size > rt->opts.limits.max_result + CC_FRAME_ENVELOPE) {
-		msgpack_sbuffer_destroy(&sb);
+	if (m.sb.size > rt->opts.limits.max_result + CC_FRAME_ENVELOPE) {
+		cc_msgbuf_free(&m);
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "global '%s' encodes to %zu bytes, over the %llu-byte value cap",
-			       name, sb.size, (unsigned long long)rt->opts.limits.max_result);
+			       name, m.sb.size, (unsigned long long)rt->opts.limits.max_result);
 	}
 	cc_result *r = cc_result_alloc();
 	if (!r) {
-		msgpack_sbuffer_destroy(&sb);
+		cc_msgbuf_free(&m);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	round_trip(rt, id, &sb, rt->opts.limits.timeout_s, r);
-	msgpack_sbuffer_destroy(&sb);
+	round_trip(rt, id, &m.sb, rt->opts.limits.timeout_s, r);
+	cc_msgbuf_free(&m);
 	int rc = 0;
 	if (r->kind != CC_OK)
 		rc = cc_fail(err, r->kind, "setting global '%s': %s%s%s", name,

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "frame.h"
 #include "hygiene.h"
+#include "message.h"
 #include "value.h"
 #include "worker.h"
 #include "worker_internal.h"
@@ -27,27 +28,16 @@ static void send_frame(msgpack_sbuffer *sb)
 		_exit(3); /* the supervisor is gone or broke the channel */
 }
 
-static void pack_str(msgpack_packer *pk, const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	msgpack_pack_str(pk, n);
-	msgpack_pack_str_body(pk, s ? s : "", n);
-}
-
 static __attribute__((noreturn)) void send_fail_and_exit(const cc_error *err)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 3);
-	cc_pack_key(&pk, "t");
-	cc_pack_key(&pk, "fail");
-	cc_pack_key(&pk, "kind");
-	cc_pack_key(&pk, cc_error_kind_name(err->kind));
-	cc_pack_key(&pk, "message");
-	pack_str(&pk, err->message ? err->message : "unknown failure");
-	cc_frame_write(CC_CHANNEL_FD, sb.data, sb.size);
+	struct cc_msgbuf m;
+	msgpack_packer *pk = &m.pk;
+	cc_msgbuf_begin(&m, 3, "fail");
+	cc_pack_cstr(pk, "kind");
+	cc_pack_cstr(pk, cc_error_kind_name(err->kind));
+	cc_pack_cstr(pk, "message");
+	cc_pack_cstr(pk, err->message ? err->message : "unknown failure");
+	cc_frame_write(CC_CHANNEL_FD, m.sb.data, m.sb.size);
 	_exit(1);
 }
 
@@ -106,77 +96,55 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, cc_error *err)
 
 static void send_ready(const char *version, const struct cc_confine_report *rep)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 7);
-	cc_pack_key(&pk, "t");
-	cc_pack_key(&pk, "ready");
-	cc_pack_key(&pk, "engine");
-	pack_str(&pk, cc_worker_engine->name);
-	cc_pack_key(&pk, "version");
-	pack_str(&pk, version);
-	cc_pack_key(&pk, "applied");
-	pack_str(&pk, rep->applied);
-	cc_pack_key(&pk, "missing");
-	pack_str(&pk, rep->missing);
-	cc_pack_key(&pk, "landlock_abi");
-	msgpack_pack_int(&pk, rep->landlock_abi);
-	cc_pack_key(&pk, "seccomp_allowed");
-	msgpack_pack_int(&pk, rep->seccomp_allowed);
-	send_frame(&sb);
-	msgpack_sbuffer_destroy(&sb);
+	struct cc_msgbuf m;
+	msgpack_packer *pk = &m.pk;
+	cc_msgbuf_begin(&m, 7, "ready");
+	cc_pack_cstr(pk, "engine");
+	cc_pack_cstr(pk, cc_worker_engine->name);
+	cc_pack_cstr(pk, "version");
+	cc_pack_cstr(pk, version);
+	cc_pack_cstr(pk, "applied");
+	cc_pack_cstr(pk, rep->applied);
+	cc_pack_cstr(pk, "missing");
+	cc_pack_cstr(pk, rep->missing);
+	cc_pack_cstr(pk, "landlock_abi");
+	msgpack_pack_int(pk, rep->landlock_abi);
+	cc_pack_cstr(pk, "seccomp_allowed");
+	msgpack_pack_int(pk, rep->seccomp_allowed);
+	send_frame(&m.sb);
+	cc_msgbuf_free(&m);
 }
 
 static void send_result(uint64_t id, struct cc_outcome *o)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 4);
-	cc_pack_key(&pk, "t");
-	cc_pack_key(&pk, "result");
-	cc_pack_key(&pk, "id");
-	msgpack_pack_uint64(&pk, id);
-	cc_pack_key(&pk, "ok");
+	struct cc_msgbuf m;
+	msgpack_packer *pk = &m.pk;
+	cc_msgbuf_begin(&m, 4, "result");
+	cc_pack_cstr(pk, "id");
+	msgpack_pack_uint64(pk, id);
+	cc_pack_cstr(pk, "ok");
 	if (o->ok) {
-		msgpack_pack_true(&pk);
-		cc_pack_key(&pk, "value");
+		msgpack_pack_true(pk);
+		cc_pack_cstr(pk, "value");
 		if (o->value.size)
-			msgpack_sbuffer_write(&sb, o->value.data, o->value.size);
+			msgpack_sbuffer_write(&m.sb, o->value.data, o->value.size);
 		else
-			msgpack_pack_nil(&pk);
+			msgpack_pack_nil(pk);
 	} else {
-		msgpack_pack_false(&pk);
-		cc_pack_key(&pk, "error");
-		msgpack_pack_map(&pk, 4);
-		cc_pack_key(&pk, "kind");
-		cc_pack_key(&pk, cc_error_kind_name(o->kind));
-		cc_pack_key(&pk, "type");
-		pack_str(&pk, o->type);
-		cc_pack_key(&pk, "message");
-		pack_str(&pk, o->message);
-		cc_pack_key(&pk, "traceback");
-		pack_str(&pk, o->traceback);
+		msgpack_pack_false(pk);
+		cc_pack_cstr(pk, "error");
+		msgpack_pack_map(pk, 4);
+		cc_pack_cstr(pk, "kind");
+		cc_pack_cstr(pk, cc_error_kind_name(o->kind));
+		cc_pack_cstr(pk, "type");
+		cc_pack_cstr(pk, o->type);
+		cc_pack_cstr(pk, "message");
+		cc_pack_cstr(pk, o->message);
+		cc_pack_cstr(pk, "traceback");
+		cc_pack_cstr(pk, o->traceback);
 	}
-	send_frame(&sb);
-	msgpack_sbuffer_destroy(&sb);
-}
-
-/* An identifier both engines accept as a global name. */
-static bool name_ok(const char *s, size_t n)
-{
-	if (n == 0 || n > 256)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-		if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
-			return false;
-	}
-	return true;
+	send_frame(&m.sb);
+	cc_msgbuf_free(&m);
 }
 
 static void serve_one(const cc_value *m, struct cc_outcome *o)
@@ -197,7 +165,7 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		const cc_value *name = get_str(m, "name");
 		bool found = false;
 		const cc_value *v = cc_value_map_get(m, "value", &found);
-		if (!name || !found || !name_ok(name->u.str.ptr, name->u.str.len))
+		if (!name || !found || !cc_identifier_ok(name->u.str.ptr, name->u.str.len))
 			_exit(4);
 		cc_worker_begin_eval(id, 10000);
 		cc_worker_engine->set_global(name->u.str.ptr, v, o);

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "frame.h"
 #include "hygiene.h"
+#include "message.h"
 #include "worker.h"
 #include "worker_internal.h"
 
@@ -46,23 +47,18 @@ static void flush_stream(int fd)
 {
 	if (!ev.used[fd])
 		return;
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 4);
-	cc_pack_key(&pk, "t");
-	cc_pack_key(&pk, "out");
-	cc_pack_key(&pk, "id");
-	msgpack_pack_uint64(&pk, ev.id);
-	cc_pack_key(&pk, "fd");
-	msgpack_pack_int(&pk, fd);
-	cc_pack_key(&pk, "data");
-	msgpack_pack_bin(&pk, ev.used[fd]);
-	msgpack_pack_bin_body(&pk, ev.buf[fd], ev.used[fd]);
-	if (cc_frame_write(CC_CHANNEL_FD, sb.data, sb.size) < 0)
+	struct cc_msgbuf m;
+	cc_msgbuf_begin(&m, 4, "out");
+	cc_pack_cstr(&m.pk, "id");
+	msgpack_pack_uint64(&m.pk, ev.id);
+	cc_pack_cstr(&m.pk, "fd");
+	msgpack_pack_int(&m.pk, fd);
+	cc_pack_cstr(&m.pk, "data");
+	msgpack_pack_bin(&m.pk, ev.used[fd]);
+	msgpack_pack_bin_body(&m.pk, ev.buf[fd], ev.used[fd]);
+	if (cc_frame_write(CC_CHANNEL_FD, m.sb.data, m.sb.size) < 0)
 		ev.failed = true;
-	msgpack_sbuffer_destroy(&sb);
+	cc_msgbuf_free(&m);
 	ev.used[fd] = 0;
 }
 
@@ -158,11 +154,4 @@ void cc_outcome_reset(struct cc_outcome *o)
 	free(o->message);
 	free(o->traceback);
 	cc_outcome_init(o);
-}
-
-void cc_pack_key(msgpack_packer *pk, const char *s)
-{
-	size_t n = strlen(s);
-	msgpack_pack_str(pk, n);
-	msgpack_pack_str_body(pk, s, n);
 }

@@ -13,7 +13,6 @@ void cc_worker_flush_output(void);
 bool cc_worker_channel_failed(void);
 void cc_outcome_init(struct cc_outcome *o);
 void cc_outcome_reset(struct cc_outcome *o);
-void cc_pack_key(msgpack_packer *pk, const char *s);
 
 extern const struct cc_engine *const cc_worker_engine;
 

@@ -1,0 +1,38 @@
+/* Protocol message helpers; see message.h. */
+#include "message.h"
+
+#include <string.h>
+
+void cc_msgbuf_begin(struct cc_msgbuf *m, size_t nfields, const char *type)
+{
+	msgpack_sbuffer_init(&m->sb);
+	msgpack_packer_init(&m->pk, &m->sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&m->pk, nfields);
+	cc_pack_cstr(&m->pk, "t");
+	cc_pack_cstr(&m->pk, type);
+}
+
+void cc_msgbuf_free(struct cc_msgbuf *m)
+{
+	msgpack_sbuffer_destroy(&m->sb);
+}
+
+void cc_pack_cstr(msgpack_packer *pk, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s ? s : "", n);
+}
+
+bool cc_identifier_ok(const char *s, size_t n)
+{
+	if (!s || n == 0 || n > 256)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+		if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,28 @@
+/* Building protocol messages (HACKING.md, "Protocol") with msgpack-c, and
+ * the one rule for global names. Pure helpers shared by both sides. */
+#ifndef CC_COMMON_MESSAGE_H
+#define CC_COMMON_MESSAGE_H
+
+#include <msgpack.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A message being built: a growable buffer with a packer writing into it.
+ * Free with cc_msgbuf_free. msgpack-c's sbuffer reports allocation failure
+ * through the packer's return values; callers check the final size. */
+struct cc_msgbuf {
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+};
+
+/* Start a map of nfields fields (including "t") and write "t": type. */
+void cc_msgbuf_begin(struct cc_msgbuf *m, size_t nfields, const char *type);
+void cc_msgbuf_free(struct cc_msgbuf *m);
+
+/* Pack a NUL-terminated string (NULL packs as ""). */
+void cc_pack_cstr(msgpack_packer *pk, const char *s);
+
+/* A global name both engines accept: [A-Za-z_][A-Za-z0-9_]*, 1..256 bytes. */
+bool cc_identifier_ok(const char *s, size_t n);
+
+#endif
