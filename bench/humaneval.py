@@ -119,7 +119,10 @@ def main():
             failed = [r["task"] + ":" + (r["codecage_error"] or "") for r in rows
                       if not r["codecage"]]
             if failed:
-                print("            failing under codecage: " + ", ".join(failed))
+                same = {r["task"] for r in rows if not r["codecage"]} == \
+                    {r["task"] for r in rows if not r["reference"]}
+                print("            failing under codecage: " + ", ".join(failed) +
+                      (" (the same programs fail under %s)" % ref_name if same else ""))
             report[lang] = {"counts": counts, "seconds": times, "programs": rows}
     if args.json:
         with open(args.json, "w") as f:

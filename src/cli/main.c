@@ -23,7 +23,9 @@ static const char usage_text[] =
 	"       codecage doctor\n"
 	"\n"
 	"Runs untrusted Python or JavaScript in a confined worker process.\n"
-	"Put -- before CODE that starts with '-' (codecage eval --lang js -- -1).\n"
+	"run takes the language from a .py or .js file name unless --lang says;\n"
+	"py and js are accepted for --lang. Put -- before CODE that starts with '-'\n"
+	"(codecage eval --lang js -- -1).\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -114,7 +116,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		}
 	}
 	if (optind != argc - 1)
-		return usage("%s takes exactly one FILE or CODE argument", a->cmd);
+		return usage(strcmp(a->cmd, "run") ? "%s takes exactly one CODE argument"
+						   : "%s takes exactly one FILE argument (or - for stdin)",
+			     a->cmd);
 	a->target = argv[optind];
 	return 0;
 }
@@ -332,6 +336,9 @@ static int cmd_doctor(void)
 		       s->landlock_abi, s->seccomp_allowed);
 		printf("            sandbox 'require': %s\n",
 		       *s->missing ? "refused (layers missing)" : "available");
+		if (geteuid() == 0 && strstr(s->missing, "namespaces"))
+			printf("            warning: running as root without a user namespace, "
+			       "RLIMIT_NPROC does not stop the guest from starting processes\n");
 		cc_runtime_close(rt);
 	}
 	return status;

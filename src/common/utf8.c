@@ -94,8 +94,8 @@ int cc_check_source(const char *code, size_t len, uint64_t max, cc_error *err)
 {
 	if (len > max)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "the code is %zu bytes, over the %llu-byte source cap; send less code "
-			       "or raise the cap", len, (unsigned long long)max);
+			       "the code is over the %llu-byte source cap; send less code or raise "
+			       "the cap (limits.max_source)", (unsigned long long)max);
 	const char *nul = memchr(code, 0, len);
 	if (nul)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,

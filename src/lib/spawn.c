@@ -169,6 +169,13 @@ void cc_child_kill(struct cc_child *c)
 	}
 	if (c->pid > 0 && !c->reaped) {
 		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		/* The worker leads its own session and process group (setsid in
+		 * cc_hygiene); kill what the guest started in it too. Safe before
+		 * the reap: until then the worker's pid, and so this group id,
+		 * cannot be reused. A guest child that left the group with its own
+		 * setsid() is out of reach here: the pid namespace (confinement
+		 * issue) and seccomp's fork ban close that. */
+		kill(-c->pid, SIGKILL);
 		reap(c, 0);
 	}
 	if (c->pidfd >= 0) {

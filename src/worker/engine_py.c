@@ -372,6 +372,8 @@ static const char HELPER_SRC[] =
 	"\t\t\t_remember(c, lines)\n"
 	"def compile_src(src):\n"
 	"\tlines = io.StringIO(src, None).readlines()\n"
+	"\tif lines and not lines[-1].endswith('\\n'):\n"
+	"\t\tlines[-1] += '\\n'  # traceback's caret maths assume linecache's newline\n"
 	"\tlinecache.cache[FILE] = (len(src), None, lines, FILE)\n"
 	"\ttree = compile(src, FILE, 'exec', 0x400 | FLAGS, True)\n"
 	"\tlast = tree.body.pop() if tree.body and type(tree.body[-1]) is _ast.Expr else None\n"

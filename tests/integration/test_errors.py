@@ -20,6 +20,14 @@ def test_guest_error_traceback_is_guest_only_python():
         assert leak not in tb.replace("<code>", ""), tb
 
 
+def test_caret_under_the_failing_expression_python():
+    """Regression: the last line without a trailing newline put the caret
+    one column to the right."""
+    for code in ("1/0", "x = 0\n1/x"):
+        tb = ev("python", code).json["error"]["traceback"]
+        assert "\n    1/%s\n    ~^~\n" % code[-1] in tb, tb
+
+
 def test_guest_error_traceback_from_stdlib_hides_host_paths():
     r = ev("python", "import json\njson.loads('{')")
     err = r.json["error"]
@@ -144,3 +152,30 @@ def test_segfault_is_worker_crashed():
     r = ev("python", "import ctypes\nctypes.string_at(0)")
     assert (r.rc, r.kind) == (5, "worker_crashed"), r
     assert "SIGSEGV" in r.json["error"]["message"]
+
+
+def _gone(pid, wait_s=5.0):
+    """True once pid no longer runs (gone, or a zombie awaiting its reaper)."""
+    import time
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_guest_child_processes_do_not_outlive_the_runtime():
+    """Regression: a child the guest forked (possible as root until seccomp)
+    was left running after the runtime closed."""
+    r = ev("python", "import os, time\npid = os.fork()\n"
+                     "if pid == 0:\n    time.sleep(60)\n    os._exit(0)\npid")
+    if r.kind == "guest_error":  # fork refused (RLIMIT_NPROC binds non-root)
+        assert r.json["error"]["type"] in ("BlockingIOError", "PermissionError"), r
+        return
+    assert r.kind == "ok", r
+    assert _gone(r.value), "the guest's child %d is still running" % r.value
