@@ -112,7 +112,10 @@ struct cc_value {
 /* Structural caps applied to every value crossing the boundary, both ways.
  * Depth counts containers: a flat list has depth 1. */
 #define CC_VALUE_MAX_DEPTH 100
-/* Total nodes in one value (containers plus scalars). */
+/* Total nodes in one value (containers plus scalars): at most one per 8
+ * bytes of the result cap (limits.max_result; 2,097,152 for the default
+ * 16 MiB), and never more than this. The ratio bounds what decoding a value
+ * can cost the host to about nine times the cap. */
 #define CC_VALUE_MAX_NODES 10000000u
 /* Largest bigint, in decimal digits: CPython 3.11's default
  * int-to-str limit (sys.get_int_max_str_digits() == 4300). */

@@ -82,16 +82,26 @@ void cc_json_string(struct cc_buf *b, const char *s, size_t n)
 	cc_buf_add(b, "\"", 1);
 }
 
-/* Shortest %.Ng that reads back to exactly d. */
+/* The shortest decimal that reads back to exactly d, laid out as Python's
+ * repr() does: positional for exponents in [-4, 16), else scientific; a
+ * float always shows a '.' or an exponent so it stays a float. */
 static void shortest_double(char *out, size_t n, double d)
 {
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(out, n, "%.*g", prec, d);
+	int prec = 1;
+	for (; prec < 17; prec++) {
+		snprintf(out, n, "%.*e", prec - 1, d);
 		if (strtod(out, NULL) == d)
 			break;
 	}
-	if (!strpbrk(out, ".eEn"))
-		strncat(out, ".0", n - strlen(out) - 1);
+	int exp = atoi(strchr(out, 'e') + 1);
+	if (exp >= -4 && exp < 16) {
+		int decimals = prec - 1 - exp;
+		snprintf(out, n, "%.*f", decimals > 0 ? decimals : 0, d);
+		if (!strchr(out, '.'))
+			strncat(out, ".0", n - strlen(out) - 1);
+	} else {
+		snprintf(out, n, "%.*e", prec - 1, d);
+	}
 }
 
 static void base64(struct cc_buf *b, const unsigned char *p, size_t n)

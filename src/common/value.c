@@ -368,7 +368,7 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 	*out = NULL;
 	if (caps->nodes_left == 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-			       "value has more than %u elements", CC_VALUE_MAX_NODES);
+			       "value has more elements than its cap allows");
 	caps->nodes_left--;
 	if (cc_mp_read(r, &it) < 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "truncated or malformed MessagePack");
@@ -488,12 +488,27 @@ void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
 	msgpack_pack_ext_body(pk, b, 12);
 }
 
+/* 1 when a hand-built map's keys are unique, 0 when not, -1 out of memory. */
+static int map_keys_unique(const cc_value *map)
+{
+	struct key_set ks;
+	if (key_set_init(&ks, map->u.map.len) < 0)
+		return -1;
+	int unique = 1;
+	for (size_t i = 0; i < map->u.map.len && unique; i++)
+		if (key_set_seen(&ks, map, map->u.map.keys[i], map->u.map.key_lens[i], i))
+			unique = 0;
+	free(ks.slots);
+	return unique;
+}
+
 static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, unsigned depth,
 		     cc_error *err)
 {
 	if (caps->nodes_left == 0)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "value has more than %u elements", CC_VALUE_MAX_NODES);
+			       "value has more elements than its cap allows (one per 8 bytes of "
+			       "max_result, at most %u)", CC_VALUE_MAX_NODES);
 	caps->nodes_left--;
 	if (!v)
 		return msgpack_pack_nil(pk);
@@ -518,6 +533,9 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 		msgpack_pack_bin(pk, v->u.str.len);
 		return msgpack_pack_bin_body(pk, v->u.str.ptr, v->u.str.len);
 	case CC_VALUE_TIMESTAMP:
+		if (v->u.ts.nsec >= 1000000000u)
+			return cc_fail(err, CC_ERR_INVALID_INPUT,
+				       "timestamp nanoseconds must be below 1000000000");
 		cc_pack_timestamp(pk, v->u.ts.sec, v->u.ts.nsec);
 		return 0;
 	case CC_VALUE_ARRAY:
@@ -525,6 +543,9 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 		if (depth >= caps->max_depth)
 			return cc_fail(err, CC_ERR_INVALID_INPUT,
 				       "value nested deeper than %u levels", caps->max_depth);
+		if (v->type == CC_VALUE_MAP && map_keys_unique(v) <= 0)
+			return cc_fail(err, CC_ERR_INVALID_INPUT,
+				       "map has a duplicate key (or memory ran out checking)");
 		if (v->type == CC_VALUE_ARRAY) {
 			msgpack_pack_array(pk, v->u.array.len);
 			for (size_t i = 0; i < v->u.array.len; i++)

@@ -28,11 +28,20 @@ static inline cc_value_caps cc_value_default_caps(void)
 	return (cc_value_caps){ CC_VALUE_MAX_DEPTH, CC_VALUE_MAX_NODES, 0 };
 }
 
+/* Nodes one value may hold under a result cap of max_result bytes (see
+ * CC_VALUE_MAX_NODES). Both sides use it, so an honest worker never sends
+ * what the supervisor refuses. */
+static inline size_t cc_value_node_budget(uint64_t max_result)
+{
+	uint64_t n = max_result / 8;
+	return n < CC_VALUE_MAX_NODES ? (size_t)n : CC_VALUE_MAX_NODES;
+}
+
 /* Caps for a whole frame whose value sits one map below the top. */
-static inline cc_value_caps cc_value_frame_caps(void)
+static inline cc_value_caps cc_value_frame_caps(uint64_t max_result)
 {
 	/* +16 nodes: the frame's own fields are not part of the value. */
-	return (cc_value_caps){ CC_VALUE_MAX_DEPTH + 1, CC_VALUE_MAX_NODES + 16, 1 };
+	return (cc_value_caps){ CC_VALUE_MAX_DEPTH + 1, cc_value_node_budget(max_result) + 16, 1 };
 }
 
 /* Decode one value at r into *out (owned by the caller; NULL for nil).

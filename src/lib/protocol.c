@@ -5,7 +5,7 @@
  *   ready  {t, engine:str, version:str, applied:str, missing:str,
  *           landlock_abi:int, seccomp_allowed:int}
  *   fail   {t, kind:str, message:str}
- *   out    {t, id:int, fd:1|2, data:bin}
+ *   out    {t, id:int, fd:1|2, data:bin of at most CC_OUTPUT_CHUNK bytes}
  *   result {t, id:int, ok:true, value:any}
  *        | {t, id:int, ok:false, error:{kind, type, message, traceback: str}}
  * Unknown or missing fields, wrong types and kinds a worker may not report
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "frame.h"
 #include "supervisor.h"
 
 struct field {
@@ -130,6 +131,10 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 				       (long long)fd);
 		m->fd = (int)fd;
 		m->data = cc_value_map_get(root, "data", NULL);
+		if (m->data->u.str.len > CC_OUTPUT_CHUNK)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "out message of %zu bytes; the worker sends at most %d",
+				       m->data->u.str.len, CC_OUTPUT_CHUNK);
 		return 0;
 	}
 	if (is(t, "result")) {
@@ -169,10 +174,11 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 	return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown message type");
 }
 
-int cc_msg_parse(const char *buf, size_t len, struct cc_msg *m, cc_error *err)
+int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg *m,
+		 cc_error *err)
 {
 	memset(m, 0, sizeof(*m));
-	cc_value_caps caps = cc_value_frame_caps();
+	cc_value_caps caps = cc_value_frame_caps(max_result);
 	if (cc_value_decode_all(buf, len, &m->root, &caps, err) < 0)
 		return -1;
 	if (parse_fields(m, err) < 0) {

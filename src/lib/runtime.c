@@ -11,6 +11,10 @@
 #include "supervisor.h"
 #include "utf8.h"
 
+/* Bytes of a successful result frame besides its value: {"t": "result",
+ * "id": u64, "ok": true, "value": ...} takes 32. */
+#define CC_RESULT_ENVELOPE 64
+
 /* How long a worker may take to confine itself and start its engine. */
 #define CC_STARTUP_TIMEOUT_S 30.0
 
@@ -92,9 +96,14 @@ static void mark_dead(cc_runtime *rt, const char *why)
 	if (!rt->alive)
 		return;
 	rt->alive = false;
+	/* Say how the worker died only if it died before we killed it. */
+	bool died = cc_child_try_reap(&rt->child);
 	cc_child_kill(&rt->child);
 	char how[128];
-	cc_child_describe(&rt->child, how, sizeof(how));
+	if (died)
+		cc_child_describe(&rt->child, how, sizeof(how));
+	else
+		snprintf(how, sizeof(how), "was stopped by the supervisor");
 	free(rt->death);
 	if (asprintf(&rt->death, "%s (the worker %s)", why, how) < 0)
 		rt->death = NULL;
@@ -185,7 +194,7 @@ CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error 
 	struct cc_msg m;
 	if (send_init(rt, deadline, err) < 0 ||
 	    cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), deadline, err) < 0 ||
-	    cc_msg_parse(buf, len, &m, err) < 0) {
+	    cc_msg_parse(buf, len, opts->limits.max_result, &m, err) < 0) {
 		free(buf);
 		cc_fail_wrap(err, "starting the %s worker",
 			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
@@ -308,10 +317,12 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		struct cc_msg m;
 		if (cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), hard, &err) < 0)
 			goto failed;
-		int rc = cc_msg_parse(buf, len, &m, &err);
+		int rc = cc_msg_parse(buf, len, l->max_result, &m, &err);
 		free(buf);
-		if (rc < 0)
+		if (rc < 0) {
+			cc_fail_wrap(&err, "the worker sent an invalid frame");
 			goto failed;
+		}
 		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT) || m.id != id) {
 			cc_msg_free(&m);
 			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
@@ -329,6 +340,14 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		}
 		done = true;
 		r->kind = m.kind;
+		if (m.ok && len > l->max_result + CC_RESULT_ENVELOPE) {
+			/* The worker checks the cap too; this is the check that counts. */
+			cc_msg_free(&m);
+			cc_result_set_error(r, CC_ERR_OUTPUT_LIMIT, "OutputLimitError",
+					    "the result is larger than the limit of %llu bytes",
+					    (unsigned long long)l->max_result);
+			break;
+		}
 		if (m.ok) {
 			r->value = m.value;
 			m.value = NULL;
@@ -441,7 +460,8 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	cc_pack_cstr(pk, "name");
 	cc_pack_cstr(pk, name);
 	cc_pack_cstr(pk, "value");
-	cc_value_caps caps = cc_value_default_caps();
+	cc_value_caps caps = { CC_VALUE_MAX_DEPTH,
+			       cc_value_node_budget(rt->opts.limits.max_result), 0 };
 	if (cc_value_encode(pk, value, &caps, err) < 0) {
 		cc_msgbuf_free(&m);
 		return cc_fail_wrap(err, "global '%s'", name);

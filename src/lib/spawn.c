@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,107 @@ static int find_worker(const cc_options *opts, char *path, size_t n, cc_error *e
 		       "reinstall codecage or set worker_dir", name, CC_LIBEXECDIR);
 }
 
+/* The spawner thread.
+ *
+ * The worker's parent-death signal (PR_SET_PDEATHSIG, DESIGN.md section 3
+ * step 1) fires when the *thread* that created it exits, not the process:
+ * a runtime made in a short-lived host thread (a thread pool, asyncio's
+ * to_thread) would die with that thread. So every worker is spawned by one
+ * library thread that lives as long as the host process. It blocks all
+ * signals and does nothing but posix_spawn. */
+struct spawn_req {
+	const char *path;
+	const posix_spawn_file_actions_t *fa;
+	const posix_spawnattr_t *attr;
+	char **argv, **envp;
+	pid_t pid;      /* out */
+	int rc;         /* out: posix_spawn's result */
+	bool done;
+};
+
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawn_cond = PTHREAD_COND_INITIALIZER;
+static struct spawn_req *spawn_pending;
+static pid_t spawner_owner; /* the process whose spawner thread runs; 0 = none */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void *spawner_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&spawn_lock);
+	for (;;) {
+		while (!spawn_pending)
+			pthread_cond_wait(&spawn_cond, &spawn_lock);
+		struct spawn_req *r = spawn_pending;
+		spawn_pending = NULL;
+		pthread_mutex_unlock(&spawn_lock);
+		r->rc = posix_spawn(&r->pid, r->path, r->fa, r->attr, r->argv, r->envp);
+		pthread_mutex_lock(&spawn_lock);
+		r->done = true;
+		pthread_cond_broadcast(&spawn_cond);
+	}
+	return NULL;
+}
+
+/* A host that forks gets a child without our thread, and perhaps with the
+ * lock held: start over there. */
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&spawn_lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&spawn_lock);
+}
+
+static void atfork_child(void)
+{
+	pthread_mutex_init(&spawn_lock, NULL);
+	pthread_cond_init(&spawn_cond, NULL);
+	spawn_pending = NULL;
+	spawner_owner = 0;
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+/* Returns posix_spawn's result, or an errno from starting the thread. */
+static int spawn_in_thread(struct spawn_req *req)
+{
+	pthread_once(&atfork_once, register_atfork);
+	pthread_mutex_lock(&spawn_lock);
+	if (spawner_owner != getpid()) {
+		pthread_attr_t ta;
+		pthread_t t;
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_attr_init(&ta);
+		pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&ta, 64 * 1024);
+		/* The thread inherits this mask: no host signal lands there. */
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		int rc = pthread_create(&t, &ta, spawner_main, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&ta);
+		if (rc != 0) {
+			pthread_mutex_unlock(&spawn_lock);
+			return rc;
+		}
+		spawner_owner = getpid();
+	}
+	while (spawn_pending)
+		pthread_cond_wait(&spawn_cond, &spawn_lock);
+	spawn_pending = req;
+	pthread_cond_broadcast(&spawn_cond);
+	while (!req->done)
+		pthread_cond_wait(&spawn_cond, &spawn_lock);
+	pthread_mutex_unlock(&spawn_lock);
+	return req->rc;
+}
+
 int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 {
 	char path[PATH_MAX];
@@ -103,8 +206,9 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 	snprintf(ppid_arg, sizeof(ppid_arg), "--ppid=%ld", (long)getpid());
 	char *argv[] = { path, ppid_arg, NULL };
 	char *envp[] = { NULL };
-	pid_t pid;
-	int rc = posix_spawn(&pid, path, &fa, &attr, argv, envp);
+	struct spawn_req req = { path, &fa, &attr, argv, envp, -1, 0, false };
+	int rc = spawn_in_thread(&req);
+	pid_t pid = req.pid;
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(child_end);
@@ -189,6 +293,9 @@ void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
 {
 	if (!c->reaped) {
 		snprintf(buf, n, "closed its channel");
+	} else if (c->wstatus_code == 0) {
+		snprintf(buf, n, "ended; its exit status was collected elsewhere (does the host "
+				 "ignore SIGCHLD?)");
 	} else if (c->wstatus_code == CLD_EXITED) {
 		snprintf(buf, n, "exited with status %d", c->wstatus);
 	} else if (c->wstatus_code == CLD_KILLED || c->wstatus_code == CLD_DUMPED) {

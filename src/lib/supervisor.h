@@ -77,8 +77,10 @@ struct cc_msg {
 
 /* Decode and fully validate one worker frame: known type, exactly the
  * known fields with the right types, UTF-8, caps, error kinds a worker may
- * report. Errors: protocol_violation (the message says what was wrong). */
-int cc_msg_parse(const char *buf, size_t len, struct cc_msg *m, cc_error *err);
+ * report; values within the node budget of max_result. Errors:
+ * protocol_violation (the message says what was wrong). */
+int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg *m,
+		 cc_error *err);
 void cc_msg_free(struct cc_msg *m);
 
 /* ---- result.c ---- */

@@ -34,6 +34,7 @@
 
 #include "error.h"
 #include "py_value.h"
+#include "value.h"
 #include "worker.h"
 
 #if !defined(CC_PY_STDLIB) || !defined(CC_PY_DYNLOAD) || !defined(CC_PY_DISTPACKAGES)
@@ -869,6 +870,13 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 	if (rc == CC_PY_TOO_BIG) {
 		char msg[128];
 		snprintf(msg, sizeof(msg), "the result is larger than the limit of %llu bytes",
+			 (unsigned long long)cc_worker_limits.max_result);
+		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimitError", msg, NULL);
+	} else if (rc == CC_PY_TOO_MANY) {
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "the result has more than %zu values (one per 8 bytes of the %llu-byte "
+			 "result cap)", cc_value_node_budget(cc_worker_limits.max_result),
 			 (unsigned long long)cc_worker_limits.max_result);
 		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimitError", msg, NULL);
 	} else if (rc < 0) {

@@ -2,6 +2,7 @@
 #include "hygiene.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/close_range.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,12 @@
  * stacks and allocator slack, so the engine's cap trips first and most
  * overruns end as a catchable error instead of a failed malloc deep in C. */
 #define CC_RLIMIT_DATA_HEADROOM (64ull << 20)
+
+/* Headroom for the whole address space: shared libraries and thread-stack
+ * reservations (a Python worker with numpy imported maps about 50 MiB).
+ * RLIMIT_AS is what bounds shared anonymous mappings, which RLIMIT_DATA
+ * does not count. */
+#define CC_RLIMIT_AS_HEADROOM (256ull << 20)
 
 int cc_hygiene(pid_t expected_ppid, cc_error *err)
 {
@@ -43,6 +50,18 @@ int cc_hygiene(pid_t expected_ppid, cc_error *err)
 	 * /proc/self owned by root. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "PR_SET_DUMPABLE: %s", strerror(errno));
+
+	/* If the machine runs short of memory anyway, the kernel's OOM killer
+	 * takes a worker before anything of the host's. Raising one's own score
+	 * needs no privilege. */
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "1000", 4) != 4) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return cc_fail(err, CC_ERR_INTERNAL, "setting oom_score_adj: %s", strerror(e));
+	}
+	close(fd);
 
 	/* The supervisor passes an empty environment; make sure of it. Engines
 	 * set the few variables they need themselves. */
@@ -81,6 +100,7 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 	 * mappings: the kernel's backstop under the engine's own heap cap. */
 	if (set_limit(RLIMIT_CORE, "CORE", 0, err) < 0 ||
 	    set_limit(RLIMIT_DATA, "DATA", lim->max_memory + CC_RLIMIT_DATA_HEADROOM, err) < 0 ||
+	    set_limit(RLIMIT_AS, "AS", lim->max_memory + CC_RLIMIT_AS_HEADROOM, err) < 0 ||
 	    set_limit(RLIMIT_CPU, "CPU", lim->cpu_s, err) < 0 ||
 	    set_limit(RLIMIT_FSIZE, "FSIZE", lim->max_file_size, err) < 0 ||
 	    set_limit(RLIMIT_NOFILE, "NOFILE", lim->max_open_files, err) < 0 ||

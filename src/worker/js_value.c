@@ -16,10 +16,8 @@
 
 struct cc_js_builtins cc_js;
 
-/* Values per result. The supervisor counts the result frame's own nodes
- * (the envelope map, "result", id, ok) against CC_VALUE_MAX_NODES too, and
- * a frame it rejects kills the worker: stay a little under. */
-#define PACK_MAX_NODES (CC_VALUE_MAX_NODES - 16)
+/* Values per result: the budget the supervisor applies too (value.h). */
+#define PACK_MAX_NODES cc_value_node_budget(cc_worker_limits.max_result)
 
 /* Number.MAX_SAFE_INTEGER: the largest n with n and n + 1 exact as numbers. */
 #define JS_MAX_SAFE_INTEGER (((int64_t)1 << 53) - 1)
@@ -314,7 +312,7 @@ static int reserve(struct pack *p, size_t n)
 static int count_node(struct pack *p)
 {
 	if (++p->nodes > PACK_MAX_NODES)
-		return refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %u values",
+		return refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
 			      PACK_MAX_NODES);
 	/* Conversion is C code the interrupt handler never sees: poll the
 	 * deadline ourselves now and then. The engine reports the stop. */
@@ -476,7 +474,7 @@ static int pack_array(struct pack *p, JSValueConst v)
 		return CC_JS_EXCEPTION;
 	/* Refuse before walking: new Array(2**32 - 1) is all holes. */
 	if ((uint64_t)len > PACK_MAX_NODES - p->nodes)
-		return refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %u values",
+		return refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
 			      PACK_MAX_NODES);
 	if (over(p, (size_t)len + 5))
 		return refuse_size(p);
@@ -525,7 +523,7 @@ static int pack_plain(struct pack *p, JSValueConst v)
 	if (JS_GetOwnPropertyNames(ctx, &tab, &n, v, JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) < 0)
 		return CC_JS_EXCEPTION;
 	if (n > PACK_MAX_NODES - p->nodes)
-		r = refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %u values",
+		r = refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
 			   PACK_MAX_NODES);
 	else if (!(r = enter(p)) && msgpack_pack_map(&p->pk, n))
 		r = pack_oom(p);
@@ -584,7 +582,7 @@ static int pack_map(struct pack *p, JSValueConst v)
 			r = refuse(p, CC_ERR_GUEST, "cannot return a Map with a non-string key "
 				   "(a %s); %s", js_typeof(ctx, k), what_fits);
 		else if (n / 2 >= PACK_MAX_NODES - p->nodes)
-			r = refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %u values",
+			r = refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
 				   PACK_MAX_NODES);
 		if (!r && n == cap) {
 			JSValue *grown = realloc(kv, (cap ? cap * 2 : 16) * sizeof(*kv));

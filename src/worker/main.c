@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			_exit(4);
 		cc_value *m = NULL;
-		cc_value_caps caps = cc_value_frame_caps();
+		cc_value_caps caps = cc_value_frame_caps(cc_worker_limits.max_result);
 		cc_error derr = { 0 };
 		if (cc_value_decode_all(buf, len, &m, &caps, &derr) < 0)
 			_exit(4);

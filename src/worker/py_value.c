@@ -272,9 +272,8 @@ static int container_ok(struct packer *p, unsigned depth, Py_ssize_t n)
 			       "cannot return a value nested deeper than %d levels, or one that "
 			       "contains a cycle",
 			       CC_VALUE_MAX_DEPTH);
-	if ((size_t)n > CC_VALUE_MAX_NODES - p->nodes)
-		return fail_at(p, depth, PyExc_ValueError, "value has more than %u elements",
-			       CC_VALUE_MAX_NODES);
+	if ((size_t)n > cc_value_node_budget(cc_worker_limits.max_result) - p->nodes)
+		return CC_PY_TOO_MANY;
 	return 0;
 }
 
@@ -285,8 +284,9 @@ static int pack_seq(struct packer *p, PyObject *obj, unsigned depth)
 {
 	Py_ssize_t n = Py_SIZE(obj);
 
-	if (container_ok(p, depth, n) < 0)
-		return -1;
+	int crc = container_ok(p, depth, n);
+	if (crc < 0)
+		return crc;
 	msgpack_pack_array(&p->pk, (uint32_t)n);
 	for (Py_ssize_t i = 0; i < n; i++) {
 		if (i >= Py_SIZE(obj))
@@ -312,8 +312,9 @@ static int pack_dict(struct packer *p, PyObject *obj, unsigned depth)
 	Py_ssize_t n = PyDict_GET_SIZE(obj), pos = 0, done = 0;
 	PyObject *k, *v;
 
-	if (container_ok(p, depth, n) < 0)
-		return -1;
+	int crc = container_ok(p, depth, n);
+	if (crc < 0)
+		return crc;
 	msgpack_pack_map(&p->pk, (uint32_t)n);
 	while (done < n && PyDict_Next(obj, &pos, &k, &v)) {
 		int rc;
@@ -439,9 +440,8 @@ static int refuse(struct packer *p, PyObject *obj, unsigned depth)
 
 static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_numpy)
 {
-	if (++p->nodes > CC_VALUE_MAX_NODES)
-		return fail_at(p, depth, PyExc_ValueError, "value has more than %u elements",
-			       CC_VALUE_MAX_NODES);
+	if (++p->nodes > cc_value_node_budget(cc_worker_limits.max_result))
+		return CC_PY_TOO_MANY;
 	if ((p->nodes & STOP_POLL_MASK) == 0 && cc_worker_should_stop()) {
 		PyErr_SetNone(PyExc_KeyboardInterrupt);
 		return -1;
@@ -493,9 +493,8 @@ static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_
 		Py_XDECREF(size);
 		PyErr_Clear();
 		/* refuse a huge array before tolist() builds it as objects */
-		if (n > 0 && (size_t)n > CC_VALUE_MAX_NODES - p->nodes)
-			return fail_at(p, depth, PyExc_ValueError,
-				       "value has more than %u elements", CC_VALUE_MAX_NODES);
+		if (n > 0 && (size_t)n > cc_value_node_budget(cc_worker_limits.max_result) - p->nodes)
+			return CC_PY_TOO_MANY;
 		PyObject *plain = PyObject_CallMethod(obj, "tolist", NULL);
 		if (!plain)
 			return -1;

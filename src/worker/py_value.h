@@ -15,6 +15,8 @@
 
 /* cc_py_pack's "the packed value would be larger than max_bytes". */
 #define CC_PY_TOO_BIG (-2)
+/* More values than cc_value_node_budget() allows. */
+#define CC_PY_TOO_MANY (-3)
 
 /* Import the datetime C API. Call once after Py_Initialize. Returns 0, or
  * -1 with a Python exception set. */
@@ -24,7 +26,8 @@ int cc_py_value_init(void);
  * max_bytes caps sb's total size (0 = no cap). Returns 0; -1 with a Python
  * exception set (TypeError/ValueError naming what cannot be returned and
  * where, MemoryError, or whatever guest code run by the conversion raised,
- * such as a tzinfo's utcoffset); CC_PY_TOO_BIG with no exception set.
+ * such as a tzinfo's utcoffset); CC_PY_TOO_BIG or CC_PY_TOO_MANY with no
+ * exception set.
  * On failure sb is left as it was on entry. Guest code can run (tzinfo,
  * numpy's tolist), so the caller keeps the deadline armed. */
 int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes);

@@ -106,6 +106,11 @@ def main():
         for _ in range(40):
             send({"t": "out", "id": req["id"], "fd": 1, "data": b"y" * 65536})
         send(result(req, value=1))
+    elif MODE == "big-out":
+        send({"t": "out", "id": req["id"], "fd": 1, "data": b"y" * (65536 + 1)})
+    elif MODE == "result-over-cap":
+        # the worker's own cap check is skipped: 16 MiB + 32 KiB of value
+        send(result(req, value="x" * ((16 << 20) + (32 << 10))))
     elif MODE == "out-bad-fd":
         send({"t": "out", "id": req["id"], "fd": 7, "data": b"x"})
     elif MODE == "honest":

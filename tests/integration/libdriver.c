@@ -3,9 +3,10 @@
  * check, "ok ..." or "FAIL ...", and exits 0 only when every check passed.
  *
  * usage: cc-libdriver roundtrip LANG | state LANG | many LANG N | dead LANG
- *        | afterstop LANG | badopts | fake WORKER_DIR TIMEOUT */
+ *        | afterstop LANG | thread LANG | badopts | fake WORKER_DIR TIMEOUT */
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,28 @@ static void fake(const char *dir, double timeout_s)
 	printf("children=%ld\n", children());
 }
 
+static void *start_in_thread(void *lang)
+{
+	return start(*(cc_language *)lang);
+}
+
+/* Regression: PR_SET_PDEATHSIG is per thread, so a runtime created in a
+ * thread that then exited lost its worker. */
+static void thread(cc_language lang)
+{
+	pthread_t t;
+	void *rt = NULL;
+	pthread_create(&t, NULL, start_in_thread, &lang);
+	pthread_join(t, &rt);
+	usleep(200000); /* time for a parent-death signal to land */
+	cc_result *r = cc_runtime_eval(rt, "1 + 1", 5, 0);
+	CHECK(cc_result_ok(r), "runtime made in an exited thread still works (%s %s)",
+	      cc_error_kind_name(cc_result_error_kind(r)), cc_result_error_message(r));
+	cc_result_free(r);
+	cc_runtime_close(rt);
+	CHECK(children() == 0, "no child process left");
+}
+
 static void badopts(void)
 {
 	cc_options o;
@@ -344,7 +367,9 @@ int main(int argc, char **argv)
 	else if (argc >= 4 && !strcmp(argv[1], "fake")) {
 		fake(argv[2], atof(argv[3]));
 		return 0;
-	} else if (argc >= 3 && !strcmp(argv[1], "afterstop"))
+	} else if (argc >= 3 && !strcmp(argv[1], "thread"))
+		thread(lang_of(argv[2]));
+	else if (argc >= 3 && !strcmp(argv[1], "afterstop"))
 		afterstop(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "dead"))
 		dead(lang_of(argv[2]));

@@ -36,6 +36,10 @@ def test_dead_runtime_then_new(lang):
     drive("dead", lang)
 
 
+def test_runtime_outlives_the_thread_that_made_it(lang):
+    drive("thread", lang)
+
+
 def test_bad_options():
     drive("badopts")
 
@@ -65,6 +69,8 @@ FAKES = {
     "exit": ("eval=worker_crashed alive=0", "create a new runtime"),
     "flood-out": ("eval=output_limit alive=1", "stdout exceeded"),
     "out-bad-fd": ("eval=protocol_violation alive=0", "fd 7"),
+    "big-out": ("eval=protocol_violation alive=0", "at most 65536"),
+    "result-over-cap": ("eval=output_limit alive=1", "larger than the limit"),
     "honest": ("eval=ok alive=1", "stdout=hi\ufffd"),
 }
 

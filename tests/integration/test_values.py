@@ -161,3 +161,21 @@ def test_result_over_cap_is_output_limit(lang):
     r = ev(lang, code)
     assert r.kind == "output_limit", r
     assert r.rc == 5
+
+
+def test_too_many_values_is_output_limit(lang):
+    """The node budget is one per 8 bytes of the 16 MiB cap: 2,097,152."""
+    code = "[0] * 3000000" if lang == "python" else "new Array(3000000).fill(0)"
+    r = ev(lang, code)
+    assert r.kind == "output_limit", r
+    assert "2097152" in r.json["error"]["message"]
+    code = "[0] * 1000000" if lang == "python" else "new Array(1000000).fill(0)"
+    r = ev(lang, code)
+    assert r.rc == 0 and len(r.value) == 1000000
+
+
+def test_floats_print_like_python_repr():
+    floats = "[1000.0, 0.1, 123.456, 1e-05, 1e+16, -0.0, 2.5e-300, 0.30000000000000004, " \
+             "1000000000000000.0, 1.2345678901234568e+17, 5e-324]"
+    r = ev("python", floats)
+    assert '"value": %s' % floats in r.stdout

@@ -36,7 +36,7 @@ static void kv_int(const char *k, int64_t v)
 
 static int parse(struct cc_msg *m, cc_error *err)
 {
-	int rc = cc_msg_parse(sb.data, sb.size, m, err);
+	int rc = cc_msg_parse(sb.data, sb.size, 16u << 20, m, err);
 	msgpack_sbuffer_destroy(&sb);
 	return rc;
 }

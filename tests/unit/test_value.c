@@ -226,3 +226,58 @@ Test(value, constructors_validate)
 	cr_assert_not_null(v);
 	cc_value_free(v);
 }
+
+Test(value, encoder_refuses_hand_built_breakage)
+{
+	/* Fields of the public struct can be set by hand: the encoder checks
+	 * what the constructors would have refused. */
+	cc_value *m = cc_value_new_map();
+	cr_assert_eq(cc_value_map_set(m, "k", 1, cc_value_new_int(1)), 0);
+	cr_assert_eq(cc_value_map_set(m, "j", 1, cc_value_new_int(2)), 0);
+	m->u.map.keys[1][0] = 'k';
+	struct packed p;
+	packed_init(&p);
+	cc_error err = { 0 };
+	cc_value_caps caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, m, &caps, &err), -1);
+	cr_assert_eq(err.kind, CC_ERR_INVALID_INPUT);
+	cr_assert(strstr(err.message, "duplicate key"), "%s", err.message);
+	cc_value *ts = cc_value_new_timestamp(0, 0);
+	ts->u.ts.nsec = 1000000000u;
+	caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, ts, &caps, &err), -1);
+	cr_assert(strstr(err.message, "nanoseconds"), "%s", err.message);
+	cc_value *bi = cc_value_new_bigint("12", 2);
+	bi->u.str.ptr[0] = 'x';
+	caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, bi, &caps, &err), -1);
+	msgpack_sbuffer_destroy(&p.sb);
+	cc_value_free(m);
+	cc_value_free(ts);
+	cc_value_free(bi);
+	cc_error_clear(&err);
+}
+
+Test(value, many_keys_decode_in_linear_time, .timeout = 60)
+{
+	/* Regression: duplicate detection was a linear scan per key, so a
+	 * worker's map of many keys stalled the host (quadratic: 200k keys is
+	 * 2e10 key comparisons, minutes). Not a benchmark: the timeout is a hang
+	 * guard a thousand times above the expected run. */
+	struct packed p;
+	packed_init(&p);
+	msgpack_pack_map(&p.pk, 200000);
+	char key[16];
+	for (int i = 0; i < 200000; i++) {
+		int n = snprintf(key, sizeof(key), "k%d", i);
+		msgpack_pack_str(&p.pk, (size_t)n);
+		msgpack_pack_str_body(&p.pk, key, (size_t)n);
+		msgpack_pack_nil(&p.pk);
+	}
+	cc_value *out = NULL;
+	cc_error err = { 0 };
+	cr_assert_eq(decode_bytes(p.sb.data, p.sb.size, &out, &err), 0, "%s", err.message);
+	cr_assert_eq(out->u.map.len, 200000);
+	cc_value_free(out);
+	msgpack_sbuffer_destroy(&p.sb);
+}
