@@ -243,8 +243,12 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code,
 				     size_t len, double timeout_s);
 
 /* Bind a global variable in the guest to a copy of value (NULL = null/None).
- * Borrows name and value. Errors: invalid_input (name is not an identifier,
- * value over the caps), worker_crashed, protocol_violation. */
+ * Borrows name and value. Errors: invalid_input (name is not an identifier;
+ * the value breaks the caps or is malformed: invalid UTF-8, duplicate map
+ * keys, bad bigint text, nanoseconds >= 1e9), guest_error (the engine
+ * cannot hold the value: a timestamp outside Python's years 1-9999 or
+ * JavaScript's +-8.64e15 ms, or a JavaScript `const` of that name),
+ * timeout, worker_crashed, protocol_violation. */
 CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name,
 				    const cc_value *value, cc_error *err);
 
