@@ -789,11 +789,16 @@ static JSValue from_value(JSContext *ctx, const cc_value *v, unsigned depth)
 			JS_FreeAtom(ctx, a);
 		}
 		return obj;
-	case CC_VALUE_TIMESTAMP:
-		/* Floor to whole ms (a Date holds no more); out of the Date
-		 * range gives an invalid Date, as new Date(x) would. */
-		return JS_NewDate(ctx, (double)v->u.ts.sec * 1000.0 +
-					       (double)(v->u.ts.nsec / 1000000));
+	case CC_VALUE_TIMESTAMP: {
+		/* Floor to whole ms (a Date holds no more). A Date spans
+		 * +-8.64e15 ms (ECMA-262 21.4.1.1); refuse what it cannot hold
+		 * rather than make an invalid Date the guest cannot return. */
+		double ms = (double)v->u.ts.sec * 1000.0 + (double)(v->u.ts.nsec / 1000000);
+		if (ms > 8.64e15 || ms < -8.64e15)
+			return JS_ThrowRangeError(ctx, "timestamp outside the range a Date can hold "
+						       "(+-8.64e15 ms around 1970)");
+		return JS_NewDate(ctx, ms);
+	}
 	}
 	return JS_ThrowTypeError(ctx, "unknown value type %d", (int)v->type);
 }

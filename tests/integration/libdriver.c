@@ -112,6 +112,23 @@ static void roundtrip(cc_language lang)
 	      err.message ? err.message : "accepted");
 	cc_error_clear(&err);
 	cc_value_free(deep);
+	/* a timestamp no engine can hold: guest_error, runtime kept */
+	cc_value *far = cc_value_new_timestamp(INT64_MAX / 2, 0);
+	rc = cc_runtime_set_global(rt, "v", far, &err);
+	CHECK(rc < 0 && err.kind == CC_ERR_GUEST && cc_runtime_alive(rt),
+	      "far timestamp: guest_error, runtime alive (%s)", err.message ? err.message : "accepted");
+	cc_error_clear(&err);
+	cc_value_free(far);
+	/* a hand-built duplicate key: invalid_input before anything is sent */
+	cc_value *dup = cc_value_new_map();
+	cc_value_map_set(dup, "a", 1, NULL);
+	cc_value_map_set(dup, "b", 1, NULL);
+	dup->u.map.keys[1][0] = 'a';
+	rc = cc_runtime_set_global(rt, "v", dup, &err);
+	CHECK(rc < 0 && err.kind == CC_ERR_INVALID_INPUT && cc_runtime_alive(rt),
+	      "duplicate keys: invalid_input, runtime alive");
+	cc_error_clear(&err);
+	cc_value_free(dup);
 	rc = cc_runtime_set_global(rt, "not an identifier", NULL, &err);
 	CHECK(rc < 0 && err.kind == CC_ERR_INVALID_INPUT, "bad global name: invalid_input");
 	cc_error_clear(&err);
