@@ -271,6 +271,85 @@ CC_EXPORT const char *cc_result_error_traceback(const cc_result *r);
 CC_EXPORT double cc_result_duration(const cc_result *r);
 CC_EXPORT void cc_result_free(cc_result *r);
 
+/* ---- host tools ----
+ *
+ * A tool is a host function the guest may call by name: as a global
+ * function (`lookup('A1')`, synchronous in both languages) and through the
+ * `tools` namespace (JavaScript: `await tools.lookup('A1')` returns a
+ * Promise, so Promise.all runs calls concurrently; Python: `tools.lookup()`
+ * is synchronous and `await atools.lookup()` is the awaitable form for
+ * asyncio.gather). Arguments arrive as one array value; results and
+ * arguments follow the value rules and caps above. A tool has host
+ * authority: it runs in the host process, on the thread that called
+ * cc_runtime_eval, while that eval waits; the eval's deadline covers it. */
+
+/* A tool's failure, reported to the guest as an Error (JavaScript) or
+ * exception (Python) named `name` with `message`. Set with cc_tool_fail. */
+typedef struct cc_tool_error {
+	char *name;    /* owned by the library */
+	char *message; /* owned by the library */
+} cc_tool_error;
+
+/* Fill err with a name (e.g. "PermissionError"; NULL = "Error") and a
+ * printf-formatted message. Returns -1, so a tool can `return
+ * cc_tool_fail(err, ...)`. */
+CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A tool. args: the guest's arguments, an array value (borrowed, valid for
+ * the call). On success return 0 and set *result to an owned value (the
+ * library takes it; NULL = null). On failure return -1 after cc_tool_fail
+ * (a tool that returns -1 without it fails as "Error"). Must not call
+ * cc_runtime_eval on the same runtime (refused as invalid_input). */
+typedef int (*cc_tool_fn)(void *user, const cc_value *args, cc_value **result,
+			  cc_tool_error *err);
+
+/* Make tool `name` (an identifier: [A-Za-z_][A-Za-z0-9_]*) callable by the
+ * runtime's guest. Borrows name; user is passed to fn as is. Binding a name
+ * again replaces the function. Errors: invalid_input (bad name, NULL fn,
+ * called from inside a tool), guest_error (the name clashes with something
+ * the guest has, e.g. a JavaScript `const`), worker_crashed. */
+CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
+				   cc_error *err);
+
+/* A call budget: how many tool calls may reach the host, in total and per
+ * tool. One budget can be shared by several runtimes (of either language);
+ * it is thread-safe and reference-counted. A call over budget never
+ * reaches the host: the guest gets a catchable error named
+ * "ToolBudgetError". */
+typedef struct cc_budget cc_budget;
+
+/* A new budget of max_calls calls in total (UINT64_MAX = no total limit).
+ * Returns an owned reference (release with cc_budget_unref), or NULL when
+ * out of memory. */
+CC_EXPORT cc_budget *cc_budget_new(uint64_t max_calls);
+/* Also limit calls of one tool (copies the name). Returns 0, or -1 when
+ * out of memory. */
+CC_EXPORT int cc_budget_limit_tool(cc_budget *b, const char *tool, uint64_t max_calls);
+CC_EXPORT uint64_t cc_budget_calls_made(const cc_budget *b);
+/* Calls left in the total (UINT64_MAX when unlimited). */
+CC_EXPORT uint64_t cc_budget_calls_remaining(const cc_budget *b);
+CC_EXPORT cc_budget *cc_budget_ref(cc_budget *b);
+CC_EXPORT void cc_budget_unref(cc_budget *b);
+
+/* Count the runtime's tool calls against b (takes a reference; NULL = no
+ * budget, the default). Replaces a previous budget. */
+CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b);
+
+/* Redaction: when on, a failing tool's message never reaches the guest,
+ * only its name and a fixed text. Off by default in the library (on by
+ * default in the MCP server). */
+CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
+
+/* Guest output, line by line, as it arrives during an eval (in addition to
+ * the captured text in the result). fd is 1 or 2; line is borrowed, without
+ * its newline, at most the stream's cap in total per eval (the captured
+ * text's cap applies). A last line without a newline is delivered when the
+ * eval ends. The worker sends output in chunks of up to 64 KiB and before
+ * every tool call, so lines may arrive in bursts. NULL fn turns it off. */
+typedef void (*cc_output_fn)(void *user, int fd, const char *line, size_t len);
+CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
  *   out    {t, id:int, fd:1|2, data:bin of at most CC_OUTPUT_CHUNK bytes}
  *   result {t, id:int, ok:true, value:any}
  *        | {t, id:int, ok:false, error:{kind, type, message, traceback: str}}
+ *   call   {t, id:int, call:int > 0, name:str, args:array}
  * Unknown or missing fields, wrong types and kinds a worker may not report
  * are protocol violations. Strings were already checked for UTF-8 and the
  * value for depth and size caps by the decoder. */
@@ -43,6 +44,10 @@ static const struct field result_ok_fields[] = {
 static const struct field result_err_fields[] = {
 	{ "t", CC_VALUE_STRING }, { "id", CC_VALUE_INT }, { "ok", CC_VALUE_BOOL },
 	{ "error", CC_VALUE_MAP }, { NULL, 0 },
+};
+static const struct field call_fields[] = {
+	{ "t", CC_VALUE_STRING }, { "id", CC_VALUE_INT }, { "call", CC_VALUE_INT },
+	{ "name", CC_VALUE_STRING }, { "args", CC_VALUE_ARRAY }, { NULL, 0 },
 };
 static const struct field error_fields[] = {
 	{ "kind", CC_VALUE_STRING }, { "type", CC_VALUE_STRING },
@@ -169,6 +174,20 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 		m->etype = cc_value_map_get(e, "type", NULL);
 		m->message = cc_value_map_get(e, "message", NULL);
 		m->traceback = cc_value_map_get(e, "traceback", NULL);
+		return 0;
+	}
+	if (is(t, "call")) {
+		m->what = CC_MSG_CALL;
+		if (check_fields(root, call_fields, "call", err) < 0)
+			return -1;
+		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
+		int64_t call = cc_value_map_get(root, "call", NULL)->u.i;
+		if (call <= 0)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "call id %lld",
+				       (long long)call);
+		m->call = (uint64_t)call;
+		m->tool = cc_value_map_get(root, "name", NULL);
+		m->args = cc_value_map_get(root, "args", NULL);
 		return 0;
 	}
 	return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown message type");

@@ -1,6 +1,7 @@
 /* cc_runtime: one worker, its limits, and the eval round trip.
  * Supervisor side: every limit that matters is enforced here too. */
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,17 +18,6 @@
 
 /* How long a worker may take to confine itself and start its engine. */
 #define CC_STARTUP_TIMEOUT_S 30.0
-
-struct cc_runtime {
-	cc_options opts;
-	struct cc_child child;
-	bool alive;
-	char *death;          /* why the worker is gone, for later evals */
-	uint64_t next_id;
-	char *version;
-	char *applied, *missing;
-	cc_sandbox_report report;
-};
 
 CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 {
@@ -91,11 +81,18 @@ static size_t recv_cap(const cc_runtime *rt)
 	return (size_t)rt->opts.limits.max_result + CC_FRAME_ENVELOPE;
 }
 
-static void mark_dead(cc_runtime *rt, const char *why)
+/* The worker is done for. When it closed the channel itself (wait_exit),
+ * give it a moment to finish dying so the message can say how it died: a
+ * crashing process closes its fds before it becomes reapable. */
+static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 {
 	if (!rt->alive)
 		return;
 	rt->alive = false;
+	if (wait_exit && !cc_child_try_reap(&rt->child)) {
+		struct pollfd p = { rt->child.pidfd, POLLIN, 0 };
+		poll(&p, 1, 200);
+	}
 	/* Say how the worker died only if it died before we killed it. */
 	bool died = cc_child_try_reap(&rt->child);
 	cc_child_kill(&rt->child);
@@ -238,6 +235,7 @@ CC_EXPORT void cc_runtime_close(cc_runtime *rt)
 	if (!rt)
 		return;
 	cc_child_kill(&rt->child);
+	cc_tools_free(rt);
 	free(rt->death);
 	free(rt->version);
 	free(rt->applied);
@@ -250,7 +248,28 @@ struct capture {
 	char *buf;
 	size_t len, cap;
 	uint64_t total;
+	size_t line_start; /* where the output handler's next line begins */
 };
+
+/* Hand complete lines of the kept text to the runtime's output handler
+ * (all of what is left when `final`). The handler sees repaired UTF-8. */
+static void emit_lines(cc_runtime *rt, struct capture *c, int fd, bool final)
+{
+	if (!rt->on_output || !c->buf)
+		return;
+	for (;;) {
+		char *nl = memchr(c->buf + c->line_start, '\n', c->len - c->line_start);
+		size_t end = nl ? (size_t)(nl - c->buf) : c->len;
+		if (!nl && (!final || end == c->line_start))
+			return;
+		size_t n = 0;
+		char *line = cc_utf8_repair(c->buf + c->line_start, end - c->line_start, &n);
+		if (line)
+			rt->on_output(rt->on_output_user, fd, line, n);
+		free(line);
+		c->line_start = nl ? end + 1 : end;
+	}
+}
 
 static int capture_add(struct capture *c, const char *p, size_t n)
 {
@@ -267,6 +286,14 @@ static int capture_add(struct capture *c, const char *p, size_t n)
 	memcpy(c->buf + c->len, p, n);
 	c->len += n;
 	return 0;
+}
+
+CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user)
+{
+	if (!rt)
+		return;
+	rt->on_output = fn;
+	rt->on_output_user = user;
 }
 
 /* Hand the capture to the result as repaired UTF-8, with a marker when
@@ -304,10 +331,11 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 	int64_t start = cc_now_ns();
 	int64_t deadline = start + secs_to_ns(timeout_s);
 	int64_t hard = deadline + secs_to_ns(l->grace_s);
-	struct capture cap[3] = { { 0 }, { NULL, 0, l->max_stdout, 0 },
-				  { NULL, 0, l->max_stderr, 0 } };
+	struct capture cap[3] = { { 0 }, { NULL, 0, l->max_stdout, 0, 0 },
+				  { NULL, 0, l->max_stderr, 0, 0 } };
 	cc_error err = { 0 };
 	bool done = false;
+	uint64_t last_call = 0;
 
 	if (cc_chan_send(&rt->child, req->data, req->size, hard, &err) < 0)
 		goto failed;
@@ -323,11 +351,22 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 			cc_fail_wrap(&err, "the worker sent an invalid frame");
 			goto failed;
 		}
-		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT) || m.id != id) {
+		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL) ||
+		    m.id != id || (m.what == CC_MSG_CALL && m.call <= last_call)) {
 			cc_msg_free(&m);
 			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
 				"unexpected message during an eval (type or id mismatch)");
 			goto failed;
+		}
+		if (m.what == CC_MSG_CALL) {
+			/* Call ids grow: a worker cannot replay or guess its way
+			 * to a reply meant for another call. */
+			last_call = m.call;
+			rc = cc_tool_call(rt, &m, hard, &err);
+			cc_msg_free(&m);
+			if (rc < 0)
+				goto failed;
+			continue;
 		}
 		if (m.what == CC_MSG_OUT) {
 			if (capture_add(&cap[m.fd], m.data->u.str.ptr, m.data->u.str.len) < 0) {
@@ -335,6 +374,7 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 				cc_fail(&err, CC_ERR_INTERNAL, "out of memory for output");
 				goto failed;
 			}
+			emit_lines(rt, &cap[m.fd], m.fd, false);
 			cc_msg_free(&m);
 			continue;
 		}
@@ -371,13 +411,14 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 
 failed:
 	if (err.kind == CC_ERR_TIMEOUT) {
-		mark_dead(rt, "killed after its deadline");
+		mark_dead(rt, "killed after its deadline", false);
 		cc_result_set_error(r, CC_ERR_TIMEOUT, "TimeoutError",
 				    "the code did not stop within its %.3g s deadline (plus %.3g s "
 				    "grace); the worker was killed, create a new runtime",
 				    timeout_s, l->grace_s);
 	} else {
-		mark_dead(rt, err.message ? err.message : "worker failure");
+		mark_dead(rt, err.message ? err.message : "worker failure",
+			  err.kind == CC_ERR_WORKER_CRASHED);
 		if (err.kind == CC_ERR_WORKER_CRASHED)
 			cc_result_set_error(r, CC_ERR_WORKER_CRASHED, NULL,
 					    "%s; create a new runtime", rt->death ? rt->death : "");
@@ -386,6 +427,8 @@ failed:
 	}
 	cc_error_clear(&err);
 finish:
+	emit_lines(rt, &cap[1], 1, true);
+	emit_lines(rt, &cap[2], 2, true);
 	capture_finish(&cap[1], r, 1);
 	capture_finish(&cap[2], r, 2);
 	r->duration = (double)(cc_now_ns() - start) / 1e9;
@@ -425,6 +468,11 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 				    "timeout must be in (0, 86400] seconds");
 		return r;
 	}
+	if (!cc_runtime_enter(rt, &err)) {
+		set_from_error(r, &err);
+		cc_error_clear(&err);
+		return r;
+	}
 	uint64_t id = rt->next_id++;
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
@@ -437,6 +485,7 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	cc_pack_cstr(pk, "timeout_ms");
 	msgpack_pack_uint64(pk, (uint64_t)ceil(timeout_s * 1000));
 	round_trip(rt, id, &m.sb, timeout_s, r);
+	cc_runtime_leave(rt);
 	cc_msgbuf_free(&m);
 	return r;
 }
@@ -472,18 +521,45 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 			       "global '%s' encodes to %zu bytes, over the %llu-byte value cap",
 			       name, m.sb.size, (unsigned long long)rt->opts.limits.max_result);
 	}
+	int rc = cc_runtime_request(rt, id, &m, err);
+	cc_msgbuf_free(&m);
+	return rc < 0 ? cc_fail_wrap(err, "setting global '%s'", name) : 0;
+}
+
+bool cc_runtime_enter(cc_runtime *rt, cc_error *err)
+{
+	if (__atomic_exchange_n(&rt->busy, 1, __ATOMIC_ACQUIRE)) {
+		cc_fail(err, CC_ERR_INVALID_INPUT,
+			"this runtime is already running a request: a tool called back into its "
+			"own runtime, or two threads used one runtime at once");
+		return false;
+	}
+	return true;
+}
+
+void cc_runtime_leave(cc_runtime *rt)
+{
+	__atomic_store_n(&rt->busy, 0, __ATOMIC_RELEASE);
+}
+
+int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, cc_error *err)
+{
+	if (!rt->alive)
+		return cc_fail(err, CC_ERR_WORKER_CRASHED, "this runtime's worker is gone: %s",
+			       rt->death ? rt->death : "it was closed");
+	if (!cc_runtime_enter(rt, err))
+		return -1;
 	cc_result *r = cc_result_alloc();
 	if (!r) {
-		cc_msgbuf_free(&m);
+		cc_runtime_leave(rt);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	round_trip(rt, id, &m.sb, rt->opts.limits.timeout_s, r);
-	cc_msgbuf_free(&m);
+	round_trip(rt, id, &m->sb, rt->opts.limits.timeout_s, r);
+	cc_runtime_leave(rt);
 	int rc = 0;
 	if (r->kind != CC_OK)
-		rc = cc_fail(err, r->kind, "setting global '%s': %s%s%s", name,
-			     r->type ? r->type : "", r->type && *r->type ? ": " : "",
-			     r->message ? r->message : "");
+		rc = cc_fail(err, r->kind, "%s%s%s", r->type ? r->type : "",
+			     r->type && *r->type ? ": " : "", r->message ? r->message : "");
 	cc_result_free(r);
 	return rc;
 }

@@ -55,7 +55,7 @@ int cc_chan_recv(struct cc_child *c, char **buf, size_t *len, size_t cap,
 
 /* ---- protocol.c: validated worker messages ---- */
 
-enum cc_msg_type { CC_MSG_READY, CC_MSG_FAIL, CC_MSG_OUT, CC_MSG_RESULT };
+enum cc_msg_type { CC_MSG_READY, CC_MSG_FAIL, CC_MSG_OUT, CC_MSG_RESULT, CC_MSG_CALL };
 
 struct cc_msg {
 	enum cc_msg_type what;
@@ -73,6 +73,9 @@ struct cc_msg {
 	/* result */
 	bool ok;
 	cc_value *value;  /* owned (stolen from root) */
+	/* call */
+	uint64_t call;    /* the call's id, chosen by the worker */
+	const cc_value *tool, *args; /* name (string), arguments (array) */
 };
 
 /* Decode and fully validate one worker frame: known type, exactly the
@@ -82,6 +85,57 @@ struct cc_msg {
 int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg *m,
 		 cc_error *err);
 void cc_msg_free(struct cc_msg *m);
+
+/* ---- runtime.c ---- */
+
+struct cc_tool {
+	char *name;
+	cc_tool_fn fn;
+	void *user;
+};
+
+struct cc_runtime {
+	cc_options opts;
+	struct cc_child child;
+	bool alive;
+	char *death;          /* why the worker is gone, for later evals */
+	uint64_t next_id;
+	char *version;
+	char *applied, *missing;
+	cc_sandbox_report report;
+	/* tools.c */
+	struct cc_tool *tools;
+	size_t ntools;
+	cc_budget *budget;    /* a reference, or NULL */
+	bool redact;
+	cc_output_fn on_output;
+	void *on_output_user;
+	/* Set while a request is in flight: a tool (or another thread) calling
+	 * into the runtime then gets invalid_input instead of corrupting the
+	 * channel. */
+	int busy;
+};
+
+/* Take the runtime for one request; false (and err = invalid_input) when
+ * a request is already in flight. */
+bool cc_runtime_enter(cc_runtime *rt, cc_error *err);
+void cc_runtime_leave(cc_runtime *rt);
+
+/* Send a request other than eval (m: the whole message, its "id" field
+ * being id = rt->next_id++), wait for its result. Returns 0, or -1 with err
+ * filled from the result's kind and message. Takes the runtime. */
+struct cc_msgbuf;
+int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, cc_error *err);
+
+/* ---- tools.c ---- */
+
+/* Answer one validated "call" message: look the tool up, charge the
+ * budget, run the host function, send the reply before deadline_ns.
+ * Errors (the eval must end): the reply could not be sent (timeout,
+ * worker_crashed). A failing or unknown tool is not an error here: the
+ * guest gets it as a reply. */
+int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t deadline_ns, cc_error *err);
+void cc_tools_free(cc_runtime *rt);
 
 /* ---- result.c ---- */
 

@@ -160,7 +160,9 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		if (!code || !ok || memchr(code->u.str.ptr, 0, code->u.str.len))
 			_exit(4);
 		cc_worker_begin_eval(id, timeout_ms);
+		cc_worker_tools_begin(id);
 		cc_worker_engine->eval(code->u.str.ptr, code->u.str.len, o);
+		cc_worker_tools_end();
 	} else if (!strcmp(t->u.str.ptr, "set")) {
 		const cc_value *name = get_str(m, "name");
 		bool found = false;
@@ -169,6 +171,15 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 			_exit(4);
 		cc_worker_begin_eval(id, 10000);
 		cc_worker_engine->set_global(name->u.str.ptr, v, o);
+	} else if (!strcmp(t->u.str.ptr, "bind")) {
+		const cc_value *name = get_str(m, "name");
+		if (!name || !cc_identifier_ok(name->u.str.ptr, name->u.str.len))
+			_exit(4);
+		cc_worker_begin_eval(id, 10000);
+		if (cc_worker_engine->bind_tool)
+			cc_worker_engine->bind_tool(name->u.str.ptr, o);
+		else
+			cc_outcome_fail(o, CC_ERR_GUEST, "TypeError", "this engine has no tools", NULL);
 	} else {
 		_exit(4);
 	}
@@ -224,6 +235,13 @@ int main(int argc, char **argv)
 		if (cc_value_decode_all(buf, len, &m, &caps, &derr) < 0)
 			_exit(4);
 		free(buf);
+		const cc_value *t = get_str(m, "t");
+		if (t && !strcmp(t->u.str.ptr, "reply")) {
+			/* a late reply to a call of an eval that has ended */
+			cc_worker_take_reply(m);
+			cc_value_free(m);
+			continue;
+		}
 		serve_one(m, &o);
 		cc_value_free(m);
 		cc_outcome_reset(&o);

@@ -63,6 +63,46 @@ struct cc_outcome {
 int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type,
 		    const char *message, const char *traceback);
 
+/* ---- host tool calls (the engine's side of "call" and "reply" frames) ----
+ *
+ * A call is identified by the id cc_worker_call_start returns. Calls only
+ * exist while an eval runs; the supervisor decides whether a call reaches
+ * the host (bound name, budget) and answers every call with a reply. */
+
+/* Start a call of tool `name` with args: exactly one packed MessagePack
+ * array (msgpack-c plus value.h helpers; the same value rules as results,
+ * checked against the same caps). Flushes pending guest output first so it
+ * stays in order with the call. Never waits for the host. Returns the
+ * call's id (> 0), or 0 when no call can be made: no eval is running, the
+ * eval must stop, or the channel broke (then cc_worker_should_stop()). */
+uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len);
+
+/* What a reply said. */
+struct cc_call_reply {
+	bool ok;
+	cc_value *value; /* when ok: owned by the caller; NULL = null */
+	char *err_name;  /* when !ok: owned; e.g. "PermissionError", "ToolBudgetError" */
+	char *err_message;
+};
+
+void cc_call_reply_free(struct cc_call_reply *r);
+
+/* Block until the reply to call `id` arrives (keeping replies to other
+ * calls that come first) and move it into *r. Returns 0, or -1 when the
+ * eval must stop first (deadline, channel broke): *r is then empty and the
+ * engine should unwind as for any stop. The deadline covers the host
+ * tool's time too. */
+int cc_worker_call_wait(uint64_t id, struct cc_call_reply *r);
+
+/* Block until a reply to any started, not yet collected call arrives;
+ * returns that call's id (its cc_worker_call_wait returns at once), or 0
+ * when no call is pending or the eval must stop. For engines that resolve
+ * promises: call it when the job queue is empty and calls are pending. */
+uint64_t cc_worker_call_wait_any(void);
+
+/* Calls started and not yet collected by cc_worker_call_wait. */
+size_t cc_worker_calls_pending(void);
+
 /* An engine. Every callback runs in the worker's single thread. */
 struct cc_engine {
 	const char *name; /* "javascript" | "python" */
@@ -80,6 +120,13 @@ struct cc_engine {
 	/* Bind global `name` (an identifier) to a copy of v (borrowed;
 	 * NULL = null/None). Kinds: guest_error, memory_limit. */
 	void (*set_global)(const char *name, const cc_value *v, struct cc_outcome *o);
+	/* Make host tool `name` (an identifier) callable by the guest: a
+	 * global function of that name that returns the tool's result, plus
+	 * tools.<name> (JavaScript: returns a Promise; Python: synchronous,
+	 * and atools.<name> is the awaitable form). A failed call throws an
+	 * Error (JS) / raises an exception (Python) whose name is the reply's
+	 * err_name and whose message is err_message. Kinds: guest_error. */
+	void (*bind_tool)(const char *name, struct cc_outcome *o);
 };
 
 extern const struct cc_engine cc_engine_quickjs;

@@ -1,0 +1,309 @@
+/* Host tools: binding, budgets, and answering the worker's "call" frames.
+ * Supervisor side. The worker can only name a tool; whether the call
+ * reaches the host (bound name, budget) is decided here, never in the
+ * worker. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "frame.h"
+#include "message.h"
+#include "supervisor.h"
+#include "utf8.h"
+
+/* What the guest sees instead of a failing tool's message when redaction
+ * is on. */
+#define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
+
+/* ---- budgets ---- */
+
+struct tool_limit {
+	char *name;
+	uint64_t max, made;
+};
+
+struct cc_budget {
+	pthread_mutex_t lock;
+	int refs;
+	uint64_t max, made;
+	struct tool_limit *tools;
+	size_t ntools;
+};
+
+CC_EXPORT cc_budget *cc_budget_new(uint64_t max_calls)
+{
+	cc_budget *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	pthread_mutex_init(&b->lock, NULL);
+	b->refs = 1;
+	b->max = max_calls;
+	return b;
+}
+
+CC_EXPORT int cc_budget_limit_tool(cc_budget *b, const char *tool, uint64_t max_calls)
+{
+	if (!b || !tool)
+		return -1;
+	pthread_mutex_lock(&b->lock);
+	int rc = 0;
+	size_t i = 0;
+	for (; i < b->ntools && strcmp(b->tools[i].name, tool); i++)
+		;
+	if (i == b->ntools) {
+		struct tool_limit *t = realloc(b->tools, (b->ntools + 1) * sizeof(*t));
+		char *name = strdup(tool);
+		if (t)
+			b->tools = t;
+		if (!t || !name) {
+			free(name);
+			rc = -1;
+			goto out;
+		}
+		b->tools[b->ntools++] = (struct tool_limit){ name, max_calls, 0 };
+	} else {
+		b->tools[i].max = max_calls;
+	}
+out:
+	pthread_mutex_unlock(&b->lock);
+	return rc;
+}
+
+CC_EXPORT uint64_t cc_budget_calls_made(const cc_budget *b)
+{
+	if (!b)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+	uint64_t n = b->made;
+	pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+	return n;
+}
+
+CC_EXPORT uint64_t cc_budget_calls_remaining(const cc_budget *b)
+{
+	if (!b)
+		return UINT64_MAX;
+	pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+	uint64_t n = b->max == UINT64_MAX ? UINT64_MAX : b->max - b->made;
+	pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+	return n;
+}
+
+CC_EXPORT cc_budget *cc_budget_ref(cc_budget *b)
+{
+	if (b)
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+	return b;
+}
+
+CC_EXPORT void cc_budget_unref(cc_budget *b)
+{
+	if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	for (size_t i = 0; i < b->ntools; i++)
+		free(b->tools[i].name);
+	free(b->tools);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+/* Charge one call of `tool`. Returns NULL when it fits (and counts it),
+ * else which limit it broke, for the guest's message. */
+static const char *budget_take(cc_budget *b, const char *tool, uint64_t *limit)
+{
+	const char *broke = NULL;
+	pthread_mutex_lock(&b->lock);
+	struct tool_limit *t = NULL;
+	for (size_t i = 0; i < b->ntools; i++)
+		if (!strcmp(b->tools[i].name, tool))
+			t = &b->tools[i];
+	if (b->max != UINT64_MAX && b->made >= b->max) {
+		broke = "total";
+		*limit = b->max;
+	} else if (t && t->made >= t->max) {
+		broke = "per-tool";
+		*limit = t->max;
+	} else {
+		b->made++;
+		if (t)
+			t->made++;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return broke;
+}
+
+/* ---- binding ---- */
+
+CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	free(err->name);
+	free(err->message);
+	err->name = strdup(name ? name : "Error");
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&err->message, fmt, ap) < 0)
+		err->message = NULL;
+	va_end(ap);
+	return -1;
+}
+
+static struct cc_tool *find_tool(cc_runtime *rt, const char *name)
+{
+	for (size_t i = 0; i < rt->ntools; i++)
+		if (!strcmp(rt->tools[i].name, name))
+			return &rt->tools[i];
+	return NULL;
+}
+
+CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
+				   cc_error *err)
+{
+	if (!rt || !fn || !name || !cc_identifier_ok(name, strlen(name)))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "a tool needs a function and a name that is an ASCII identifier "
+			       "([A-Za-z_][A-Za-z0-9_]*, at most 256 characters)");
+	struct cc_tool *t = find_tool(rt, name);
+	if (t) {
+		t->fn = fn;
+		t->user = user;
+		return 0;
+	}
+	uint64_t id = rt->next_id++;
+	struct cc_msgbuf m;
+	cc_msgbuf_begin(&m, 3, "bind");
+	cc_pack_cstr(&m.pk, "id");
+	msgpack_pack_uint64(&m.pk, id);
+	cc_pack_cstr(&m.pk, "name");
+	cc_pack_cstr(&m.pk, name);
+	int rc = cc_runtime_request(rt, id, &m, err);
+	cc_msgbuf_free(&m);
+	if (rc < 0)
+		return cc_fail_wrap(err, "binding tool '%s'", name);
+	struct cc_tool *tools = realloc(rt->tools, (rt->ntools + 1) * sizeof(*tools));
+	char *copy = strdup(name);
+	if (tools)
+		rt->tools = tools;
+	if (!tools || !copy) {
+		free(copy);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
+	rt->tools[rt->ntools++] = (struct cc_tool){ copy, fn, user };
+	return 0;
+}
+
+CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b)
+{
+	if (!rt)
+		return;
+	cc_budget_ref(b);
+	cc_budget_unref(rt->budget);
+	rt->budget = b;
+}
+
+CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact)
+{
+	if (rt)
+		rt->redact = redact;
+}
+
+void cc_tools_free(cc_runtime *rt)
+{
+	for (size_t i = 0; i < rt->ntools; i++)
+		free(rt->tools[i].name);
+	free(rt->tools);
+	rt->tools = NULL;
+	rt->ntools = 0;
+	cc_budget_unref(rt->budget);
+	rt->budget = NULL;
+}
+
+/* ---- answering calls ---- */
+
+static int send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
+		      const char *emsg, int64_t deadline_ns, cc_error *err)
+{
+	struct cc_msgbuf m;
+	cc_msgbuf_begin(&m, 4, "reply");
+	cc_pack_cstr(&m.pk, "call");
+	msgpack_pack_uint64(&m.pk, call);
+	cc_pack_cstr(&m.pk, "ok");
+	if (!ename) {
+		msgpack_pack_true(&m.pk);
+		cc_pack_cstr(&m.pk, "value");
+		cc_value_caps caps = { CC_VALUE_MAX_DEPTH,
+				       cc_value_node_budget(rt->opts.limits.max_result), 0 };
+		cc_error enc = { 0 };
+		if (cc_value_encode(&m.pk, value, &caps, &enc) < 0 ||
+		    m.sb.size > rt->opts.limits.max_result) {
+			/* The host's value cannot cross: the guest gets an error
+			 * instead, and the frame is rebuilt from scratch. */
+			char msg[512];
+			snprintf(msg, sizeof(msg),
+				 "the host tool returned a value that cannot cross the sandbox "
+				 "boundary: %s",
+				 enc.message ? enc.message : "larger than the result cap");
+			cc_error_clear(&enc);
+			cc_msgbuf_free(&m);
+			return send_reply(rt, call, NULL, "ToolResultError", msg, deadline_ns, err);
+		}
+	} else {
+		msgpack_pack_false(&m.pk);
+		cc_pack_cstr(&m.pk, "error");
+		msgpack_pack_map(&m.pk, 2);
+		cc_pack_cstr(&m.pk, "name");
+		cc_pack_cstr(&m.pk, ename);
+		cc_pack_cstr(&m.pk, "message");
+		cc_pack_cstr(&m.pk, emsg);
+	}
+	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
+	cc_msgbuf_free(&m);
+	return rc;
+}
+
+/* A name the guest sees must be UTF-8 and short; anything else becomes
+ * "Error". */
+static const char *safe_name(const char *n)
+{
+	if (!n || !*n || strlen(n) > 128 || !cc_identifier_ok(n, strlen(n)))
+		return "Error";
+	return n;
+}
+
+int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t deadline_ns, cc_error *err)
+{
+	const char *name = m->tool->u.str.ptr;
+	struct cc_tool *t = find_tool(rt, name);
+	char msg[256];
+	if (!t) {
+		/* Uniform for every name that is not bound, whatever it is. */
+		return send_reply(rt, m->call, NULL, "ToolNotFoundError",
+				  "no tool of that name is bound to this runtime", deadline_ns, err);
+	}
+	uint64_t limit = 0;
+	const char *broke = rt->budget ? budget_take(rt->budget, name, &limit) : NULL;
+	if (broke) {
+		snprintf(msg, sizeof(msg), "the %s tool call budget of %llu calls is used up%s%s",
+			 broke, (unsigned long long)limit, strcmp(broke, "total") ? " for " : "",
+			 strcmp(broke, "total") ? name : "");
+		return send_reply(rt, m->call, NULL, "ToolBudgetError", msg, deadline_ns, err);
+	}
+	cc_value *result = NULL;
+	cc_tool_error te = { NULL, NULL };
+	int rc = t->fn(t->user, m->args, &result, &te);
+	if (rc == 0) {
+		rc = send_reply(rt, m->call, result, NULL, NULL, deadline_ns, err);
+	} else {
+		const char *message = rt->redact ? CC_REDACTED_MESSAGE
+			: te.message && cc_utf8_valid(te.message, strlen(te.message)) ? te.message : "";
+		rc = send_reply(rt, m->call, NULL, safe_name(te.name), message, deadline_ns, err);
+	}
+	cc_value_free(result);
+	free(te.name);
+	free(te.message);
+	return rc;
+}

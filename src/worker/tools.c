@@ -1,0 +1,207 @@
+/* The worker's side of host tool calls: "call" frames out, "reply" frames
+ * in (HACKING.md, "Protocol"). Single-threaded, like the rest of the
+ * worker. Replies can arrive in any order; those not yet asked for are
+ * kept until their call is collected. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "frame.h"
+#include "hygiene.h"
+#include "message.h"
+#include "value.h"
+#include "worker.h"
+#include "worker_internal.h"
+
+struct held {
+	uint64_t id;
+	bool arrived;
+	struct cc_call_reply reply;
+};
+
+static struct {
+	uint64_t next_id;  /* call ids grow across the session: never reused */
+	uint64_t eval_id;
+	bool in_eval;
+	struct held *calls; /* started, not yet collected */
+	size_t n, cap;
+} t = { .next_id = 1 };
+
+void cc_call_reply_free(struct cc_call_reply *r)
+{
+	cc_value_free(r->value);
+	free(r->err_name);
+	free(r->err_message);
+	memset(r, 0, sizeof(*r));
+}
+
+void cc_worker_tools_begin(uint64_t eval_id)
+{
+	t.eval_id = eval_id;
+	t.in_eval = true;
+}
+
+/* Eval over: calls nobody collected keep their slot (without the reply)
+ * so a late reply is recognised and dropped, not taken as a stray. */
+void cc_worker_tools_end(void)
+{
+	t.in_eval = false;
+	size_t k = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		cc_call_reply_free(&t.calls[i].reply);
+		if (!t.calls[i].arrived)
+			t.calls[k++] = t.calls[i];
+	}
+	t.n = k;
+}
+
+size_t cc_worker_calls_pending(void)
+{
+	return t.in_eval ? t.n : 0;
+}
+
+uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len)
+{
+	if (!t.in_eval || cc_worker_should_stop())
+		return 0;
+	if (t.n == t.cap) {
+		size_t cap = t.cap ? t.cap * 2 : 8;
+		struct held *c = realloc(t.calls, cap * sizeof(*c));
+		if (!c)
+			return 0;
+		t.calls = c;
+		t.cap = cap;
+	}
+	cc_worker_flush_output();
+	uint64_t id = t.next_id++;
+	struct cc_msgbuf m;
+	cc_msgbuf_begin(&m, 5, "call");
+	cc_pack_cstr(&m.pk, "id");
+	msgpack_pack_uint64(&m.pk, t.eval_id);
+	cc_pack_cstr(&m.pk, "call");
+	msgpack_pack_uint64(&m.pk, id);
+	cc_pack_cstr(&m.pk, "name");
+	cc_pack_cstr(&m.pk, name);
+	cc_pack_cstr(&m.pk, "args");
+	msgpack_sbuffer_write(&m.sb, args, args_len);
+	int rc = cc_frame_write(CC_CHANNEL_FD, m.sb.data, m.sb.size);
+	cc_msgbuf_free(&m);
+	if (rc < 0)
+		_exit(3); /* the supervisor is gone */
+	t.calls[t.n++] = (struct held){ .id = id };
+	return id;
+}
+
+static struct held *find(uint64_t id)
+{
+	for (size_t i = 0; i < t.n; i++)
+		if (t.calls[i].id == id)
+			return &t.calls[i];
+	return NULL;
+}
+
+/* Take a decoded "reply" frame (borrowed). A reply to a call we never made
+ * means the supervisor is broken: stop rather than guess. */
+void cc_worker_take_reply(cc_value *m)
+{
+	const cc_value *call = cc_value_map_get(m, "call", NULL);
+	const cc_value *ok = cc_value_map_get(m, "ok", NULL);
+	struct held *h = NULL;
+	if (cc_value_type_of(call) == CC_VALUE_INT && call->u.i > 0)
+		h = find((uint64_t)call->u.i);
+	if (!h || h->arrived || cc_value_type_of(ok) != CC_VALUE_BOOL)
+		_exit(4);
+	h->arrived = true;
+	h->reply.ok = ok->u.b;
+	if (ok->u.b) {
+		/* Copy the value out of the frame's tree by stealing it. */
+		for (size_t i = 0; i < m->u.map.len; i++)
+			if (!strcmp(m->u.map.keys[i], "value")) {
+				h->reply.value = m->u.map.vals[i];
+				m->u.map.vals[i] = NULL;
+			}
+	} else {
+		const cc_value *e = cc_value_map_get(m, "error", NULL);
+		const cc_value *n = cc_value_map_get(e, "name", NULL);
+		const cc_value *msg = cc_value_map_get(e, "message", NULL);
+		h->reply.err_name = strdup(cc_value_type_of(n) == CC_VALUE_STRING ? n->u.str.ptr
+										: "Error");
+		h->reply.err_message =
+			strdup(cc_value_type_of(msg) == CC_VALUE_STRING ? msg->u.str.ptr : "");
+	}
+	if (!t.in_eval) {
+		/* A late reply to a call of a finished eval: drop it. */
+		cc_call_reply_free(&h->reply);
+		*h = t.calls[--t.n];
+	}
+}
+
+/* Read and file one frame from the supervisor, waiting until the eval's
+ * deadline at most. Returns 0, or -1 when the eval must stop. */
+static int read_one(void)
+{
+	for (;;) {
+		if (cc_worker_should_stop())
+			return -1;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		int64_t left = cc_worker_deadline_ns() -
+			       ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+		struct pollfd p = { CC_CHANNEL_FD, POLLIN, 0 };
+		int n = poll(&p, 1, left > 0 ? (int)((left + 999999) / 1000000) : 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			_exit(3);
+		if (n == 0)
+			continue; /* should_stop() now says timeout */
+		break;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	if (cc_frame_read(CC_CHANNEL_FD, &buf, &len,
+			  cc_worker_limits.max_result + CC_FRAME_ENVELOPE) != 0)
+		_exit(3); /* the supervisor is gone or broke the channel */
+	cc_value *m = NULL;
+	cc_value_caps caps = cc_value_frame_caps(cc_worker_limits.max_result);
+	cc_error err = { 0 };
+	int rc = cc_value_decode_all(buf, len, &m, &caps, &err);
+	free(buf);
+	const cc_value *ty = cc_value_map_get(m, "t", NULL);
+	if (rc < 0 || cc_value_type_of(ty) != CC_VALUE_STRING || strcmp(ty->u.str.ptr, "reply"))
+		_exit(4); /* during an eval the supervisor only sends replies */
+	cc_worker_take_reply(m);
+	cc_value_free(m);
+	return 0;
+}
+
+int cc_worker_call_wait(uint64_t id, struct cc_call_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	struct held *h = find(id);
+	if (!h || !t.in_eval)
+		return -1;
+	while (!(h = find(id))->arrived)
+		if (read_one() < 0)
+			return -1;
+	*r = h->reply;
+	*h = t.calls[--t.n];
+	return 0;
+}
+
+uint64_t cc_worker_call_wait_any(void)
+{
+	if (!t.in_eval || t.n == 0)
+		return 0;
+	for (;;) {
+		for (size_t i = 0; i < t.n; i++)
+			if (t.calls[i].arrived)
+				return t.calls[i].id;
+		if (read_one() < 0)
+			return 0;
+	}
+}
