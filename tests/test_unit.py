@@ -25,3 +25,19 @@ def test_criterion(name, build):
     assert "Synthesis: Tested:" in out
     assert "Failing: 0" in out and "Crashing: 0" in out
     assert "runtime error" not in out and "ERROR: AddressSanitizer" not in out, out
+
+
+@pytest.mark.parametrize("build", sorted(BUILDS))
+def test_fuzz_corpus_replays_clean(build):
+    """Every input the frame fuzzer kept (tests/fuzz/corpus) goes through
+    the decoder and validator again, also under ASan/UBSan."""
+    corpus = os.path.join(ROOT, "tests", "fuzz", "corpus")
+    files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus))
+    assert len(files) >= 10
+    exe = os.path.join(BUILDS[build], "tests", "cc-fuzz-replay")
+    env = dict(os.environ, UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
+    proc = subprocess.run([exe, *files], capture_output=True, text=True, timeout=300, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "replayed %d inputs" % len(files) in out
+    assert "runtime error" not in out and "AddressSanitizer" not in out, out

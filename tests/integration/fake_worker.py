@@ -106,6 +106,21 @@ def main():
         for _ in range(40):
             send({"t": "out", "id": req["id"], "fd": 1, "data": b"y" * 65536})
         send(result(req, value=1))
+    elif MODE == "call-unknown":
+        # a guessed tool name gets the same answer as any unbound name
+        send({"t": "call", "id": req["id"], "call": 1, "name": "secret_admin", "args": []})
+        reply = recv()
+        send({"t": "out", "id": req["id"], "fd": 1,
+              "data": ("%s:%d" % (reply["error"]["name"], reply["call"])).encode()})
+        send(result(req, value=1))
+    elif MODE == "call-replay":
+        send({"t": "call", "id": req["id"], "call": 5, "name": "x", "args": []})
+        recv()
+        send({"t": "call", "id": req["id"], "call": 5, "name": "x", "args": []})
+    elif MODE == "call-bad-args":
+        send({"t": "call", "id": req["id"], "call": 1, "name": "x", "args": {"not": "a list"}})
+    elif MODE == "call-other-eval":
+        send({"t": "call", "id": req["id"] + 7, "call": 1, "name": "x", "args": []})
     elif MODE == "big-out":
         send({"t": "out", "id": req["id"], "fd": 1, "data": b"y" * (65536 + 1)})
     elif MODE == "result-over-cap":

@@ -72,6 +72,10 @@ FAKES = {
     "big-out": ("eval=protocol_violation alive=0", "at most 65536"),
     "result-over-cap": ("eval=output_limit alive=1", "larger than the limit"),
     "honest": ("eval=ok alive=1", "stdout=hi\ufffd"),
+    "call-unknown": ("eval=ok alive=1", "stdout=ToolNotFoundError:1"),
+    "call-replay": ("eval=protocol_violation alive=0", "mismatch"),
+    "call-bad-args": ("eval=protocol_violation alive=0", "wrong type"),
+    "call-other-eval": ("eval=protocol_violation alive=0", "mismatch"),
 }
 
 

@@ -1,0 +1,34 @@
+#!/usr/bin/python3
+"""Writes the seed corpus for fuzz_frame.c: one valid frame payload of every
+message type the worker sends, plus a few hostile ones. Uses Debian's
+python3-msgpack (an independent implementation). Run once; the fuzzer adds
+what it finds to corpus/."""
+import os
+
+import msgpack
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+P = lambda o: msgpack.packb(o, use_bin_type=True)  # noqa: E731
+
+SEEDS = {
+    "ready": P({"t": "ready", "engine": "python", "version": "CPython 3.11", "applied": "hygiene",
+                "missing": "", "landlock_abi": 0, "seccomp_allowed": 0}),
+    "fail": P({"t": "fail", "kind": "internal", "message": "x"}),
+    "out": P({"t": "out", "id": 1, "fd": 1, "data": b"hello\n"}),
+    "result-ok": P({"t": "result", "id": 1, "ok": True,
+                    "value": {"a": [1, 2.5, None, True, "\u00e9", b"\x00", [[]]]}}),
+    "result-ext": P({"t": "result", "id": 1, "ok": True,
+                     "value": [msgpack.ExtType(1, b"-123456789012345678901234567890"),
+                               msgpack.Timestamp(1700000000, 5)]}),
+    "result-err": P({"t": "result", "id": 2, "ok": False,
+                     "error": {"kind": "guest_error", "type": "E", "message": "m", "traceback": ""}}),
+    "call": P({"t": "call", "id": 3, "call": 7, "name": "lookup", "args": ["A1", 2]}),
+    "deep": b"\x91" * 120 + b"\xc0",
+    "huge-array-header": b"\xdd\xff\xff\xff\xff",
+    "dup-keys": b"\x82\xa1t\xa3out\xa1t\xa3out",
+}
+
+os.makedirs(os.path.join(HERE, "corpus"), exist_ok=True)
+for name, data in SEEDS.items():
+    with open(os.path.join(HERE, "corpus", "seed-" + name), "wb") as f:
+        f.write(data)
