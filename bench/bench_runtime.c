@@ -1,7 +1,9 @@
-/* cc-bench: times the library's two hot paths, for bench/run.py.
+/* cc-bench: times the library's hot paths, for bench/run.py.
  *   cold: a new runtime plus its first "1+1" eval, then close
  *   warm: one "1+1" eval round trip on a live runtime
- * Prints "cold_median_ms warm_median_us" for the language given.
+ *   tool: one synchronous host tool call (guest -> host -> guest), from a
+ *         guest loop of 10,000 calls; the median of 9 such evals
+ * Prints "cold_median_ms warm_median_us tool_median_us".
  * usage: cc-bench python|javascript COLD_N WARM_N */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,39 @@ static void eval_2(cc_runtime *rt)
 	cc_result_free(r);
 }
 
+static int nop_tool(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)err;
+	*result = NULL;
+	return 0;
+}
+
+/* Median per-call time of a synchronous tool call, seconds. */
+static double tool_call(cc_runtime *rt, cc_language lang)
+{
+	cc_error err = { 0 };
+	if (cc_runtime_bind_tool(rt, "f", nop_tool, NULL, &err) < 0) {
+		fprintf(stderr, "cc-bench: bind: %s\n", err.message);
+		exit(1);
+	}
+	const char *code = lang == CC_LANG_PYTHON ? "for _ in range(10000): f()"
+						  : "for (let i = 0; i < 10000; i++) f()";
+	double per[9];
+	for (int i = 0; i < 9; i++) {
+		double t = now();
+		cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
+		per[i] = (now() - t) / 10000;
+		if (!cc_result_ok(r)) {
+			fprintf(stderr, "cc-bench: tool loop: %s\n", cc_result_error_message(r));
+			exit(1);
+		}
+		cc_result_free(r);
+	}
+	return median(per, 9);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -79,8 +114,10 @@ int main(int argc, char **argv)
 		eval_2(rt);
 		warm[i] = now() - t;
 	}
+	double tool = tool_call(rt, lang);
 	cc_runtime_close(rt);
-	printf("%.3f %.1f\n", median(cold, cold_n) * 1e3, median(warm, warm_n) * 1e6);
+	printf("%.3f %.1f %.1f\n", median(cold, cold_n) * 1e3, median(warm, warm_n) * 1e6,
+	       tool * 1e6);
 	free(cold);
 	free(warm);
 	return 0;

@@ -6,7 +6,8 @@ Measures on this machine, in one run:
     language, against starting `python3 -c 1+1`, `python3 -I -S -c 1+1` and
     `node -e 1+1` as fresh processes (the cost an agent pays for a plain
     interpreter without any sandbox);
-  - a warm `1+1` eval round trip on a live runtime.
+  - a warm `1+1` eval round trip on a live runtime;
+  - a synchronous host tool call round trip (guest -> host -> guest).
 Prints medians and ratios; paste the table into BENCHMARKS.md.
 
 usage: bench/run.py [--cold N] [--warm N]
@@ -40,7 +41,7 @@ def main():
     for lang in ("javascript", "python"):
         out = subprocess.run([BENCH, lang, str(a.cold), str(a.warm)], check=True,
                              capture_output=True, text=True).stdout.split()
-        cc[lang] = (float(out[0]), float(out[1]))
+        cc[lang] = (float(out[0]), float(out[1]), float(out[2]))
     refs = {
         "python3 -c": process_start_ms(["/usr/bin/python3", "-c", "1+1"], a.cold),
         "python3 -I -S -c": process_start_ms(["/usr/bin/python3", "-I", "-S", "-c", "1+1"], a.cold),
@@ -54,6 +55,12 @@ def main():
     print("warm eval round trip 1+1 (median of %d)" % a.warm)
     for lang in ("javascript", "python"):
         print("  codecage %-10s %8.1f us" % (lang, cc[lang][1]))
+    floor = float(subprocess.run([os.path.join(ROOT, "build", "cc-pingpong"), "100000"],
+                                 check=True, capture_output=True, text=True).stdout)
+    print("synchronous tool call round trip, guest -> host -> guest (median of 9 loops of 10,000)")
+    for lang in ("javascript", "python"):
+        print("  codecage %-10s %8.1f us   bare socketpair ping-pong %6.1f us   ratio %.2fx" %
+              (lang, cc[lang][2], floor, cc[lang][2] / floor))
 
 
 if __name__ == "__main__":

@@ -336,6 +336,7 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 	cc_error err = { 0 };
 	bool done = false;
 	uint64_t last_call = 0;
+	rt->budget_refused = false;
 
 	if (cc_chan_send(&rt->child, req->data, req->size, hard, &err) < 0)
 		goto failed;
@@ -398,6 +399,12 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		}
 		cc_msg_free(&m);
 	}
+	/* A ToolBudgetError the guest did not catch surfaces to the host as
+	 * its own kind (DESIGN.md section 6) when this request really was
+	 * refused a call: the worker cannot claim it on its own. */
+	if (r->kind == CC_ERR_GUEST && rt->budget_refused && r->type &&
+	    !strcmp(r->type, "ToolBudgetError"))
+		r->kind = CC_ERR_TOOL_BUDGET;
 	/* Output over a cap ends the eval as output_limit even when the worker
 	 * claims success: the supervisor counted the bytes itself, and its
 	 * message names the stream. */

@@ -110,6 +110,7 @@ struct cc_runtime {
 	bool redact;
 	cc_output_fn on_output;
 	void *on_output_user;
+	bool budget_refused;  /* a call was refused for budget in this request */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
 	 * channel. */

@@ -287,6 +287,7 @@ int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t deadline_ns, cc
 	uint64_t limit = 0;
 	const char *broke = rt->budget ? budget_take(rt->budget, name, &limit) : NULL;
 	if (broke) {
+		rt->budget_refused = true;
 		snprintf(msg, sizeof(msg), "the %s tool call budget of %llu calls is used up%s%s",
 			 broke, (unsigned long long)limit, strcmp(broke, "total") ? " for " : "",
 			 strcmp(broke, "total") ? name : "");

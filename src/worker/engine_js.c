@@ -100,6 +100,11 @@ static size_t js_cc_usable_size(const void *ptr)
 
 static char *js_own_text(JSValueConst err, const char *prop);
 
+void cc_js_note_oom(void)
+{
+	js_oom = true;
+}
+
 /* ---- hooks ---- */
 
 /* Polled by the bytecode loop, the regexp matcher (lre_check_timeout) and
@@ -385,7 +390,10 @@ static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 enum { SETTLE_STOPPED = -1, SETTLE_NEVER = -2, SETTLE_JOB_FAILED = -3 };
 
 /* Run jobs until promise p settles; returns its state or a SETTLE_ code
- * (SETTLE_JOB_FAILED leaves the exception pending). */
+ * (SETTLE_JOB_FAILED leaves the exception pending). When no job is left,
+ * the reply to a pending tools.<name> call is waited for and settles its
+ * promise, which queues jobs again; only with no call pending can p never
+ * settle. */
 static int js_settle(JSValueConst p)
 {
 	for (;;) {
@@ -398,6 +406,13 @@ static int js_settle(JSValueConst p)
 		int r = JS_ExecutePendingJob(rt, &jc);
 		if (r < 0)
 			return SETTLE_JOB_FAILED;
+		if (r > 0)
+			continue;
+		r = cc_js_tools_step(ctx);
+		if (r == CC_JS_EXCEPTION)
+			return SETTLE_JOB_FAILED;
+		if (r < 0)
+			return SETTLE_STOPPED;
 		if (r == 0)
 			return SETTLE_NEVER;
 	}
@@ -419,8 +434,8 @@ static int js_await(JSValue p, JSValue *out, struct cc_outcome *o)
 	else
 		cc_outcome_fail(o, CC_ERR_GUEST, "Error",
 				"the result is a Promise that can never settle: it is still "
-				"pending and no job is left to run (this sandbox has no timers "
-				"or I/O)",
+				"pending, no job is left to run and no tool call is pending (this "
+				"sandbox has no timers or I/O)",
 				NULL);
 	JS_FreeValue(ctx, p);
 	return st == JS_PROMISE_FULFILLED ? 0 : -1;
@@ -442,8 +457,9 @@ static void js_discard_jobs(void)
 	JS_SetMaxStackSize(rt, JS_STACK_SIZE);
 }
 
-static void js_begin(void)
+static void js_begin(bool is_eval)
 {
+	cc_js_tools_begin(is_eval);
 	js_stopped = false;
 	js_oom = false;
 	cc_js_capped_fd = 0;
@@ -467,8 +483,9 @@ static void js_begin(void)
 
 /* After every eval: jobs an error left behind still run (as they would in
  * Node) until the queue is empty or the guest is stopped; after a stop
- * they are discarded; after a stop or a refused allocation the cycle
- * collector runs, so the next eval starts with the memory back. */
+ * they are discarded; promises of tool calls nobody waited for are let go
+ * (the core drops their replies); after a stop or a refused allocation
+ * the cycle collector runs, so the next eval starts with the memory back. */
 static void js_end(void)
 {
 	JSContext *jc;
@@ -477,6 +494,7 @@ static void js_end(void)
 			JS_FreeValue(ctx, JS_GetException(ctx));
 	if (js_stop_seen())
 		js_discard_jobs();
+	cc_js_tools_end(ctx);
 	if (js_stop_seen() || js_oom)
 		JS_RunGC(rt);
 }
@@ -506,7 +524,7 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	JSValue fn, p, done = JS_UNDEFINED, v = JS_UNDEFINED;
 	int r;
-	js_begin();
+	js_begin(true);
 	/* Compiled first, so a parse error is told apart from a runtime
 	 * SyntaxError such as JSON.parse('{'). With FLAG_ASYNC the script may
 	 * use top-level await; its top-level let/const/class/function still
@@ -587,33 +605,26 @@ static bool js_name_ok(const char *s)
 	return true;
 }
 
-/* Bound with an assignment, `name = value`, in a sloppy-mode function, not
- * by defining a property on the global object: a top-level `let name` or
- * `var name` from an earlier eval is updated (a global property would be
- * shadowed by the let, and a var's property cannot be redefined), an
- * undeclared name becomes a global, a `const` refuses with TypeError. */
-static void js_set_global(const char *name, const cc_value *val, struct cc_outcome *o)
+/* Bind global `name` to jv (taken) with an assignment, `name = value`, in
+ * a sloppy-mode function, not by defining a property on the global
+ * object: a top-level `let name` or `var name` from an earlier eval is
+ * updated (a global property would be shadowed by the let, and a var's
+ * property cannot be redefined), an undeclared name becomes a global, a
+ * `const` refuses with TypeError. Returns 0 (o->ok set), or -1 with o
+ * failed. */
+static int js_assign_global(const char *name, JSValue jv, struct cc_outcome *o)
 {
 	char *src = NULL;
 	const char *param = strcmp(name, "v") ? "v" : "w";
-	JSValue fn = JS_UNDEFINED, jv, r;
-	js_begin();
-	if (!js_name_ok(name)) {
-		cc_outcome_fail(o, CC_ERR_INVALID_INPUT, "TypeError",
-				"the global's name is not an identifier", NULL);
-		goto out;
-	}
-	jv = cc_js_from_value(ctx, val);
-	if (JS_IsException(jv)) {
-		js_fail(o, JS_GetException(ctx), false);
-		goto out;
-	}
+	JSValue fn, r;
+	int rc = -1;
 	if (asprintf(&src, "(function (%s) { %s = %s; })", param, name, param) < 0) {
 		src = NULL;
 		fn = JS_ThrowOutOfMemory(ctx);
 	} else {
 		fn = JS_Eval(ctx, src, strlen(src), "<set_global>", JS_EVAL_TYPE_GLOBAL);
 	}
+	free(src);
 	if (JS_IsException(fn)) {
 		JSValue e = JS_GetException(ctx);
 		if (js_oom) {
@@ -626,18 +637,59 @@ static void js_set_global(const char *name, const cc_value *val, struct cc_outco
 			JS_FreeValue(ctx, e);
 		}
 		JS_FreeValue(ctx, jv);
-		goto out;
+		return -1;
 	}
 	r = JS_Call(ctx, fn, JS_UNDEFINED, 1, &jv);
 	JS_FreeValue(ctx, jv);
-	if (JS_IsException(r))
-		js_fail(o, JS_GetException(ctx), false);
-	else
-		o->ok = true;
-	JS_FreeValue(ctx, r);
-out:
-	free(src);
 	JS_FreeValue(ctx, fn);
+	if (JS_IsException(r)) {
+		js_fail(o, JS_GetException(ctx), false);
+	} else {
+		o->ok = true;
+		rc = 0;
+	}
+	JS_FreeValue(ctx, r);
+	return rc;
+}
+
+static void js_set_global(const char *name, const cc_value *val, struct cc_outcome *o)
+{
+	js_begin(false);
+	if (!js_name_ok(name)) {
+		cc_outcome_fail(o, CC_ERR_INVALID_INPUT, "TypeError",
+				"the global's name is not an identifier", NULL);
+	} else {
+		JSValue jv = cc_js_from_value(ctx, val);
+		if (JS_IsException(jv))
+			js_fail(o, JS_GetException(ctx), false);
+		else
+			js_assign_global(name, jv, o);
+	}
+	js_end();
+}
+
+/* ---- bind_tool ---- */
+
+/* The global function `name` and tools.<name> (js_tools.c); the global
+ * `tools` on the first bind. Both globals are bound as set_global binds,
+ * so a guest's `const` of either name refuses (guest_error). */
+static void js_bind_tool(const char *name, struct cc_outcome *o)
+{
+	JSValue fn, ns;
+	js_begin(false);
+	if (!js_name_ok(name)) {
+		cc_outcome_fail(o, CC_ERR_INVALID_INPUT, "TypeError",
+				"the tool's name is not an identifier", NULL);
+	} else if (cc_js_tools_bind(ctx, name, &fn, &ns) < 0) {
+		js_fail(o, JS_GetException(ctx), false);
+	} else if (!JS_IsUndefined(ns) && js_assign_global("tools", ns, o) < 0) {
+		cc_js_tools_free(ctx); /* the next bind makes it again */
+		JS_FreeValue(ctx, fn);
+	} else if (!JS_IsUndefined(fn)) {
+		js_assign_global(name, fn, o);
+	} else {
+		o->ok = true;
+	}
 	js_end();
 }
 
@@ -646,6 +698,7 @@ const struct cc_engine cc_engine_quickjs = {
 	.init = js_init,
 	.eval = js_eval,
 	.set_global = js_set_global,
+	.bind_tool = js_bind_tool,
 };
 
 /* The worker core (main.c) runs whichever engine this executable links. */

@@ -17,6 +17,7 @@
  *    through cc_worker_output.
  *  - REPL semantics: the value of a final expression statement is the
  *    result; top-level await runs on one persistent event loop.
+ *  - Host tools (bind_tool): py_tools.c.
  * Python-side glue lives in HELPER_SRC below, compiled as "<codecage>"
  * so its frames never show in guest tracebacks. */
 #define PY_SSIZE_T_CLEAN
@@ -281,6 +282,11 @@ static PyObject *raise_stop(void)
 						     ? "codecage: output limit reached"
 						     : "codecage: time limit reached");
 	return NULL;
+}
+
+PyObject *cc_py_raise_stop(void)
+{
+	return raise_stop();
 }
 
 /* ---- guest output ----
@@ -800,6 +806,7 @@ static void guest_enter(void)
 	atomic_store(&mem_glue, false);
 	in_guest = true;
 	cap_fd = 0;
+	cc_py_tools_eval_begin();
 	PyObject *r = PyObject_CallNoArgs(h_prepare);
 	if (!r)
 		PyErr_Clear();
@@ -911,11 +918,25 @@ static void py_set_global(const char *name, const cc_value *v, struct cc_outcome
 	o->ok = true;
 }
 
+/* Host tools: py_tools.c. Like set_global, binding runs no guest code of
+ * its own and is not timed. */
+static void py_bind_tool(const char *name, struct cc_outcome *o)
+{
+	mem_set_cap();
+	if (cc_py_tools_bind(main_dict, name) < 0) {
+		report(o, PH_GLOBAL);
+		atomic_store(&mem_glue, false);
+		return;
+	}
+	o->ok = true;
+}
+
 const struct cc_engine cc_engine_cpython = {
     .name = "python",
     .init = py_init,
     .eval = py_eval,
     .set_global = py_set_global,
+    .bind_tool = py_bind_tool,
 };
 
 const struct cc_engine *const cc_worker_engine = &cc_engine_cpython;

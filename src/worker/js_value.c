@@ -35,7 +35,7 @@ static const char builtins_src[] =
 	"    Map.prototype.entries, P(new Map().entries()).next, size(Map),\n"
 	"    Set.prototype.values, P(new Set().values()).next, size(Set),\n"
 	"    Date.prototype.getTime, Date.prototype.toISOString, RegExp.prototype.toString,\n"
-	"    BigInt, (x) => x >= T || x <= -T, Promise, Promise.resolve,\n"
+	"    BigInt, (x) => x >= T || x <= -T, Promise, Promise.resolve, Error,\n"
 	"    {}, [], new Error(), new Date(0), new Map(), new Set(), new Proxy({}, {}),\n"
 	"    Promise.resolve(), /x/, new ArrayBuffer(0), new Uint8Array(0)];\n"
 	"})()";
@@ -53,7 +53,7 @@ int cc_js_builtins_init(JSContext *ctx)
 		&cc_js.map_size,      &cc_js.set_values,    &cc_js.set_next,
 		&cc_js.set_size,      &cc_js.date_get_time, &cc_js.date_to_iso,
 		&cc_js.regexp_to_string, &cc_js.bigint,     &cc_js.bigint_too_big,
-		&cc_js.promise,       &cc_js.promise_resolve,
+		&cc_js.promise,       &cc_js.promise_resolve,   &cc_js.error,
 	};
 	JSClassID *classes[] = {
 		&cc_js.cls_object, &cc_js.cls_array,  &cc_js.cls_error,   &cc_js.cls_date,
@@ -218,6 +218,7 @@ struct pack {
 	size_t nodes;   /* values packed so far (keys not counted, as value.c) */
 	unsigned depth; /* containers open */
 	bool at_key;    /* packing a map key: the path ends at its container */
+	bool args;      /* tool-call arguments, not a result: says so in errors */
 	/* The key or index taken at each open container, for error messages. */
 	struct {
 		const char *key;
@@ -225,20 +226,30 @@ struct pack {
 	} path[CC_VALUE_MAX_DEPTH];
 };
 
-static const char what_fits[] =
-	"results can be null/undefined, booleans, numbers, BigInts, strings, "
-	"Uint8Array/ArrayBuffer, Arrays, plain objects, Maps with string keys and Dates";
+#define WHAT_FITS                                                                  \
+	" can be null/undefined, booleans, numbers, BigInts, strings, "             \
+	"Uint8Array/ArrayBuffer, Arrays, plain objects, Maps with string keys and Dates"
+
+/* The words errors use: a result is returned, tool arguments are passed. */
+#define VERB(p) ((p)->args ? "pass" : "return")
+#define NOUN(p) ((p)->args ? "the arguments" : "the result")
+
+static const char *what_fits(const struct pack *p)
+{
+	return p->args ? "tool arguments" WHAT_FITS : "results" WHAT_FITS;
+}
 
 static int refuse(struct pack *p, cc_error_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Fail the outcome with "result.a[2]: <what>". */
+/* Fail the outcome with "result.a[2]: <what>" ("args[0].a: <what>" for
+ * tool arguments, packed as one array). */
 static int refuse(struct pack *p, cc_error_kind kind, const char *fmt, ...)
 {
 	struct cc_js_buf b = { .limit = 4096 };
 	char *what = NULL, num[16];
 	va_list ap;
-	cc_js_buf_str(&b, "result");
+	cc_js_buf_str(&b, p->args ? "args" : "result");
 	for (unsigned i = 0; i + p->at_key < p->depth && b.len < 200; i++) {
 		if (!p->path[i].key) {
 			snprintf(num, sizeof(num), "[%" PRIu32 "]", p->path[i].idx);
@@ -262,7 +273,7 @@ static int refuse(struct pack *p, cc_error_kind kind, const char *fmt, ...)
 	cc_js_buf_str(&b, what ? what : "cannot be converted");
 	free(what);
 	cc_outcome_fail(p->o, kind, kind == CC_ERR_GUEST ? "TypeError" : "OutputLimitError",
-			b.data ? b.data : "result cannot be converted", NULL);
+			b.data ? b.data : "value cannot be converted", NULL);
 	cc_js_buf_free(&b);
 	return -1;
 }
@@ -270,18 +281,18 @@ static int refuse(struct pack *p, cc_error_kind kind, const char *fmt, ...)
 static int refuse_size(struct pack *p)
 {
 	return refuse(p, CC_ERR_OUTPUT_LIMIT,
-		      "the result is over the %" PRIu64 "-byte cap (limits.max_result)",
-		      cc_worker_limits.max_result);
+		      "%s over the %" PRIu64 "-byte cap (limits.max_result)",
+		      p->args ? "the arguments are" : "the result is", cc_worker_limits.max_result);
 }
 
 static int refuse_type(struct pack *p, const char *what)
 {
-	return refuse(p, CC_ERR_GUEST, "cannot return %s; %s", what, what_fits);
+	return refuse(p, CC_ERR_GUEST, "cannot %s %s; %s", VERB(p), what, what_fits(p));
 }
 
 static int pack_oom(struct pack *p)
 {
-	return refuse(p, CC_ERR_MEMORY_LIMIT, "out of memory while packing the result");
+	return refuse(p, CC_ERR_MEMORY_LIMIT, "out of memory while packing %s", NOUN(p));
 }
 
 /* True when n more bytes would take the packed result over max_result.
@@ -312,8 +323,8 @@ static int reserve(struct pack *p, size_t n)
 static int count_node(struct pack *p)
 {
 	if (++p->nodes > PACK_MAX_NODES)
-		return refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
-			      PACK_MAX_NODES);
+		return refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
+			      NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
 	/* Conversion is C code the interrupt handler never sees: poll the
 	 * deadline ourselves now and then. The engine reports the stop. */
 	if ((p->nodes & 0xffff) == 0 && cc_worker_should_stop()) {
@@ -328,7 +339,7 @@ static int enter(struct pack *p)
 	if (p->depth >= CC_VALUE_MAX_DEPTH)
 		return refuse(p, CC_ERR_GUEST,
 			      "the value is nested deeper than %d levels (or a cycle); %s",
-			      CC_VALUE_MAX_DEPTH, what_fits);
+			      CC_VALUE_MAX_DEPTH, what_fits(p));
 	p->depth++;
 	return 0;
 }
@@ -355,8 +366,8 @@ static int pack_str(struct pack *p, JSValueConst s, bool is_key, const char **ou
 		char *w = p->o->value.data + p->o->value.size - len;
 		size_t fixed = cc_js_fix_surrogates(w, len);
 		if (fixed && is_key)
-			r = refuse(p, CC_ERR_GUEST, "cannot return an object key holding a lone "
-				   "UTF-16 surrogate (not valid Unicode)");
+			r = refuse(p, CC_ERR_GUEST, "cannot %s an object key holding a lone "
+				   "UTF-16 surrogate (not valid Unicode)", VERB(p));
 		else if (!cc_utf8_valid(w, len)) /* QuickJS never does this */
 			r = refuse(p, CC_ERR_INTERNAL, "string is not valid UTF-8");
 	}
@@ -383,8 +394,8 @@ static int pack_bigint(struct pack *p, JSValueConst v)
 		JS_FreeValue(ctx, t);
 		if (big)
 			return refuse(p, CC_ERR_GUEST,
-				      "cannot return a BigInt of more than %d decimal digits",
-				      CC_BIGINT_MAX_DIGITS);
+				      "cannot %s a BigInt of more than %d decimal digits",
+				      VERB(p), CC_BIGINT_MAX_DIGITS);
 	}
 	const char *s = JS_ToCStringLen(ctx, &len, v);
 	char *end = NULL;
@@ -396,8 +407,8 @@ static int pack_bigint(struct pack *p, JSValueConst v)
 	long long i = strtoll(s, &end, 10);
 	bool fits = !errno && end == s + len;
 	if (!cc_bigint_text_valid(s, len))
-		r = refuse(p, CC_ERR_GUEST, "cannot return a BigInt of more than %d decimal digits",
-			   CC_BIGINT_MAX_DIGITS);
+		r = refuse(p, CC_ERR_GUEST, "cannot %s a BigInt of more than %d decimal digits",
+			   VERB(p), CC_BIGINT_MAX_DIGITS);
 	else if (fits)
 		r = msgpack_pack_int64(&p->pk, i) ? pack_oom(p) : over(p, 0) ? refuse_size(p) : 0;
 	else if (over(p, len + 6))
@@ -418,7 +429,7 @@ static int pack_date(struct pack *p, JSValueConst v)
 	}
 	JS_FreeValue(p->ctx, t);
 	if (!isfinite(ms))
-		return refuse(p, CC_ERR_GUEST, "cannot return an invalid Date");
+		return refuse(p, CC_ERR_GUEST, "cannot %s an invalid Date", VERB(p));
 	/* A time value is a whole number of ms within +-8.64e15: exact in
 	 * int64. Floor division, so 1969 stays in 1969. */
 	int64_t m = (int64_t)ms, sec = m / 1000, rem = m % 1000;
@@ -451,7 +462,8 @@ static int pack_bytes(struct pack *p, JSValueConst v, bool typed)
 		if (!typed)
 			len = size;
 		if (off > size || len > size - off)
-			r = refuse(p, CC_ERR_GUEST, "cannot return a Uint8Array past its buffer");
+			r = refuse(p, CC_ERR_GUEST, "cannot %s a Uint8Array past its buffer",
+				   VERB(p));
 		else if (over(p, len + 5))
 			r = refuse_size(p);
 		else if (msgpack_pack_bin(&p->pk, len) ||
@@ -474,8 +486,8 @@ static int pack_array(struct pack *p, JSValueConst v)
 		return CC_JS_EXCEPTION;
 	/* Refuse before walking: new Array(2**32 - 1) is all holes. */
 	if ((uint64_t)len > PACK_MAX_NODES - p->nodes)
-		return refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
-			      PACK_MAX_NODES);
+		return refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
+			      NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
 	if (over(p, (size_t)len + 5))
 		return refuse_size(p);
 	if ((r = enter(p)))
@@ -523,8 +535,8 @@ static int pack_plain(struct pack *p, JSValueConst v)
 	if (JS_GetOwnPropertyNames(ctx, &tab, &n, v, JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) < 0)
 		return CC_JS_EXCEPTION;
 	if (n > PACK_MAX_NODES - p->nodes)
-		r = refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
-			   PACK_MAX_NODES);
+		r = refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
+			   NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
 	else if (!(r = enter(p)) && msgpack_pack_map(&p->pk, n))
 		r = pack_oom(p);
 	for (i = 0; i < n && !r; i++) {
@@ -579,11 +591,11 @@ static int pack_map(struct pack *p, JSValueConst v)
 		JSValue val = JS_GetPropertyUint32(ctx, pair, 1);
 		JS_FreeValue(ctx, pair);
 		if (!JS_IsString(k))
-			r = refuse(p, CC_ERR_GUEST, "cannot return a Map with a non-string key "
-				   "(a %s); %s", js_typeof(ctx, k), what_fits);
+			r = refuse(p, CC_ERR_GUEST, "cannot %s a Map with a non-string key "
+				   "(a %s); %s", VERB(p), js_typeof(ctx, k), what_fits(p));
 		else if (n / 2 >= PACK_MAX_NODES - p->nodes)
-			r = refuse(p, CC_ERR_OUTPUT_LIMIT, "the result has more than %zu values",
-				   PACK_MAX_NODES);
+			r = refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
+				   NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
 		if (!r && n == cap) {
 			JSValue *grown = realloc(kv, (cap ? cap * 2 : 16) * sizeof(*kv));
 			if (grown) {
@@ -699,21 +711,32 @@ static int pack_value(struct pack *p, JSValueConst v)
 	return over(p, 0) ? refuse_size(p) : 0;
 }
 
-int cc_js_pack(JSContext *ctx, JSValueConst v, struct cc_outcome *o)
+static int pack_root(JSContext *ctx, JSValueConst v, struct cc_outcome *o, bool args)
 {
 	struct pack *p = calloc(1, sizeof(*p)); /* the path is 1.6 KiB: not on the stack */
 	int r;
 	if (!p)
 		return cc_outcome_fail(o, CC_ERR_MEMORY_LIMIT, "MemoryError",
-				       "out of memory while packing the result", NULL);
+				       "out of memory while packing a value", NULL);
 	p->ctx = ctx;
 	p->o = o;
+	p->args = args;
 	msgpack_packer_init(&p->pk, &o->value, msgpack_sbuffer_write);
 	r = pack_value(p, v);
 	if (r)
 		msgpack_sbuffer_clear(&o->value);
 	free(p);
 	return r;
+}
+
+int cc_js_pack(JSContext *ctx, JSValueConst v, struct cc_outcome *o)
+{
+	return pack_root(ctx, v, o, false);
+}
+
+int cc_js_pack_args(JSContext *ctx, JSValueConst args, struct cc_outcome *o)
+{
+	return pack_root(ctx, args, o, true);
 }
 
 /* ---- cc_value -> JS ---- */

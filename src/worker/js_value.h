@@ -39,6 +39,7 @@ struct cc_js_builtins {
 	JSValue bigint_too_big; /* x => |x| >= 10n ** CC_BIGINT_MAX_DIGITS */
 	JSValue promise;        /* Promise */
 	JSValue promise_resolve;
+	JSValue error;          /* Error (tool failures are made with it) */
 	JSClassID cls_object, cls_array, cls_error, cls_date, cls_map, cls_set, cls_proxy,
 		cls_promise, cls_regexp, cls_array_buffer, cls_uint8_array;
 	/* Every typed array class, for console output. */
@@ -69,6 +70,11 @@ int cc_js_builtins_init(JSContext *ctx);
  * CC_JS_EXCEPTION. On failure o->value is emptied. Frees every JSValue it
  * made on every path. */
 int cc_js_pack(JSContext *ctx, JSValueConst v, struct cc_outcome *o);
+
+/* The same for a tool call's arguments (args: an Array of them): the same
+ * rules and caps, worded for arguments ("args[1].a: cannot pass a
+ * function; ..."). */
+int cc_js_pack_args(JSContext *ctx, JSValueConst args, struct cc_outcome *o);
 
 /* A new JS value for v (borrowed; NULL = null): int -> number, or BigInt
  * beyond 2**53 (so it stays exact and comes back an int); float -> number
@@ -131,5 +137,43 @@ int cc_js_format(JSContext *ctx, struct cc_js_buf *b, int argc, JSValueConst *ar
 /* One value as console.log shows it (top level: strings raw). Returns 0, or
  * -1 with a JS exception pending. */
 int cc_js_inspect(JSContext *ctx, struct cc_js_buf *b, JSValueConst v);
+
+/* ---- js_tools.c ---- */
+
+/* Host tools (worker.h, "host tool calls"): the global function `name(...)`
+ * calls the tool and waits for its reply; `tools.name(...)` starts the call
+ * and returns a Promise that the eval loop settles (cc_js_tools_step). A
+ * failed call is an Error whose name and message are the host's.
+ *
+ * Defines tools.<name> (the `tools` object is made on the first bind) and
+ * returns in *fn the global function to bind as `name` (owned; undefined
+ * for a tool named "tools": the namespace keeps that global). *ns gets
+ * the `tools` object (owned) when this call made it, else undefined: the
+ * caller binds it as the global `tools`, or calls cc_js_tools_free when
+ * that fails so the next bind tries again. Binding a name again is
+ * harmless (calls go by name). Returns 0, or -1 with a JS exception
+ * pending. */
+int cc_js_tools_bind(JSContext *ctx, const char *name, JSValue *fn, JSValue *ns);
+
+/* Around every eval, set_global and bind: calls can only be made while an
+ * eval runs (is_eval). tools_end drops the promises of calls nobody
+ * waited for (the worker core drops their replies). */
+void cc_js_tools_begin(bool is_eval);
+void cc_js_tools_end(JSContext *ctx);
+
+/* Call when the job queue is empty and the eval still waits: wait for the
+ * reply to any call of tools.<name> and settle its promise. Returns 1 (a
+ * promise settled: run jobs again), 0 (no call is pending: nothing can
+ * ever settle), -1 (the eval must stop: cc_worker_should_stop()), or
+ * CC_JS_EXCEPTION (out of memory while settling; exception pending). */
+int cc_js_tools_step(JSContext *ctx);
+
+/* Forget the `tools` object (see cc_js_tools_bind); also for a harness
+ * that frees the runtime. */
+void cc_js_tools_free(JSContext *ctx);
+
+/* In engine_js.c: record that memory ran out outside the JS heap, so the
+ * "out of memory" error about to be thrown is reported as memory_limit. */
+void cc_js_note_oom(void);
 
 #endif

@@ -24,8 +24,7 @@
 
 static void send_frame(msgpack_sbuffer *sb)
 {
-	if (cc_frame_write(CC_CHANNEL_FD, sb->data, sb->size) < 0)
-		_exit(3); /* the supervisor is gone or broke the channel */
+	cc_worker_send_frame(sb->data, sb->size);
 }
 
 static __attribute__((noreturn)) void send_fail_and_exit(const cc_error *err)
@@ -184,8 +183,6 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		_exit(4);
 	}
 	cc_worker_flush_output();
-	if (cc_worker_channel_failed())
-		_exit(3);
 	send_result(id, o);
 }
 

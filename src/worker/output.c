@@ -24,7 +24,6 @@ static struct {
 	uint64_t sent[3];     /* bytes accepted per stream (index = fd) */
 	char buf[3][CC_OUTPUT_CHUNK];
 	size_t used[3];
-	bool failed;          /* the channel broke: exit after this eval */
 } ev;
 
 static int64_t now_ns(void)
@@ -56,8 +55,7 @@ static void flush_stream(int fd)
 	cc_pack_cstr(&m.pk, "data");
 	msgpack_pack_bin(&m.pk, ev.used[fd]);
 	msgpack_pack_bin_body(&m.pk, ev.buf[fd], ev.used[fd]);
-	if (cc_frame_write(CC_CHANNEL_FD, m.sb.data, m.sb.size) < 0)
-		ev.failed = true;
+	cc_worker_send_frame(m.sb.data, m.sb.size);
 	cc_msgbuf_free(&m);
 	ev.used[fd] = 0;
 }
@@ -68,15 +66,13 @@ void cc_worker_flush_output(void)
 	flush_stream(2);
 }
 
-bool cc_worker_channel_failed(void)
-{
-	return ev.failed;
-}
-
 int cc_worker_output(int fd, const char *data, size_t len)
 {
 	if (fd != 1 && fd != 2)
 		return -1;
+	/* Keep the order across the two streams: what the other stream
+	 * buffered was written first. */
+	flush_stream(fd == 1 ? 2 : 1);
 	uint64_t cap = fd == 1 ? cc_worker_limits.max_stdout : cc_worker_limits.max_stderr;
 	uint64_t room = cap + 1 > ev.sent[fd] ? cap + 1 - ev.sent[fd] : 0;
 	size_t take = len < room ? len : (size_t)room;

@@ -3,7 +3,10 @@
  * Python -> MessagePack packs straight into the outcome's buffer while
  * walking the object graph, so a result is never held twice, and every
  * byte goes through one write callback that enforces max_result as it
- * grows. Rules chosen here (the design leaves them to the engine):
+ * grows. A host tool's arguments (a tuple, one array) are packed the
+ * same way, under the same caps, into the call's buffer
+ * (cc_py_pack_args); only the error messages' wording differs.
+ * Rules chosen here (the design leaves them to the engine):
  *  - bool is tested before int (bool is an int subclass);
  *  - ints outside int64 travel as bigint text, at most
  *    CC_BIGINT_MAX_DIGITS digits, else ValueError;
@@ -47,8 +50,17 @@
 
 #define TRUNCATED_NOTE "\n[codecage: truncated]"
 
+/* Words for error messages: a result is returned, tool arguments are
+ * passed. */
+struct role {
+	const char *verb, *verbed, *root, *what;
+};
+static const struct role ROLE_RESULT = {"return", "returned", "value", "results"};
+static const struct role ROLE_ARGS = {"pass", "passed", "args", "tool arguments"};
+
 struct packer {
 	msgpack_packer pk;
+	const struct role *role;
 	msgpack_sbuffer *sb;
 	uint64_t max;
 	bool too_big; /* a write would pass max */
@@ -95,14 +107,15 @@ static int sink_status(struct packer *p)
 	return 0;
 }
 
-/* " (at value[2]['name'])" for the first depth steps, or "" at the top.
- * A deep path keeps its last PATH_SHOWN steps: that is where the problem
- * is. */
+/* " (at value[2]['name'])" (tool arguments: " (at args[0]...)") for the
+ * first depth steps, or "" at the top. A deep path keeps its last
+ * PATH_SHOWN steps: that is where the problem is. */
 #define PATH_SHOWN 8
 static PyObject *path_text(struct packer *p, unsigned depth)
 {
 	unsigned first = depth > PATH_SHOWN ? depth - PATH_SHOWN : 0;
-	PyObject *acc = PyUnicode_FromString(!depth ? "" : first ? " (at value..." : " (at value");
+	PyObject *acc = !depth ? PyUnicode_FromString("")
+			       : PyUnicode_FromFormat(" (at %s%s", p->role->root, first ? "..." : "");
 
 	for (unsigned d = first; acc && d < depth; d++) {
 		PyObject *step, *next;
@@ -170,8 +183,8 @@ static int pack_int(struct packer *p, PyObject *obj, unsigned depth)
 		return -1;
 	if (bits > BIGINT_MAX_BITS)
 		return fail_at(p, depth, PyExc_ValueError,
-			       "int too large to return: about %zu decimal digits, the limit is %d",
-			       (size_t)((double)bits * 0.30103), CC_BIGINT_MAX_DIGITS);
+			       "int too large to %s: about %zu decimal digits, the limit is %d",
+			       p->role->verb, (size_t)((double)bits * 0.30103), CC_BIGINT_MAX_DIGITS);
 	/* int's own decimal form: an int subclass's __repr__/__str__ is guest
 	 * code and could return anything */
 	PyObject *text = PyLong_Type.tp_repr(obj);
@@ -182,8 +195,8 @@ static int pack_int(struct packer *p, PyObject *obj, unsigned depth)
 			return -1;
 		PyErr_Clear();
 		return fail_at(p, depth, PyExc_ValueError,
-			       "int too large to return: the limit is %d decimal digits",
-			       CC_BIGINT_MAX_DIGITS);
+			       "int too large to %s: the limit is %d decimal digits",
+			       p->role->verb, CC_BIGINT_MAX_DIGITS);
 	}
 	Py_ssize_t len = PyUnicode_GET_LENGTH(text);
 	const char *digits = (const char *)PyUnicode_DATA(text);
@@ -191,8 +204,8 @@ static int pack_int(struct packer *p, PyObject *obj, unsigned depth)
 	if (ndigits > CC_BIGINT_MAX_DIGITS || !cc_bigint_text_valid(digits, (size_t)len)) {
 		Py_DECREF(text);
 		return fail_at(p, depth, PyExc_ValueError,
-			       "int too large to return: %zu decimal digits, the limit is %d",
-			       ndigits, CC_BIGINT_MAX_DIGITS);
+			       "int too large to %s: %zu decimal digits, the limit is %d",
+			       p->role->verb, ndigits, CC_BIGINT_MAX_DIGITS);
 	}
 	cc_pack_bigint(&p->pk, digits, (size_t)len);
 	Py_DECREF(text);
@@ -234,8 +247,8 @@ static int pack_key(struct packer *p, PyObject *key, unsigned depth)
 	if (!PyUnicode_Check(key))
 		return fail_at(
 		    p, depth, PyExc_TypeError,
-		    "cannot return a dict with a key of type '%s': dict keys must be str",
-		    Py_TYPE(key)->tp_name);
+		    "cannot %s a dict with a key of type '%s': dict keys must be str",
+		    p->role->verb, Py_TYPE(key)->tp_name);
 	if (PyUnicode_READY(key) < 0)
 		return -1;
 	if (PyUnicode_IS_ASCII(key)) {
@@ -250,7 +263,8 @@ static int pack_key(struct packer *p, PyObject *key, unsigned depth)
 			return -1;
 		PyErr_Clear();
 		return fail_at(p, depth, PyExc_ValueError,
-			       "cannot return a dict key that contains a lone surrogate");
+			       "cannot %s a dict key that contains a lone surrogate",
+			       p->role->verb);
 	}
 	msgpack_pack_str(&p->pk, (size_t)PyBytes_GET_SIZE(b));
 	msgpack_pack_str_body(&p->pk, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
@@ -269,9 +283,9 @@ static int container_ok(struct packer *p, unsigned depth, Py_ssize_t n)
 {
 	if (depth >= CC_VALUE_MAX_DEPTH)
 		return fail_at(p, depth, PyExc_TypeError,
-			       "cannot return a value nested deeper than %d levels, or one that "
+			       "cannot %s a value nested deeper than %d levels, or one that "
 			       "contains a cycle",
-			       CC_VALUE_MAX_DEPTH);
+			       p->role->verb, CC_VALUE_MAX_DEPTH);
 	if ((size_t)n > cc_value_node_budget(cc_worker_limits.max_result) - p->nodes)
 		return CC_PY_TOO_MANY;
 	return 0;
@@ -303,7 +317,7 @@ static int pack_seq(struct packer *p, PyObject *obj, unsigned depth)
 	}
 	if (Py_SIZE(obj) != n)
 		return fail_at(p, depth, PyExc_RuntimeError,
-			       "list changed size while it was being returned");
+			       "list changed size while it was being %s", p->role->verbed);
 	return 0;
 }
 
@@ -333,7 +347,7 @@ static int pack_dict(struct packer *p, PyObject *obj, unsigned depth)
 	}
 	if (done != n || PyDict_GET_SIZE(obj) != n)
 		return fail_at(p, depth, PyExc_RuntimeError,
-			       "dict changed size while it was being returned");
+			       "dict changed size while it was being %s", p->role->verbed);
 	return 0;
 }
 
@@ -432,10 +446,10 @@ static int refuse(struct packer *p, PyObject *obj, unsigned depth)
 	else if (PyDate_Check(obj))
 		hint = " (use a datetime.datetime)";
 	return fail_at(p, depth, PyExc_TypeError,
-		       "cannot return a value of type '%s'%s: results can be None, bool, int, "
+		       "cannot %s a value of type '%s'%s: %s can be None, bool, int, "
 		       "float, str, bytes, list, tuple, dict with str keys, datetime.datetime, "
 		       "or a numpy array or scalar",
-		       Py_TYPE(obj)->tp_name, hint);
+		       p->role->verb, Py_TYPE(obj)->tp_name, hint, p->role->what);
 }
 
 static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_numpy)
@@ -512,7 +526,8 @@ int cc_py_value_init(void)
 	return PyDateTimeAPI ? 0 : -1;
 }
 
-int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes)
+static int pack_as(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes,
+		   const struct role *role)
 {
 	/* libc, not the counted Python heap: this is the engine's memory */
 	struct packer *p = calloc(1, sizeof(*p));
@@ -523,6 +538,7 @@ int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes)
 		PyErr_NoMemory();
 		return -1;
 	}
+	p->role = role;
 	p->sb = sb;
 	p->max = max_bytes;
 	msgpack_packer_init(&p->pk, p, sb_write);
@@ -531,6 +547,20 @@ int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes)
 		sb->size = entry;
 	free(p);
 	return rc;
+}
+
+int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes)
+{
+	return pack_as(obj, sb, max_bytes, &ROLE_RESULT);
+}
+
+int cc_py_pack_args(PyObject *args, msgpack_sbuffer *sb, uint64_t max_bytes)
+{
+	if (!PyTuple_Check(args)) {
+		PyErr_SetString(PyExc_TypeError, "tool arguments must be a tuple");
+		return -1;
+	}
+	return pack_as(args, sb, max_bytes, &ROLE_ARGS);
 }
 
 static PyObject *timestamp_to_datetime(int64_t sec, uint32_t nsec)

@@ -1,6 +1,7 @@
 /* Python objects to and from the boundary's values (DESIGN.md section 5),
- * for the CPython engine. Worker side only; every function here needs the
- * GIL and an initialised interpreter. */
+ * for the CPython engine, plus the few declarations the engine's files
+ * share (py_tools.c, engine_py.c). Worker side only; every function here
+ * needs the GIL and an initialised interpreter. */
 #ifndef CC_WORKER_PY_VALUE_H
 #define CC_WORKER_PY_VALUE_H
 
@@ -32,6 +33,11 @@ int cc_py_value_init(void);
  * numpy's tolist), so the caller keeps the deadline armed. */
 int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes);
 
+/* cc_py_pack for a host tool's arguments: args must be a tuple, packed as
+ * one array; same rules and return codes, with error messages that speak
+ * of passing ("cannot pass a value of type 'set' ... (at args[0])"). */
+int cc_py_pack_args(PyObject *args, msgpack_sbuffer *sb, uint64_t max_bytes);
+
 /* A new Python object for v (borrowed; NULL is None). Returns a new
  * reference, or NULL with a Python exception set (MemoryError; ValueError
  * for a timestamp outside datetime's years 1..9999). */
@@ -48,5 +54,19 @@ size_t cc_py_fix_surrogates(char *p, size_t n);
  * frees), or NULL when s is not a str or memory ran out; never leaves a
  * Python exception set. */
 char *cc_py_utf8(PyObject *s, size_t max);
+
+/* ---- host tool calls (py_tools.c) ---- */
+
+/* Bind host tool cname (an identifier) in globals (__main__'s dict): the
+ * global function, tools.<cname> and atools.<cname> (see py_tools.c).
+ * Returns 0, or -1 with a Python exception set. */
+int cc_py_tools_bind(PyObject *globals, const char *cname);
+
+/* A new eval begins: forget atools calls of earlier evals. */
+void cc_py_tools_eval_begin(void);
+
+/* From engine_py.c: raise the soft stop's KeyboardInterrupt for the
+ * current stop reason. Returns NULL. */
+PyObject *cc_py_raise_stop(void);
 
 #endif

@@ -4,6 +4,7 @@
  * kept until their call is collected. */
 #include <errno.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -88,13 +89,14 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	cc_pack_cstr(&m.pk, name);
 	cc_pack_cstr(&m.pk, "args");
 	msgpack_sbuffer_write(&m.sb, args, args_len);
-	int rc = cc_frame_write(CC_CHANNEL_FD, m.sb.data, m.sb.size);
-	cc_msgbuf_free(&m);
-	if (rc < 0)
-		_exit(3); /* the supervisor is gone */
+	/* Recorded before sending: replies filed while the frame goes out must
+	 * find their call. */
 	t.calls[t.n++] = (struct held){ .id = id };
+	cc_worker_send_frame(m.sb.data, m.sb.size);
+	cc_msgbuf_free(&m);
 	return id;
 }
+
 
 static struct held *find(uint64_t id)
 {
@@ -140,6 +142,8 @@ void cc_worker_take_reply(cc_value *m)
 	}
 }
 
+static void file_incoming(void);
+
 /* Read and file one frame from the supervisor, waiting until the eval's
  * deadline at most. Returns 0, or -1 when the eval must stop. */
 static int read_one(void)
@@ -161,6 +165,14 @@ static int read_one(void)
 			continue; /* should_stop() now says timeout */
 		break;
 	}
+	file_incoming();
+	return 0;
+}
+
+/* Read one frame that must be a reply (the only thing the supervisor sends
+ * while a request is being served) and file it. Blocking. */
+static void file_incoming(void)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	if (cc_frame_read(CC_CHANNEL_FD, &buf, &len,
@@ -176,7 +188,40 @@ static int read_one(void)
 		_exit(4); /* during an eval the supervisor only sends replies */
 	cc_worker_take_reply(m);
 	cc_value_free(m);
-	return 0;
+}
+
+/* Every frame the worker sends goes through here. The supervisor answers
+ * calls while we keep writing (more calls, output, the result), so a write
+ * that would block first reads and files what the supervisor sent:
+ * otherwise both sides could block on full socket buffers forever. */
+void cc_worker_send_frame(const void *payload, size_t len)
+{
+	unsigned char hdr[4] = { len & 0xff, (len >> 8) & 0xff, (len >> 16) & 0xff,
+				 (len >> 24) & 0xff };
+	const char *parts[2] = { (const char *)hdr, payload };
+	size_t sizes[2] = { 4, len };
+	for (int i = 0; i < 2; i++) {
+		size_t off = 0;
+		while (off < sizes[i]) {
+			ssize_t n = send(CC_CHANNEL_FD, parts[i] + off, sizes[i] - off,
+					 MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (n > 0) {
+				off += (size_t)n;
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+				_exit(3);
+			struct pollfd p = { CC_CHANNEL_FD, POLLIN | POLLOUT, 0 };
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				_exit(3);
+			if (p.revents & POLLIN)
+				file_incoming();
+			else if (p.revents & (POLLHUP | POLLERR))
+				_exit(3);
+		}
+	}
 }
 
 int cc_worker_call_wait(uint64_t id, struct cc_call_reply *r)

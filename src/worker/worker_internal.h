@@ -11,11 +11,12 @@
 
 void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms);
 void cc_worker_flush_output(void);
-bool cc_worker_channel_failed(void);
 void cc_worker_tools_begin(uint64_t eval_id);
 void cc_worker_tools_end(void);
 /* File a "reply" frame read outside an eval (a late reply is dropped). */
 void cc_worker_take_reply(cc_value *m);
+/* Send one frame; while the write would block, file incoming replies. */
+void cc_worker_send_frame(const void *payload, size_t len);
 void cc_outcome_init(struct cc_outcome *o);
 void cc_outcome_reset(struct cc_outcome *o);
 

@@ -127,6 +127,24 @@ static void basics(cc_language lang)
 	      "concurrent calls fan out and come back in order (%s)", cc_result_error_message(r));
 	cc_result_free(r);
 
+	/* Regression: replies the worker had not read yet filled the socket
+	 * while it kept writing calls, and both sides blocked until the
+	 * deadline killed the worker. */
+	const char *flood = py ? "import asyncio\nlen(await asyncio.gather(*[atools.echo(i) for i in range(1000)]))"
+			       : "(await Promise.all(Array.from({length: 1000}, (_, i) => tools.echo(i)))).length";
+	r = cc_runtime_eval(rt, flood, strlen(flood), 0);
+	v = cc_result_value(r);
+	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 1000,
+	      "1000 calls in flight at once (%s)", cc_result_error_message(r));
+	cc_result_free(r);
+	const char *big = py ? "import asyncio\nx = 'x' * 1000000\nlen(await asyncio.gather(atools.echo(x), atools.echo(x), atools.echo(x)))"
+			     : "const x = 'x'.repeat(1000000); (await Promise.all([tools.echo(x), tools.echo(x), tools.echo(x)])).length";
+	r = cc_runtime_eval(rt, big, strlen(big), 0);
+	v = cc_result_value(r);
+	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 3,
+	      "three 1 MB calls in flight at once (%s)", cc_result_error_message(r));
+	cc_result_free(r);
+
 	s = eval_str(rt, py ? "try:\n    tools.nope()\nexcept AttributeError:\n    r = 'refused'\nr"
 			    : "try { tools.nope() } catch (e) { 'refused' }", &r);
 	CHECK(!strcmp(s, "refused"), "an unbound name is refused: %s", s);
@@ -172,6 +190,17 @@ static void budget(void)
 	cc_result_free(r);
 	s = eval_str(py, "try:\n    lookup('A1')\nexcept Exception as e:\n    r = type(e).__name__\nr", &r);
 	CHECK(!strcmp(s, "ToolBudgetError"), "and in Python too: %s", s);
+	cc_result_free(r);
+	r = cc_runtime_eval(js, "lookup('A1')", 12, 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_TOOL_BUDGET && cc_runtime_alive(js),
+	      "an uncaught ToolBudgetError surfaces as tool_budget (%s)",
+	      cc_error_kind_name(cc_result_error_kind(r)));
+	cc_result_free(r);
+	const char *forge = "raise type('ToolBudgetError', (Exception,), {})('forged')";
+	r = cc_runtime_eval(py, forge, strlen(forge), 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_GUEST,
+	      "a guest cannot forge tool_budget without a refused call (%s)",
+	      cc_error_kind_name(cc_result_error_kind(r)));
 	cc_result_free(r);
 	CHECK(cc_budget_calls_made(b) == 5 && cc_budget_calls_remaining(b) == 0 && calls == 5,
 	      "5 calls made, 0 remaining, the host ran exactly 5 (%llu, %llu, %d)",
@@ -231,7 +260,7 @@ static void many(cc_language lang, int n)
 	char code[256];
 	snprintf(code, sizeof(code),
 		 lang == CC_LANG_PYTHON ? "s = 0\nfor i in range(%d): s += echo(i)[0]\ns"
-					: "let s = 0; for (let i = 0; i < %d; i++) s += echo(i)[0]; s", n);
+					: "var s = 0; for (let i = 0; i < %d; i++) s += echo(i)[0]; s", n);
 	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0); /* warm-up */
 	cc_result_free(r);
 	long rss0 = rss_kib();
