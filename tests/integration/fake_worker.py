@@ -73,6 +73,9 @@ def main():
         time.sleep(5)
         return
     send(READY)
+    if MODE == "no-read":
+        time.sleep(30)  # never reads the eval request
+        return
     req = recv()
     if MODE == "liar-kind":
         send({"t": "result", "id": req["id"], "ok": False,
@@ -121,6 +124,20 @@ def main():
         send({"t": "call", "id": req["id"], "call": 1, "name": "x", "args": {"not": "a list"}})
     elif MODE == "call-other-eval":
         send({"t": "call", "id": req["id"] + 7, "call": 1, "name": "x", "args": []})
+    elif MODE == "huge-map":
+        send(result(req, value={"k%d" % i: i for i in range(200000)}))
+    elif MODE == "unknown-ext":
+        send(result(req, value=msgpack.ExtType(42, b"?")))
+    elif MODE == "reply-to-nobody":
+        send({"t": "reply", "call": 1, "ok": True, "value": 1})
+    elif MODE == "flood-tiny":
+        frame = msgpack.packb({"t": "out", "id": req["id"], "fd": 1, "data": b"z"},
+                              use_bin_type=True)
+        one = struct.pack("<I", len(frame)) + frame
+        chunk = one * 4096
+        for _ in range(300):  # 1,228,800 one-byte frames: over the 1 MiB cap
+            os.write(CH, chunk)
+        send(result(req, value=1))
     elif MODE == "big-out":
         send({"t": "out", "id": req["id"], "fd": 1, "data": b"y" * (65536 + 1)})
     elif MODE == "result-over-cap":

@@ -295,7 +295,7 @@ static void afterstop(cc_language lang)
 
 /* One runtime against a fake worker in dir: prints what happened as
  * "new=<kind> eval=<kind> alive=<0|1> stdout=<text>". */
-static void fake(const char *dir, double timeout_s)
+static void fake(const char *dir, double timeout_s, size_t code_len)
 {
 	cc_options o;
 	cc_options_init(&o, CC_LANG_JAVASCRIPT);
@@ -309,7 +309,11 @@ static void fake(const char *dir, double timeout_s)
 		cc_error_clear(&err);
 		return;
 	}
-	cc_result *r = cc_runtime_eval(rt, "1", 1, timeout_s);
+	char *code = malloc(code_len + 1);
+	memset(code, ' ', code_len);
+	code[code_len - 1] = '1';
+	cc_result *r = cc_runtime_eval(rt, code, code_len, timeout_s);
+	free(code);
 	printf("new=ok eval=%s alive=%d message=%s stdout=%s\n",
 	       cc_error_kind_name(cc_result_error_kind(r)), cc_runtime_alive(rt),
 	       cc_result_error_message(r), cc_result_stdout(r, NULL));
@@ -382,7 +386,7 @@ int main(int argc, char **argv)
 	else if (argc >= 4 && !strcmp(argv[1], "many"))
 		many(lang_of(argv[2]), atoi(argv[3]));
 	else if (argc >= 4 && !strcmp(argv[1], "fake")) {
-		fake(argv[2], atof(argv[3]));
+		fake(argv[2], atof(argv[3]), argc > 4 ? (size_t)atol(argv[4]) : 1);
 		return 0;
 	} else if (argc >= 3 && !strcmp(argv[1], "thread"))
 		thread(lang_of(argv[2]));

@@ -73,6 +73,11 @@ FAKES = {
     "result-over-cap": ("eval=output_limit alive=1", "larger than the limit"),
     "honest": ("eval=ok alive=1", "stdout=hi\ufffd"),
     "call-unknown": ("eval=ok alive=1", "stdout=ToolNotFoundError:1"),
+    "huge-map": ("eval=ok alive=1", ""),
+    "unknown-ext": ("eval=protocol_violation alive=0", "unknown ext"),
+    "reply-to-nobody": ("eval=protocol_violation alive=0", "unknown message type"),
+    "flood-tiny": ("eval=output_limit alive=1", "stdout exceeded"),
+    "no-read": ("eval=timeout alive=0", "killed"),
     "call-replay": ("eval=protocol_violation alive=0", "mismatch"),
     "call-bad-args": ("eval=protocol_violation alive=0", "wrong type"),
     "call-other-eval": ("eval=protocol_violation alive=0", "mismatch"),
@@ -87,7 +92,9 @@ def test_lying_worker(tmp_path, mode):
     with open(src) as f:
         (d / "codecage-worker-js").write_text(f.read())
     os.chmod(d / "codecage-worker-js", 0o755)
-    proc = subprocess.run([DRIVER, "fake", str(d), "1"], capture_output=True, text=True,
+    # a worker that stops reading gets code too big for the socket buffers
+    size = "4000000" if mode == "no-read" else "1"
+    proc = subprocess.run([DRIVER, "fake", str(d), "1", size], capture_output=True, text=True,
                           timeout=60)
     want, needle = FAKES[mode]
     assert want in proc.stdout, proc.stdout + proc.stderr
