@@ -225,7 +225,9 @@ CC_EXPORT const char *cc_runtime_engine_version(const cc_runtime *rt);
 CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt);
 
 /* Kill and reap the worker, close its socket and free everything.
- * NULL is fine. Never blocks for longer than it takes to reap. */
+ * NULL is fine. Never blocks for longer than it takes to reap. Called from
+ * inside one of the runtime's own tools, it stops the worker at once and
+ * frees the runtime when the running eval returns (do not use rt after). */
 CC_EXPORT void cc_runtime_close(cc_runtime *rt);
 
 /* ---- evaluation ---- */
@@ -299,8 +301,10 @@ CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt
 /* A tool. args: the guest's arguments, an array value (borrowed, valid for
  * the call). On success return 0 and set *result to an owned value (the
  * library takes it; NULL = null). On failure return -1 after cc_tool_fail
- * (a tool that returns -1 without it fails as "Error"). Must not call
- * cc_runtime_eval on the same runtime (refused as invalid_input). */
+ * (a tool that returns -1 without it fails as "Error"; the message reaches
+ * the guest cut to 4 KiB). Must not call cc_runtime_eval, set_global or
+ * bind_tool on the same runtime (refused as invalid_input). A call that
+ * arrives after the eval's deadline never reaches the tool. */
 typedef int (*cc_tool_fn)(void *user, const cc_value *args, cc_value **result,
 			  cc_tool_error *err);
 

@@ -230,10 +230,8 @@ CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt)
 	return rt && rt->alive;
 }
 
-CC_EXPORT void cc_runtime_close(cc_runtime *rt)
+static void runtime_free(cc_runtime *rt)
 {
-	if (!rt)
-		return;
 	cc_child_kill(&rt->child);
 	cc_tools_free(rt);
 	free(rt->death);
@@ -325,7 +323,7 @@ static void set_from_error(cc_result *r, const cc_error *e)
 
 /* Send one request and collect frames until its result. Fills r. */
 static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, double timeout_s,
-		       cc_result *r)
+		       bool is_eval, cc_result *r)
 {
 	const cc_limits *l = &rt->opts.limits;
 	int64_t start = cc_now_ns();
@@ -335,7 +333,6 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 				  { NULL, 0, l->max_stderr, 0, 0 } };
 	cc_error err = { 0 };
 	bool done = false;
-	uint64_t last_call = 0;
 	rt->budget_refused = false;
 
 	if (cc_chan_send(&rt->child, req->data, req->size, hard, &err) < 0)
@@ -344,6 +341,12 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		char *buf = NULL;
 		size_t len = 0;
 		struct cc_msg m;
+		/* Frames already queued are read without waiting: check the
+		 * clock here too, or a worker that keeps writing keeps us. */
+		if (cc_now_ns() >= hard) {
+			cc_fail(&err, CC_ERR_TIMEOUT, "deadline passed");
+			goto failed;
+		}
 		if (cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), hard, &err) < 0)
 			goto failed;
 		int rc = cc_msg_parse(buf, len, l->max_result, &m, &err);
@@ -353,17 +356,19 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 			goto failed;
 		}
 		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL) ||
-		    m.id != id || (m.what == CC_MSG_CALL && m.call <= last_call)) {
+		    m.id != id ||
+		    (m.what == CC_MSG_CALL && (!is_eval || m.call <= rt->last_call))) {
 			cc_msg_free(&m);
 			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
 				"unexpected message during an eval (type or id mismatch)");
 			goto failed;
 		}
 		if (m.what == CC_MSG_CALL) {
-			/* Call ids grow: a worker cannot replay or guess its way
-			 * to a reply meant for another call. */
-			last_call = m.call;
-			rc = cc_tool_call(rt, &m, hard, &err);
+			/* Call ids grow over the session: a worker cannot replay
+			 * or guess its way to a reply meant for another call.
+			 * Calls happen only in evals. */
+			rt->last_call = m.call;
+			rc = cc_tool_call(rt, &m, deadline, hard, &err);
 			cc_msg_free(&m);
 			if (rc < 0)
 				goto failed;
@@ -491,7 +496,7 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	msgpack_pack_str_body(pk, code, len);
 	cc_pack_cstr(pk, "timeout_ms");
 	msgpack_pack_uint64(pk, (uint64_t)ceil(timeout_s * 1000));
-	round_trip(rt, id, &m.sb, timeout_s, r);
+	round_trip(rt, id, &m.sb, timeout_s, true, r);
 	cc_runtime_leave(rt);
 	cc_msgbuf_free(&m);
 	return r;
@@ -547,6 +552,22 @@ bool cc_runtime_enter(cc_runtime *rt, cc_error *err)
 void cc_runtime_leave(cc_runtime *rt)
 {
 	__atomic_store_n(&rt->busy, 0, __ATOMIC_RELEASE);
+	if (rt->close_pending)
+		runtime_free(rt);
+}
+
+CC_EXPORT void cc_runtime_close(cc_runtime *rt)
+{
+	if (!rt)
+		return;
+	if (__atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE)) {
+		/* Called from inside one of its tools: the request still holds
+		 * the runtime. Stop the worker now, free when the request ends. */
+		mark_dead(rt, "closed from inside a tool", false);
+		rt->close_pending = true;
+		return;
+	}
+	runtime_free(rt);
 }
 
 int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, cc_error *err)
@@ -561,7 +582,7 @@ int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, c
 		cc_runtime_leave(rt);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	round_trip(rt, id, &m->sb, rt->opts.limits.timeout_s, r);
+	round_trip(rt, id, &m->sb, rt->opts.limits.timeout_s, false, r);
 	cc_runtime_leave(rt);
 	int rc = 0;
 	if (r->kind != CC_OK)

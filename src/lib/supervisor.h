@@ -111,6 +111,8 @@ struct cc_runtime {
 	cc_output_fn on_output;
 	void *on_output_user;
 	bool budget_refused;  /* a call was refused for budget in this request */
+	uint64_t last_call;   /* the highest call id seen; ids must grow */
+	bool close_pending;   /* cc_runtime_close ran inside a tool */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
 	 * channel. */
@@ -131,11 +133,14 @@ int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, c
 /* ---- tools.c ---- */
 
 /* Answer one validated "call" message: look the tool up, charge the
- * budget, run the host function, send the reply before deadline_ns.
+ * budget, run the host function, send the reply before deadline_ns. A call
+ * that arrives after the eval's soft deadline (soft_ns) never reaches the
+ * host.
  * Errors (the eval must end): the reply could not be sent (timeout,
  * worker_crashed). A failing or unknown tool is not an error here: the
  * guest gets it as a reply. */
-int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t deadline_ns, cc_error *err);
+int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
+		 cc_error *err);
 void cc_tools_free(cc_runtime *rt);
 
 /* ---- result.c ---- */

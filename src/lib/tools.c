@@ -14,6 +14,11 @@
 #include "supervisor.h"
 #include "utf8.h"
 
+/* A failing tool's message reaches the guest cut to this many bytes: the
+ * reply must fit the frame cap of the smallest allowed max_result (1 KiB
+ * plus the envelope). */
+#define CC_TOOL_MESSAGE_MAX 4096
+
 /* What the guest sees instead of a failing tool's message when redaction
  * is on. */
 #define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
@@ -167,6 +172,10 @@ CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn 
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "a tool needs a function and a name that is an ASCII identifier "
 			       "([A-Za-z_][A-Za-z0-9_]*, at most 256 characters)");
+	if (__atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "cannot bind a tool while the runtime runs a request (from inside "
+			       "a tool, or from another thread)");
 	struct cc_tool *t = find_tool(rt, name);
 	if (t) {
 		t->fn = fn;
@@ -252,13 +261,22 @@ static int send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, cons
 			return send_reply(rt, call, NULL, "ToolResultError", msg, deadline_ns, err);
 		}
 	} else {
+		/* A host message can be any size: keep it well inside the
+		 * frame the worker accepts, cut at a character boundary. */
+		size_t n = strlen(emsg), max = CC_TOOL_MESSAGE_MAX;
+		if (n > max) {
+			n = max;
+			while (n > 0 && ((unsigned char)emsg[n] & 0xc0) == 0x80)
+				n--;
+		}
 		msgpack_pack_false(&m.pk);
 		cc_pack_cstr(&m.pk, "error");
 		msgpack_pack_map(&m.pk, 2);
 		cc_pack_cstr(&m.pk, "name");
 		cc_pack_cstr(&m.pk, ename);
 		cc_pack_cstr(&m.pk, "message");
-		cc_pack_cstr(&m.pk, emsg);
+		msgpack_pack_str(&m.pk, n);
+		msgpack_pack_str_body(&m.pk, emsg, n);
 	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
 	cc_msgbuf_free(&m);
@@ -274,11 +292,17 @@ static const char *safe_name(const char *n)
 	return n;
 }
 
-int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t deadline_ns, cc_error *err)
+int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
+		 cc_error *err)
 {
 	const char *name = m->tool->u.str.ptr;
-	struct cc_tool *t = find_tool(rt, name);
+	/* By length too: "x\0admin" is not "x". */
+	struct cc_tool *t = strlen(name) == m->tool->u.str.len ? find_tool(rt, name) : NULL;
 	char msg[256];
+	if (cc_now_ns() >= soft_ns)
+		return send_reply(rt, m->call, NULL, "TimeoutError",
+				  "the eval's deadline passed; the tool was not called", deadline_ns,
+				  err);
 	if (!t) {
 		/* Uniform for every name that is not bound, whatever it is. */
 		return send_reply(rt, m->call, NULL, "ToolNotFoundError",

@@ -73,6 +73,13 @@ def main():
         time.sleep(5)
         return
     send(READY)
+    if MODE.startswith("bind-"):
+        req = recv()  # the bind request
+        if MODE == "bind-call-in-bind":
+            send({"t": "call", "id": req["id"], "call": 1, "name": "x", "args": []})
+            time.sleep(5)
+            return
+        send(result(req))
     if MODE == "no-read":
         time.sleep(30)  # never reads the eval request
         return
@@ -128,6 +135,19 @@ def main():
         send(result(req, value={"k%d" % i: i for i in range(200000)}))
     elif MODE == "unknown-ext":
         send(result(req, value=msgpack.ExtType(42, b"?")))
+    elif MODE == "bind-nul-name":
+        # "x\0admin" must not reach tool "x"
+        send({"t": "call", "id": req["id"], "call": 1, "name": "x\0admin", "args": []})
+        reply = recv()
+        send({"t": "out", "id": req["id"], "fd": 1, "data": reply["error"]["name"].encode()})
+        send(result(req, value=1))
+    elif MODE == "bind-replay-twice":
+        send({"t": "call", "id": req["id"], "call": 1, "name": "x", "args": []})
+        recv()
+        send(result(req, value=1))
+        req = recv()
+        # the same call id in the next eval
+        send({"t": "call", "id": req["id"], "call": 1, "name": "x", "args": []})
     elif MODE == "reply-to-nobody":
         send({"t": "reply", "call": 1, "ok": True, "value": 1})
     elif MODE == "flood-tiny":

@@ -274,6 +274,14 @@ static void afterstop(cc_language lang)
 		     : "const a = []; for (;;) a.push('y'.repeat(1000) + a.length)",
 		  CC_ERR_MEMORY_LIMIT },
 		{ py ? "while True: print('z')" : "for (;;) console.log('z')", CC_ERR_OUTPUT_LIMIT },
+		/* Regression: tasks left pending by a stop raised the stale stop
+		 * in the next eval (Python). */
+		{ py ? "import asyncio\nasync def spam():\n    while True:\n        print('x')\n"
+		       "        await asyncio.sleep(0)\nawait asyncio.gather(spam(), spam())"
+		     : "async function spam() { for (;;) { console.log('x'); await null } } "
+		       "await Promise.all([spam(), spam()])",
+		  CC_ERR_OUTPUT_LIMIT },
+		{ py ? "import asyncio\nawait asyncio.sleep(0)\n2 + 2" : "await null; 2 + 2", CC_OK },
 		{ py ? "1/0" : "null.x", CC_ERR_GUEST },
 		{ py ? "len(keep)" : "keep.length", CC_OK },
 	};
@@ -295,6 +303,19 @@ static void afterstop(cc_language lang)
 
 /* One runtime against a fake worker in dir: prints what happened as
  * "new=<kind> eval=<kind> alive=<0|1> stdout=<text>". */
+static int fake_host_calls;
+static int fake_tool(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)err;
+	fake_host_calls++;
+	*result = NULL;
+	return 0;
+}
+
+/* Modes named bind-* bind a tool "x" first (printing bind=<kind>); modes
+ * with "twice" in the name run a second eval (eval2=<kind>). */
 static void fake(const char *dir, double timeout_s, size_t code_len)
 {
 	cc_options o;
@@ -309,6 +330,12 @@ static void fake(const char *dir, double timeout_s, size_t code_len)
 		cc_error_clear(&err);
 		return;
 	}
+	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	if (!strncmp(base, "bind-", 5)) {
+		int rc = cc_runtime_bind_tool(rt, "x", fake_tool, NULL, &err);
+		printf("bind=%s ", rc < 0 ? cc_error_kind_name(err.kind) : "ok");
+		cc_error_clear(&err);
+	}
 	char *code = malloc(code_len + 1);
 	memset(code, ' ', code_len);
 	code[code_len - 1] = '1';
@@ -318,6 +345,13 @@ static void fake(const char *dir, double timeout_s, size_t code_len)
 	       cc_error_kind_name(cc_result_error_kind(r)), cc_runtime_alive(rt),
 	       cc_result_error_message(r), cc_result_stdout(r, NULL));
 	cc_result_free(r);
+	if (strstr(base, "twice")) {
+		r = cc_runtime_eval(rt, "1", 1, timeout_s);
+		printf("eval2=%s message=%s\n", cc_error_kind_name(cc_result_error_kind(r)),
+		       cc_result_error_message(r));
+		cc_result_free(r);
+	}
+	printf("hostcalls=%d\n", fake_host_calls);
 	cc_runtime_close(rt);
 	printf("children=%ld\n", children());
 }

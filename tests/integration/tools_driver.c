@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "codecage.h"
 
@@ -211,6 +212,7 @@ static void budget(void)
 	cc_budget_unref(b);
 }
 
+
 static cc_runtime *reenter_rt;
 static int reenter(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
 {
@@ -218,10 +220,50 @@ static int reenter(void *user, const cc_value *args, cc_value **result, cc_tool_
 	(void)args;
 	(void)err;
 	cc_result *r = cc_runtime_eval(reenter_rt, "1", 1, 0);
-	*result = cc_value_new_string(cc_error_kind_name(cc_result_error_kind(r)),
-				      strlen(cc_error_kind_name(cc_result_error_kind(r))));
+	cc_error e = { 0 };
+	/* Regression: rebinding an existing name from inside a tool went through. */
+	int rc = cc_runtime_bind_tool(reenter_rt, "again", echo, NULL, &e);
+	char text[128];
+	snprintf(text, sizeof(text), "%s %s", cc_error_kind_name(cc_result_error_kind(r)),
+		 rc < 0 ? cc_error_kind_name(e.kind) : "bound");
+	*result = cc_value_new_string(text, strlen(text));
+	cc_error_clear(&e);
 	cc_result_free(r);
 	return 0;
+}
+
+/* Regression: closing the runtime from inside its own tool freed it under
+ * the running eval. */
+static int closer(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)args;
+	(void)result;
+	(void)err;
+	cc_runtime_close(user);
+	return 0;
+}
+
+static int slow_calls;
+static int slow(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)err;
+	slow_calls++;
+	struct timespec ts = { 0, 300000000 };
+	nanosleep(&ts, NULL);
+	*result = NULL;
+	return 0;
+}
+
+static int long_error(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)result;
+	static char big[100001];
+	memset(big, 'e', sizeof(big) - 1);
+	return cc_tool_fail(err, "ValueError", "%s", big);
 }
 
 static void reenter_check(cc_language lang)
@@ -231,12 +273,51 @@ static void reenter_check(cc_language lang)
 	cc_runtime_bind_tool(reenter_rt, "again", reenter, NULL, &err);
 	cc_result *r;
 	const char *s = eval_str(reenter_rt, "again()", &r);
-	CHECK(!strcmp(s, "invalid_input"), "an eval re-entered from a tool is refused: %s", s);
+	CHECK(!strcmp(s, "invalid_input invalid_input"),
+	      "eval and bind re-entered from a tool are refused: %s", s);
 	cc_result_free(r);
 	s = eval_str(reenter_rt, "'still ' + 'fine'", &r);
 	CHECK(!strcmp(s, "still fine"), "and the runtime carries on: %s", s);
 	cc_result_free(r);
+	/* Regression: a huge host error message made a reply frame the worker
+	 * refused, killing the session. It arrives cut, and the runtime lives. */
+	cc_runtime_bind_tool(reenter_rt, "long_error", long_error, NULL, &err);
+	s = eval_str(reenter_rt, lang == CC_LANG_PYTHON
+		? "try:\n    long_error()\nexcept ValueError as e:\n    r = str(len(str(e)))\nr"
+		: "try { long_error() } catch (e) { String(e.message.length) }", &r);
+	CHECK(!strcmp(s, "4096"), "a huge host error message is cut to 4096 bytes: %s", s);
+	cc_result_free(r);
 	cc_runtime_close(reenter_rt);
+
+	/* Regression: calls queued before the deadline still ran long after it
+	 * (40 calls of 0.3 s each took 12 s with a 1 s deadline). */
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.timeout_s = 1;
+	o.limits.grace_s = 0.5;
+	cc_runtime *rt = NULL;
+	if (cc_runtime_new(&o, &rt, &err) < 0)
+		return;
+	cc_runtime_bind_tool(rt, "slow", slow, NULL, &err);
+	const char *many_slow = lang == CC_LANG_PYTHON
+		? "import asyncio\nawait asyncio.gather(*[atools.slow() for _ in range(40)])"
+		: "await Promise.all(Array.from({length: 40}, () => tools.slow()))";
+	r = cc_runtime_eval(rt, many_slow, strlen(many_slow), 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT && slow_calls <= 6,
+	      "calls after the deadline never reach the host: %s, %d of 40 ran",
+	      cc_error_kind_name(cc_result_error_kind(r)), slow_calls);
+	cc_result_free(r);
+	cc_runtime_close(rt);
+
+	rt = start(lang);
+	cc_runtime_bind_tool(rt, "closer", closer, rt, &err);
+	r = cc_runtime_eval(rt, "closer()", 8, 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_WORKER_CRASHED,
+	      "closing the runtime from its own tool ends the eval cleanly (%s)",
+	      cc_error_kind_name(cc_result_error_kind(r)));
+	cc_result_free(r);
+	/* rt was freed when the eval returned */
 }
 
 static long rss_kib(void)
