@@ -4,6 +4,7 @@
  * absolute CLOCK_MONOTONIC deadline, so a worker that stops reading, drips
  * bytes or hangs can delay the host by at most that deadline. */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,27 @@ int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t de
 	return 0;
 }
 
+/* Before sleeping in poll(), look again for this long: a tool call's
+ * reply or the worker's next frame usually comes within microseconds, and
+ * a sleep plus wake-up costs more than that on its own (bench/pingpong.c:
+ * about 25 us a round trip on the 2-core test machine). Bounded, so an
+ * idle wait costs at most this much CPU. */
+#define CC_SPIN_NS 30000
+
+static bool spin_for_input(int fd)
+{
+	int64_t until = cc_now_ns() + CC_SPIN_NS;
+	char b;
+	do {
+		ssize_t r = recv(fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
+		if (r > 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ||
+		    r == 0)
+			return true;
+		__builtin_ia32_pause();
+	} while (cc_now_ns() < until);
+	return false;
+}
+
 static int recv_exact(struct cc_child *c, char *p, size_t n, int64_t deadline_ns, cc_error *err)
 {
 	size_t off = 0;
@@ -90,7 +112,7 @@ static int recv_exact(struct cc_child *c, char *p, size_t n, int64_t deadline_ns
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (wait_ready(c, POLLIN, deadline_ns, err) < 0)
+			if (!spin_for_input(c->sock) && wait_ready(c, POLLIN, deadline_ns, err) < 0)
 				return -1;
 			continue;
 		}
