@@ -221,6 +221,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		char *buf = NULL;
 		size_t len = 0;
+		cc_worker_spin_for_input();
 		int rc = cc_frame_read(CC_CHANNEL_FD, &buf, &len, cap);
 		if (rc == -1)
 			_exit(0); /* runtime closed */

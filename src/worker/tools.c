@@ -146,24 +146,28 @@ static void file_incoming(void);
 
 /* Read and file one frame from the supervisor, waiting until the eval's
  * deadline at most. Returns 0, or -1 when the eval must stop. */
-static int read_one(void)
+bool cc_worker_spin_for_input(void)
 {
-	/* A reply usually comes within microseconds: look for it a little
-	 * before sleeping in poll() (see CC_SPIN_NS in src/lib/channel.c). */
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int64_t until = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec + 30000;
 	for (;;) {
 		char b;
 		ssize_t r = recv(CC_CHANNEL_FD, &b, 1, MSG_DONTWAIT | MSG_PEEK);
-		if (r != -1 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-			file_incoming();
-			return 0;
-		}
+		if (r != -1 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+			return true;
 		__builtin_ia32_pause();
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if ((int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec >= until)
-			break;
+			return false;
+	}
+}
+
+static int read_one(void)
+{
+	if (cc_worker_spin_for_input()) {
+		file_incoming();
+		return 0;
 	}
 	for (;;) {
 		if (cc_worker_should_stop())
