@@ -280,7 +280,10 @@ CC_EXPORT void cc_result_free(cc_result *r);
  * `tools` namespace (JavaScript: `await tools.lookup('A1')` returns a
  * Promise, so Promise.all runs calls concurrently; Python: `tools.lookup()`
  * is synchronous and `await atools.lookup()` is the awaitable form for
- * asyncio.gather). Arguments arrive as one array value; results and
+ * asyncio.gather). `tools`/`atools` exist once a tool is bound; an
+ * unbound name is a TypeError (JavaScript) or AttributeError (Python) in
+ * the guest, and ToolNotFoundError if a worker asks the supervisor for it.
+ * Arguments arrive as one array value; results and
  * arguments follow the value rules and caps above. A tool has host
  * authority: it runs in the host process, on the thread that called
  * cc_runtime_eval, while that eval waits; the eval's deadline covers it. */
@@ -341,8 +344,8 @@ CC_EXPORT void cc_budget_unref(cc_budget *b);
 CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b);
 
 /* Redaction: when on, a failing tool's message never reaches the guest,
- * only its name and a fixed text. Off by default in the library (on by
- * default in the MCP server). */
+ * only its name and a fixed text. Off by default in the library (the MCP
+ * server, a later issue, turns it on by default). */
 CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
 
 /* Guest output, line by line, as it arrives during an eval (in addition to

@@ -66,3 +66,14 @@ def live_children():
     path = "/proc/self/task/%d/children" % os.getpid()
     with open(path) as f:
         return f.read().split()
+
+
+def drive(exe, *args, timeout=300):
+    """Run a C test driver (build/tests/cc-*driver); every check it prints
+    must be "ok" and it must end with "0 failed". Returns its stdout."""
+    proc = subprocess.run([os.path.join(BUILD, "tests", exe), *args], capture_output=True,
+                          text=True, timeout=timeout)
+    assert "FAIL" not in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.rstrip().endswith("0 failed"), proc.stdout
+    return proc.stdout

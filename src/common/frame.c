@@ -13,8 +13,8 @@ int cc_frame_write(int fd, const void *payload, size_t len)
 		errno = EMSGSIZE;
 		return -1;
 	}
-	unsigned char hdr[4] = { len & 0xff, (len >> 8) & 0xff, (len >> 16) & 0xff,
-				 (len >> 24) & 0xff };
+	unsigned char hdr[CC_FRAME_HEADER];
+	cc_frame_header(hdr, len);
 	struct iovec iov[2] = { { hdr, 4 }, { (void *)payload, len } };
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
 	size_t total = 4 + len;

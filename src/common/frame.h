@@ -29,6 +29,15 @@ int cc_read_full(int fd, void *buf, size_t n);
  * Returns 0, -1 on I/O error or EOF (errno 0), -2 when over the cap. */
 int cc_frame_read(int fd, char **buf, size_t *len, size_t cap);
 
+/* The 4-byte little-endian length header of a frame of len bytes. */
+static inline void cc_frame_header(unsigned char hdr[CC_FRAME_HEADER], size_t len)
+{
+	hdr[0] = len & 0xff;
+	hdr[1] = (len >> 8) & 0xff;
+	hdr[2] = (len >> 16) & 0xff;
+	hdr[3] = (len >> 24) & 0xff;
+}
+
 static inline uint32_t cc_le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

@@ -50,8 +50,8 @@ int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t de
 {
 	if (len > UINT32_MAX)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "message of %zu bytes is too large", len);
-	unsigned char hdr[4] = { len & 0xff, (len >> 8) & 0xff, (len >> 16) & 0xff,
-				 (len >> 24) & 0xff };
+	unsigned char hdr[CC_FRAME_HEADER];
+	cc_frame_header(hdr, len);
 	const char *parts[2] = { (const char *)hdr, payload };
 	size_t sizes[2] = { 4, len };
 	for (int i = 0; i < 2; i++) {

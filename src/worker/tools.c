@@ -217,8 +217,8 @@ static void file_incoming(void)
  * otherwise both sides could block on full socket buffers forever. */
 void cc_worker_send_frame(const void *payload, size_t len)
 {
-	unsigned char hdr[4] = { len & 0xff, (len >> 8) & 0xff, (len >> 16) & 0xff,
-				 (len >> 24) & 0xff };
+	unsigned char hdr[CC_FRAME_HEADER];
+	cc_frame_header(hdr, len);
 	const char *parts[2] = { (const char *)hdr, payload };
 	size_t sizes[2] = { 4, len };
 	for (int i = 0; i < 2; i++) {

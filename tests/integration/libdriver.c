@@ -13,20 +13,8 @@
 #include <unistd.h>
 
 #include "codecage.h"
+#include "driver.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                   \
-	do {                                               \
-		if (cond) {                                \
-			printf("ok   ");                   \
-		} else {                                   \
-			printf("FAIL ");                   \
-			failures++;                        \
-		}                                          \
-		printf(__VA_ARGS__);                       \
-		printf("\n");                              \
-	} while (0)
 
 static cc_language lang_of(const char *s)
 {
@@ -162,35 +150,6 @@ static int count_dir(const char *path)
 			n++;
 	closedir(d);
 	return n;
-}
-
-static long children(void)
-{
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children", getpid());
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	long c = 0;
-	for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
-		c++;
-	return c;
-}
-
-static long rss_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long v = -1;
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			v = atol(line + 6);
-	if (f)
-		fclose(f);
-	return v;
 }
 
 /* N runtimes in a row: no fd, process or memory growth. */

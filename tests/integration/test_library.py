@@ -7,17 +7,14 @@ import subprocess
 
 import pytest
 
+import conftest
 from conftest import BUILD
 
 DRIVER = os.path.join(BUILD, "tests", "cc-libdriver")
 
 
 def drive(*args, timeout=300):
-    proc = subprocess.run([DRIVER, *args], capture_output=True, text=True, timeout=timeout)
-    assert "FAIL" not in proc.stdout, proc.stdout + proc.stderr
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.rstrip().endswith("0 failed"), proc.stdout
-    return proc.stdout
+    return conftest.drive("cc-libdriver", *args, timeout=timeout)
 
 
 def test_value_roundtrip(lang):

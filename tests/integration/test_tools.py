@@ -2,22 +2,13 @@
 expressions, typed errors, concurrency, budgets shared across languages,
 redaction, re-entry, output routing, and 10,000 calls without a leak.
 Lying workers' calls are in test_library.py."""
-import os
-import subprocess
-
 import pytest
 
-from conftest import BUILD
-
-DRIVER = os.path.join(BUILD, "tests", "cc-toolsdriver")
+import conftest
 
 
 def drive(*args, timeout=300):
-    proc = subprocess.run([DRIVER, *args], capture_output=True, text=True, timeout=timeout)
-    assert "FAIL" not in proc.stdout, proc.stdout + proc.stderr
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.rstrip().endswith("0 failed"), proc.stdout
-    return proc.stdout
+    return conftest.drive("cc-toolsdriver", *args, timeout=timeout)
 
 
 def test_tool_basics(lang):

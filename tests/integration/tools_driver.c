@@ -8,15 +8,8 @@
 #include <time.h>
 
 #include "codecage.h"
+#include "driver.h"
 
-static int failures;
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		printf((cond) ? "ok   " : "FAIL ");             \
-		failures += !(cond);                            \
-		printf(__VA_ARGS__);                            \
-		printf("\n");                                   \
-	} while (0)
 
 static cc_runtime *start(cc_language lang)
 {
@@ -318,19 +311,6 @@ static void reenter_check(cc_language lang)
 	      cc_error_kind_name(cc_result_error_kind(r)));
 	cc_result_free(r);
 	/* rt was freed when the eval returned */
-}
-
-static long rss_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long v = -1;
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			v = atol(line + 6);
-	if (f)
-		fclose(f);
-	return v;
 }
 
 static void many(cc_language lang, int n)

@@ -1,0 +1,53 @@
+/* Shared by the C test drivers (libdriver.c, tools_driver.c): one line per
+ * check, "ok ..." or "FAIL ...", and the host's own resource readings.
+ * Each driver ends with printf("%d failed\n", failures). */
+#ifndef CC_TESTS_DRIVER_H
+#define CC_TESTS_DRIVER_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                        \
+	do {                                                    \
+		printf((cond) ? "ok   " : "FAIL ");             \
+		failures += !(cond);                            \
+		printf(__VA_ARGS__);                            \
+		printf("\n");                                   \
+	} while (0)
+
+/* The host's resident set, KiB (/proc/self/status VmRSS); -1 if unknown. */
+static inline long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			v = atol(line + 6);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* How many child processes the host has (a leaked worker shows here). */
+static inline long children(void)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", getpid());
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	long c = 0;
+	for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+		c++;
+	return c;
+}
+
+#endif
