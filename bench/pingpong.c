@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(sv[0]);
 	waitpid(pid, NULL, 0);
-	printf("%.1f\n", ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
-				 n / 1000);
+	printf("%.1f\n",
+	       ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / n /
+		       1000);
 	return 0;
 }

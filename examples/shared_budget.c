@@ -13,14 +13,19 @@ static int fetch_sales(void *user, const cc_value *args, cc_value **result, cc_t
 	(void)args;
 	(void)err;
 	host_calls++;
-	static const struct { const char *region; int amount; } rows[] = {
-		{ "East", 1000 }, { "West", 900 }, { "East", 750 },
+	static const struct {
+		const char *region;
+		int amount;
+	} rows[] = {
+		{ "East", 1000 },
+		{ "West", 900 },
+		{ "East", 750 },
 	};
 	cc_value *list = cc_value_new_array();
 	for (size_t i = 0; i < 3; i++) {
 		cc_value *row = cc_value_new_map();
-		cc_value_map_set(row, "region", 6, cc_value_new_string(rows[i].region,
-								       strlen(rows[i].region)));
+		cc_value_map_set(row, "region", 6,
+				 cc_value_new_string(rows[i].region, strlen(rows[i].region)));
 		cc_value_map_set(row, "amount", 6, cc_value_new_int(rows[i].amount));
 		cc_value_array_push(list, row);
 	}
@@ -64,13 +69,15 @@ int main(void)
 		return 1;
 	run(py, "python",
 	    "totals = {}\n"
-	    "for r in tools.fetch_sales(): totals[r['region']] = totals.get(r['region'], 0) + r['amount']\n"
+	    "for r in tools.fetch_sales(): totals[r['region']] = totals.get(r['region'], 0) + "
+	    "r['amount']\n"
 	    "best = max(totals.items(), key=lambda kv: kv[1])\n"
 	    "f'{best[0]}: {best[1]}'");
 	run(js, "javascript",
 	    "const out = [];\n"
 	    "for (let i = 0; i < 5; i++) {\n"
-	    "  try { out.push((await tools.fetch_sales()).length) } catch (e) { out.push(e.name) }\n"
+	    "  try { out.push((await tools.fetch_sales()).length) } catch (e) { out.push(e.name) "
+	    "}\n"
 	    "}\n"
 	    "out.join(', ')");
 	printf("budget: %llu calls made, %llu remaining; the host ran %d\n",

@@ -34,8 +34,8 @@ int main(void)
 		cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
 		const cc_value *v = cc_result_value(r);
 		if (cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_FLOAT)
-			printf("%-10s %s -> %.1f\n", lang == CC_LANG_PYTHON ? "python" : "javascript",
-			       code, v->u.f);
+			printf("%-10s %s -> %.1f\n",
+			       lang == CC_LANG_PYTHON ? "python" : "javascript", code, v->u.f);
 		else
 			printf("error: %s\n", cc_result_error_message(r));
 		cc_result_free(r);

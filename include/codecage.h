@@ -36,17 +36,17 @@ extern "C" {
 
 typedef enum cc_error_kind {
 	CC_OK = 0,
-	CC_ERR_GUEST,              /* guest raised/threw; runtime usable */
-	CC_ERR_SYNTAX,             /* code did not parse; runtime usable */
-	CC_ERR_TIMEOUT,            /* deadline passed */
-	CC_ERR_MEMORY_LIMIT,       /* memory cap hit */
-	CC_ERR_OUTPUT_LIMIT,       /* stdout/stderr or result over its cap */
-	CC_ERR_TOOL_BUDGET,        /* tool call over budget */
-	CC_ERR_WORKER_CRASHED,     /* worker died; runtime unusable */
-	CC_ERR_PROTOCOL_VIOLATION, /* worker sent an invalid frame; runtime unusable */
-	CC_ERR_SANDBOX_UNAVAILABLE,/* sandbox "require" could not be met */
-	CC_ERR_INVALID_INPUT,      /* caller's request or config is invalid */
-	CC_ERR_INTERNAL,           /* a bug in codecage */
+	CC_ERR_GUEST,		    /* guest raised/threw; runtime usable */
+	CC_ERR_SYNTAX,		    /* code did not parse; runtime usable */
+	CC_ERR_TIMEOUT,		    /* deadline passed */
+	CC_ERR_MEMORY_LIMIT,	    /* memory cap hit */
+	CC_ERR_OUTPUT_LIMIT,	    /* stdout/stderr or result over its cap */
+	CC_ERR_TOOL_BUDGET,	    /* tool call over budget */
+	CC_ERR_WORKER_CRASHED,	    /* worker died; runtime unusable */
+	CC_ERR_PROTOCOL_VIOLATION,  /* worker sent an invalid frame; runtime unusable */
+	CC_ERR_SANDBOX_UNAVAILABLE, /* sandbox "require" could not be met */
+	CC_ERR_INVALID_INPUT,	    /* caller's request or config is invalid */
+	CC_ERR_INTERNAL,	    /* a bug in codecage */
 	CC_ERR_KIND_COUNT
 } cc_error_kind;
 
@@ -82,16 +82,16 @@ CC_EXPORT void cc_error_clear(cc_error *err);
  * freed with cc_value_free. */
 
 typedef enum cc_value_type {
-	CC_VALUE_NULL = 0,   /* only reported by cc_value_type_of(NULL) */
+	CC_VALUE_NULL = 0, /* only reported by cc_value_type_of(NULL) */
 	CC_VALUE_BOOL,
-	CC_VALUE_INT,        /* int64 */
-	CC_VALUE_FLOAT,      /* double; NaN, +-Infinity and -0.0 kept */
-	CC_VALUE_BIGINT,     /* integer outside int64: decimal digits, "-" sign */
-	CC_VALUE_STRING,     /* valid UTF-8 (lone surrogates arrive as U+FFFD) */
+	CC_VALUE_INT,	 /* int64 */
+	CC_VALUE_FLOAT,	 /* double; NaN, +-Infinity and -0.0 kept */
+	CC_VALUE_BIGINT, /* integer outside int64: decimal digits, "-" sign */
+	CC_VALUE_STRING, /* valid UTF-8 (lone surrogates arrive as U+FFFD) */
 	CC_VALUE_BYTES,
 	CC_VALUE_ARRAY,
-	CC_VALUE_MAP,        /* string keys, insertion order kept, unique keys */
-	CC_VALUE_TIMESTAMP,  /* UTC: seconds since the Unix epoch + nanoseconds */
+	CC_VALUE_MAP,	    /* string keys, insertion order kept, unique keys */
+	CC_VALUE_TIMESTAMP, /* UTC: seconds since the Unix epoch + nanoseconds */
 } cc_value_type;
 
 typedef struct cc_value cc_value;
@@ -101,11 +101,24 @@ struct cc_value {
 		bool b;
 		int64_t i;
 		double f;
-		struct { char *ptr; size_t len; } str; /* STRING, BIGINT, BYTES */
-		struct { cc_value **items; size_t len, cap; } array;
-		struct { char **keys; size_t *key_lens; cc_value **vals;
-			 size_t len, cap; } map;
-		struct { int64_t sec; uint32_t nsec; } ts;
+		struct {
+			char *ptr;
+			size_t len;
+		} str; /* STRING, BIGINT, BYTES */
+		struct {
+			cc_value **items;
+			size_t len, cap;
+		} array;
+		struct {
+			char **keys;
+			size_t *key_lens;
+			cc_value **vals;
+			size_t len, cap;
+		} map;
+		struct {
+			int64_t sec;
+			uint32_t nsec;
+		} ts;
 	} u;
 };
 
@@ -129,8 +142,8 @@ CC_EXPORT cc_value *cc_value_new_bool(bool b);
 CC_EXPORT cc_value *cc_value_new_int(int64_t i);
 CC_EXPORT cc_value *cc_value_new_float(double f);
 CC_EXPORT cc_value *cc_value_new_bigint(const char *digits, size_t len); /* copies */
-CC_EXPORT cc_value *cc_value_new_string(const char *s, size_t len);      /* copies */
-CC_EXPORT cc_value *cc_value_new_bytes(const void *p, size_t len);       /* copies */
+CC_EXPORT cc_value *cc_value_new_string(const char *s, size_t len);	 /* copies */
+CC_EXPORT cc_value *cc_value_new_bytes(const void *p, size_t len);	 /* copies */
 CC_EXPORT cc_value *cc_value_new_array(void);
 CC_EXPORT cc_value *cc_value_new_map(void);
 CC_EXPORT cc_value *cc_value_new_timestamp(int64_t sec, uint32_t nsec);
@@ -143,8 +156,7 @@ CC_EXPORT int cc_value_array_push(cc_value *arr, cc_value *item);
 /* Add key -> val to a map; copies key, takes ownership of val even on
  * failure. Returns -1 when out of memory, key is not UTF-8, the key exists
  * already or map is not a map. */
-CC_EXPORT int cc_value_map_set(cc_value *map, const char *key, size_t key_len,
-			       cc_value *val);
+CC_EXPORT int cc_value_map_set(cc_value *map, const char *key, size_t key_len, cc_value *val);
 
 /* Frees a value tree (NULL is fine). */
 CC_EXPORT void cc_value_free(cc_value *v);
@@ -161,24 +173,24 @@ typedef enum cc_language {
 
 typedef enum cc_sandbox_mode {
 	CC_SANDBOX_REQUIRE = 0, /* default: every layer or refuse */
-	CC_SANDBOX_AUTO,        /* apply what exists, report exactly that */
-	CC_SANDBOX_OFF,         /* tests and debugging only */
+	CC_SANDBOX_AUTO,	/* apply what exists, report exactly that */
+	CC_SANDBOX_OFF,		/* tests and debugging only */
 } cc_sandbox_mode;
 
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
-	double timeout_s;          /* per-eval wall-clock deadline; 30 */
-	double grace_s;            /* soft stop to SIGKILL; 0.5 */
-	uint64_t max_memory;       /* engine heap, bytes; 512 MiB. The kernel
-	                              rlimit on the worker's data segment is
-	                              this plus 64 MiB for the engine itself */
-	uint64_t max_stdout;       /* captured stdout per eval; 1 MiB */
-	uint64_t max_stderr;       /* captured stderr per eval; 1 MiB */
-	uint64_t max_result;       /* encoded result value; 16 MiB */
-	uint64_t max_source;       /* code passed to eval; 16 MiB */
-	uint32_t cpu_s;            /* RLIMIT_CPU for the whole session; 3600 */
-	uint32_t max_open_files;   /* RLIMIT_NOFILE; 64 */
-	uint64_t max_file_size;    /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
+	double timeout_s;	 /* per-eval wall-clock deadline; 30 */
+	double grace_s;		 /* soft stop to SIGKILL; 0.5 */
+	uint64_t max_memory;	 /* engine heap, bytes; 512 MiB. The kernel
+				    rlimit on the worker's data segment is
+				    this plus 64 MiB for the engine itself */
+	uint64_t max_stdout;	 /* captured stdout per eval; 1 MiB */
+	uint64_t max_stderr;	 /* captured stderr per eval; 1 MiB */
+	uint64_t max_result;	 /* encoded result value; 16 MiB */
+	uint64_t max_source;	 /* code passed to eval; 16 MiB */
+	uint32_t cpu_s;		 /* RLIMIT_CPU for the whole session; 3600 */
+	uint32_t max_open_files; /* RLIMIT_NOFILE; 64 */
+	uint64_t max_file_size;	 /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
 } cc_limits;
 
 typedef struct cc_options {
@@ -198,10 +210,10 @@ typedef struct cc_runtime cc_runtime;
 /* What confinement a runtime got. Owned by the runtime. */
 typedef struct cc_sandbox_report {
 	cc_sandbox_mode mode;
-	const char *applied;  /* comma-separated layer names, e.g. "hygiene,rlimits" */
-	const char *missing;  /* layers the design lists that did not apply */
-	int landlock_abi;     /* 0 when Landlock was not applied */
-	int seccomp_allowed;  /* allow-list size; 0 when seccomp was not applied */
+	const char *applied; /* comma-separated layer names, e.g. "hygiene,rlimits" */
+	const char *missing; /* layers the design lists that did not apply */
+	int landlock_abi;    /* 0 when Landlock was not applied */
+	int seccomp_allowed; /* allow-list size; 0 when seccomp was not applied */
 } cc_sandbox_report;
 
 /* Start a worker for opts->language and wait until it is ready.
@@ -210,8 +222,7 @@ typedef struct cc_sandbox_report {
  * sandbox_unavailable (mode "require" cannot be met; the message names the
  * missing layers), worker_crashed (the worker died while starting),
  * protocol_violation, internal (spawn failed; the message says why). */
-CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out,
-			     cc_error *err);
+CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err);
 
 /* Borrowed view of the runtime's confinement. */
 CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt);
@@ -241,8 +252,8 @@ typedef struct cc_result cc_result;
  * and top-level await are awaited. Returns an owned result (free with
  * cc_result_free) that carries success or any error kind; returns NULL only
  * when the result itself cannot be allocated. */
-CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code,
-				     size_t len, double timeout_s);
+CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t len,
+				     double timeout_s);
 
 /* Bind a global variable in the guest to a copy of value (NULL = null/None).
  * Borrows name and value. Errors: invalid_input (name is not an identifier;
@@ -251,8 +262,8 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code,
  * cannot hold the value: a timestamp outside Python's years 1-9999 or
  * JavaScript's +-8.64e15 ms, or a JavaScript `const` of that name),
  * timeout, worker_crashed, protocol_violation. */
-CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name,
-				    const cc_value *value, cc_error *err);
+CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_value *value,
+				    cc_error *err);
 
 CC_EXPORT bool cc_result_ok(const cc_result *r);
 /* The value (borrowed from r; NULL for null/None or on error). */
@@ -308,8 +319,7 @@ CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt
  * the guest cut to 4 KiB). Must not call cc_runtime_eval, set_global or
  * bind_tool on the same runtime (refused as invalid_input). A call that
  * arrives after the eval's deadline never reaches the tool. */
-typedef int (*cc_tool_fn)(void *user, const cc_value *args, cc_value **result,
-			  cc_tool_error *err);
+typedef int (*cc_tool_fn)(void *user, const cc_value *args, cc_value **result, cc_tool_error *err);
 
 /* Make tool `name` (an identifier: [A-Za-z_][A-Za-z0-9_]*) callable by the
  * runtime's guest. Borrows name; user is passed to fn as is. Binding a name

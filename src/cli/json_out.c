@@ -153,7 +153,9 @@ static void render(struct cc_buf *b, const cc_value *v, bool json)
 			return;
 		}
 		snprintf(tmp, sizeof(tmp), "%s",
-			 isnan(v->u.f) ? "NaN" : v->u.f > 0 ? "Infinity" : "-Infinity");
+			 isnan(v->u.f) ? "NaN"
+			 : v->u.f > 0  ? "Infinity"
+				       : "-Infinity");
 		if (json)
 			cc_buf_printf(b, "{\"$float\": \"%s\"}", tmp);
 		else

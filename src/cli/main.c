@@ -40,7 +40,7 @@ static int usage(const char *fmt, const char *arg)
 struct args {
 	const char *cmd;
 	const char *target; /* FILE, "-" or CODE */
-	int lang;           /* 0 = from the file extension */
+	int lang;	    /* 0 = from the file extension */
 	double timeout_s;
 	uint64_t memory_mib;
 	cc_sandbox_mode sandbox;
@@ -102,7 +102,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			else if (!strcmp(optarg, "off"))
 				a->sandbox = CC_SANDBOX_OFF;
 			else
-				return usage("--sandbox wants require, auto or off, not '%s'", optarg);
+				return usage("--sandbox wants require, auto or off, not '%s'",
+					     optarg);
 			break;
 		case 'j':
 			a->json = true;
@@ -112,12 +113,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 			exit(0);
 		default:
 			return usage("unknown or incomplete option '%s' (put -- before code "
-				     "that starts with '-')", argv[optind - 1]);
+				     "that starts with '-')",
+				     argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		return usage(strcmp(a->cmd, "run") ? "%s takes exactly one CODE argument"
-						   : "%s takes exactly one FILE argument (or - for stdin)",
+		return usage(strcmp(a->cmd, "run")
+				     ? "%s takes exactly one CODE argument"
+				     : "%s takes exactly one FILE argument (or - for stdin)",
 			     a->cmd);
 	a->target = argv[optind];
 	return 0;
@@ -176,10 +179,11 @@ static void json_sandbox(struct cc_buf *b, const cc_runtime *rt, cc_sandbox_mode
 		cc_json_string(b, s->applied, strlen(s->applied));
 		cc_buf_puts(b, ", \"missing\": ");
 		cc_json_string(b, s->missing, strlen(s->missing));
-		cc_buf_printf(b, ", \"landlock_abi\": %d, \"seccomp_allowed\": %d",
-			      s->landlock_abi, s->seccomp_allowed);
+		cc_buf_printf(b, ", \"landlock_abi\": %d, \"seccomp_allowed\": %d", s->landlock_abi,
+			      s->seccomp_allowed);
 		cc_buf_puts(b, ", \"engine\": ");
-		cc_json_string(b, cc_runtime_engine_version(rt), strlen(cc_runtime_engine_version(rt)));
+		cc_json_string(b, cc_runtime_engine_version(rt),
+			       strlen(cc_runtime_engine_version(rt)));
 	}
 	cc_buf_puts(b, "}");
 }
@@ -207,8 +211,8 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 		cc_buf_puts(&b, ", \"error\": null");
 	} else {
 		const char *type = r ? cc_result_error_type(r) : "";
-		const char *msg = r ? cc_result_error_message(r)
-				    : (err->message ? err->message : "");
+		const char *msg =
+			r ? cc_result_error_message(r) : (err->message ? err->message : "");
 		const char *tb = r ? cc_result_error_traceback(r) : "";
 		cc_buf_printf(&b, ", \"error\": {\"kind\": \"%s\"", cc_error_kind_name(kind));
 		json_str_field(&b, "type", type, strlen(type));
@@ -224,7 +228,8 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 		fputs("{\"ok\": false, \"value\": null, \"stdout\": \"\", \"stderr\": \"\", "
 		      "\"error\": {\"kind\": \"internal\", \"type\": \"\", \"message\": "
 		      "\"out of memory rendering the result\", \"traceback\": \"\"}, "
-		      "\"duration_ms\": 0, \"sandbox\": {}}\n", stdout);
+		      "\"duration_ms\": 0, \"sandbox\": {}}\n",
+		      stdout);
 	else
 		fwrite(b.p, 1, b.len, stdout);
 	free(b.p);
@@ -260,8 +265,7 @@ static void emit_text(const cc_result *r, const cc_error *err)
 		return;
 	}
 	const char *type = r ? cc_result_error_type(r) : "";
-	fprintf(stderr, "codecage: %s: %s%s%s\n", cc_error_kind_name(kind), type,
-		*type ? ": " : "",
+	fprintf(stderr, "codecage: %s: %s%s%s\n", cc_error_kind_name(kind), type, *type ? ": " : "",
 		r ? cc_result_error_message(r) : (err->message ? err->message : ""));
 }
 
@@ -312,8 +316,9 @@ static int run_code(const struct args *a, const char *code, size_t len)
 
 static int cmd_doctor(void)
 {
-	static const char *const names[] = { [CC_LANG_JAVASCRIPT] = "javascript",
-					     [CC_LANG_PYTHON] = "python" };
+	static const char *const names[] = {
+		[CC_LANG_JAVASCRIPT] = "javascript", [CC_LANG_PYTHON] = "python"
+	};
 	int status = 0;
 	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
 		cc_options o;

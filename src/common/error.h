@@ -12,8 +12,7 @@ int cc_fail(cc_error *err, cc_error_kind kind, const char *fmt, ...)
 
 /* Prefix the existing message with context: "starting worker: " + old.
  * Returns -1. */
-int cc_fail_wrap(cc_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int cc_fail_wrap(cc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Cleanup attributes (see HACKING.md). Initialise every such variable. */
 void cc_freep(void *p);

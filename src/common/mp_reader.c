@@ -13,8 +13,8 @@ static uint64_t be(const unsigned char *p, unsigned n)
 }
 
 /* Payload of `n` bytes after a header of `h` bytes. */
-static int take_payload(const unsigned char *p, const unsigned char *end, unsigned h,
-			uint64_t n, cc_mp_item *it, const unsigned char **next)
+static int take_payload(const unsigned char *p, const unsigned char *end, unsigned h, uint64_t n,
+			cc_mp_item *it, const unsigned char **next)
 {
 	if ((uint64_t)(end - p) < h || (uint64_t)(end - p - h) < n)
 		return -1;
@@ -25,8 +25,8 @@ static int take_payload(const unsigned char *p, const unsigned char *end, unsign
 }
 
 /* Container of `n` elements, each needing at least `per` bytes. */
-static int take_count(const unsigned char *p, const unsigned char *end, unsigned h,
-		      uint64_t n, unsigned per, cc_mp_item *it, const unsigned char **next)
+static int take_count(const unsigned char *p, const unsigned char *end, unsigned h, uint64_t n,
+		      unsigned per, cc_mp_item *it, const unsigned char **next)
 {
 	if ((uint64_t)(end - p) < h || (uint64_t)(end - p - h) / per < n)
 		return -1;
@@ -43,7 +43,11 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 		return -1;
 	unsigned c = *p;
 	size_t left = (size_t)(end - p);
-#define NEED(n) do { if (left < (n)) return -1; } while (0)
+#define NEED(n)                                                                                    \
+	do {                                                                                       \
+		if (left < (n))                                                                    \
+			return -1;                                                                 \
+	} while (0)
 	if (c <= 0x7f) {
 		it->kind = CC_MP_INT;
 		it->i = c;
@@ -76,7 +80,9 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 			it->b = c == 0xc3;
 			next = p + 1;
 			break;
-		case 0xc4: case 0xc5: case 0xc6: {
+		case 0xc4:
+		case 0xc5:
+		case 0xc6: {
 			unsigned w = 1u << (c - 0xc4);
 			NEED(1 + w);
 			it->kind = CC_MP_BIN;
@@ -84,7 +90,9 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 				return -1;
 			break;
 		}
-		case 0xc7: case 0xc8: case 0xc9: {
+		case 0xc7:
+		case 0xc8:
+		case 0xc9: {
 			unsigned w = 1u << (c - 0xc7);
 			NEED(2 + w);
 			it->kind = CC_MP_EXT;
@@ -111,7 +119,10 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 			next = p + 9;
 			break;
 		}
-		case 0xcc: case 0xcd: case 0xce: case 0xcf: {
+		case 0xcc:
+		case 0xcd:
+		case 0xce:
+		case 0xcf: {
 			unsigned w = 1u << (c - 0xcc);
 			NEED(1 + w);
 			uint64_t u = be(p + 1, w);
@@ -125,7 +136,10 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 			next = p + 1 + w;
 			break;
 		}
-		case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
+		case 0xd0:
+		case 0xd1:
+		case 0xd2:
+		case 0xd3: {
 			unsigned w = 1u << (c - 0xd0);
 			NEED(1 + w);
 			uint64_t u = be(p + 1, w);
@@ -136,7 +150,11 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 			next = p + 1 + w;
 			break;
 		}
-		case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8: {
+		case 0xd4:
+		case 0xd5:
+		case 0xd6:
+		case 0xd7:
+		case 0xd8: {
 			unsigned n = 1u << (c - 0xd4);
 			NEED(2);
 			it->kind = CC_MP_EXT;
@@ -145,7 +163,9 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 				return -1;
 			break;
 		}
-		case 0xd9: case 0xda: case 0xdb: {
+		case 0xd9:
+		case 0xda:
+		case 0xdb: {
 			unsigned w = 1u << (c - 0xd9);
 			NEED(1 + w);
 			it->kind = CC_MP_STR;
@@ -153,7 +173,8 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 				return -1;
 			break;
 		}
-		case 0xdc: case 0xdd: {
+		case 0xdc:
+		case 0xdd: {
 			unsigned w = c == 0xdc ? 2 : 4;
 			NEED(1 + w);
 			it->kind = CC_MP_ARRAY;
@@ -161,7 +182,8 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 				return -1;
 			break;
 		}
-		case 0xde: case 0xdf: {
+		case 0xde:
+		case 0xdf: {
 			unsigned w = c == 0xde ? 2 : 4;
 			NEED(1 + w);
 			it->kind = CC_MP_MAP;

@@ -14,7 +14,6 @@ bool cc_utf8_valid(const char *s, size_t len);
  * does). *out_len gets the length. NULL when out of memory. */
 char *cc_utf8_repair(const char *s, size_t len, size_t *out_len);
 
-
 #include "codecage.h"
 
 /* Check source code for eval: at most max bytes, no NUL, valid UTF-8.

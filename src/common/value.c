@@ -295,7 +295,8 @@ static int decode_timestamp(const cc_mp_item *it, cc_value **out, cc_error *err)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "timestamp of %u bytes", it->len);
 	}
 	if (nsec >= 1000000000u)
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "timestamp nanoseconds out of range");
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "timestamp nanoseconds out of range");
 	*out = cc_value_new_timestamp(sec, nsec);
 	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 }
@@ -371,7 +372,8 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 			       "value has more elements than its cap allows");
 	caps->nodes_left--;
 	if (cc_mp_read(r, &it) < 0)
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "truncated or malformed MessagePack");
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "truncated or malformed MessagePack");
 	switch (it.kind) {
 	case CC_MP_NIL:
 		return 0;
@@ -398,9 +400,10 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 	case CC_MP_EXT:
 		if (it.ext_type == CC_EXT_BIGINT) {
 			if (!cc_bigint_text_valid(it.ptr, it.len))
-				return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-					       "bigint is not a decimal integer of at most %d digits",
-					       CC_BIGINT_MAX_DIGITS);
+				return cc_fail(
+					err, CC_ERR_PROTOCOL_VIOLATION,
+					"bigint is not a decimal integer of at most %d digits",
+					CC_BIGINT_MAX_DIGITS);
 			*out = cc_value_new_bigint(it.ptr, it.len);
 			break;
 		}
@@ -433,7 +436,8 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 				goto fail_container;
 			}
 			if (!cc_utf8_valid(key.ptr, key.len)) {
-				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not valid UTF-8");
+				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+					"map key is not valid UTF-8");
 				goto fail_container;
 			}
 			if (key_set_seen(&ks, *out, key.ptr, key.len, (*out)->u.map.len)) {
@@ -453,7 +457,7 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 		}
 		free(ks.slots);
 		return 0;
-fail_container:
+	fail_container:
 		free(ks.slots);
 		if (err && err->kind == CC_OK)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
@@ -508,7 +512,8 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 	if (caps->nodes_left == 0)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "value has more elements than its cap allows (one per 8 bytes of "
-			       "max_result, at most %u)", CC_VALUE_MAX_NODES);
+			       "max_result, at most %u)",
+			       CC_VALUE_MAX_NODES);
 	caps->nodes_left--;
 	if (!v)
 		return msgpack_pack_nil(pk);
@@ -521,7 +526,8 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 		return msgpack_pack_double(pk, v->u.f);
 	case CC_VALUE_BIGINT:
 		if (!cc_bigint_text_valid(v->u.str.ptr, v->u.str.len))
-			return cc_fail(err, CC_ERR_INVALID_INPUT, "bigint is not a decimal integer");
+			return cc_fail(err, CC_ERR_INVALID_INPUT,
+				       "bigint is not a decimal integer");
 		cc_pack_bigint(pk, v->u.str.ptr, v->u.str.len);
 		return 0;
 	case CC_VALUE_STRING:
@@ -556,7 +562,8 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 		msgpack_pack_map(pk, v->u.map.len);
 		for (size_t i = 0; i < v->u.map.len; i++) {
 			if (!cc_utf8_valid(v->u.map.keys[i], v->u.map.key_lens[i]))
-				return cc_fail(err, CC_ERR_INVALID_INPUT, "map key is not valid UTF-8");
+				return cc_fail(err, CC_ERR_INVALID_INPUT,
+					       "map key is not valid UTF-8");
 			msgpack_pack_str(pk, v->u.map.key_lens[i]);
 			msgpack_pack_str_body(pk, v->u.map.keys[i], v->u.map.key_lens[i]);
 			if (encode_in(pk, v->u.map.vals[i], caps, depth + 1, err) < 0)
@@ -599,8 +606,8 @@ int cc_value_decode_all(const void *buf, size_t len, cc_value **out, cc_value_ca
 	if (cc_mp_left(&r) != 0) {
 		cc_value_free(*out);
 		*out = NULL;
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "%zu trailing bytes after the message",
-			       cc_mp_left(&r));
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "%zu trailing bytes after the message", cc_mp_left(&r));
 	}
 	return 0;
 }

@@ -18,9 +18,9 @@
 
 /* Caps applied while decoding; callers start from cc_value_default_caps. */
 typedef struct cc_value_caps {
-	unsigned max_depth;   /* containers deep, counting the envelope */
-	size_t nodes_left;    /* decremented per node */
-	unsigned envelope;    /* levels of protocol message above the value */
+	unsigned max_depth; /* containers deep, counting the envelope */
+	size_t nodes_left;  /* decremented per node */
+	unsigned envelope;  /* levels of protocol message above the value */
 } cc_value_caps;
 
 static inline cc_value_caps cc_value_default_caps(void)
@@ -49,13 +49,11 @@ static inline cc_value_caps cc_value_frame_caps(uint64_t max_result)
  * and size, timestamp layout, known ext types, caps. On failure returns -1
  * with err->kind = protocol_violation and a message naming the problem;
  * nothing is leaked and *out is NULL. */
-int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps,
-		    cc_error *err);
+int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_error *err);
 
 /* Encode v (borrowed) with msgpack-c. Fails with invalid_input when v breaks
  * the caps or holds invalid UTF-8 / bigint text. */
-int cc_value_encode(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
-		    cc_error *err);
+int cc_value_encode(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, cc_error *err);
 
 /* Engine helpers for the two ext types. digits must satisfy the bigint
  * syntax above (the decoder on the other side checks). */
@@ -65,7 +63,6 @@ void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec);
 /* True when s[0..len) is a canonical decimal integer within
  * CC_BIGINT_MAX_DIGITS digits. */
 bool cc_bigint_text_valid(const char *s, size_t len);
-
 
 /* Internal: the value under key in a map (borrowed), or NULL when absent
  * (check *found to tell a missing key from a null value). */

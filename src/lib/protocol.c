@@ -24,53 +24,71 @@ struct field {
 };
 
 static const struct field ready_fields[] = {
-	{ "t", CC_VALUE_STRING },          { "engine", CC_VALUE_STRING },
-	{ "version", CC_VALUE_STRING },    { "applied", CC_VALUE_STRING },
-	{ "missing", CC_VALUE_STRING },    { "landlock_abi", CC_VALUE_INT },
-	{ "seccomp_allowed", CC_VALUE_INT }, { NULL, 0 },
+	{ "t", CC_VALUE_STRING },
+	{ "engine", CC_VALUE_STRING },
+	{ "version", CC_VALUE_STRING },
+	{ "applied", CC_VALUE_STRING },
+	{ "missing", CC_VALUE_STRING },
+	{ "landlock_abi", CC_VALUE_INT },
+	{ "seccomp_allowed", CC_VALUE_INT },
+	{ NULL, 0 },
 };
 static const struct field fail_fields[] = {
-	{ "t", CC_VALUE_STRING }, { "kind", CC_VALUE_STRING }, { "message", CC_VALUE_STRING },
+	{ "t", CC_VALUE_STRING },
+	{ "kind", CC_VALUE_STRING },
+	{ "message", CC_VALUE_STRING },
 	{ NULL, 0 },
 };
 static const struct field out_fields[] = {
-	{ "t", CC_VALUE_STRING }, { "id", CC_VALUE_INT }, { "fd", CC_VALUE_INT },
-	{ "data", CC_VALUE_BYTES }, { NULL, 0 },
+	{ "t", CC_VALUE_STRING },
+	{ "id", CC_VALUE_INT },
+	{ "fd", CC_VALUE_INT },
+	{ "data", CC_VALUE_BYTES },
+	{ NULL, 0 },
 };
 static const struct field result_ok_fields[] = {
-	{ "t", CC_VALUE_STRING }, { "id", CC_VALUE_INT }, { "ok", CC_VALUE_BOOL },
-	{ "value", CC_VALUE_NULL }, { NULL, 0 },
+	{ "t", CC_VALUE_STRING },
+	{ "id", CC_VALUE_INT },
+	{ "ok", CC_VALUE_BOOL },
+	{ "value", CC_VALUE_NULL },
+	{ NULL, 0 },
 };
 static const struct field result_err_fields[] = {
-	{ "t", CC_VALUE_STRING }, { "id", CC_VALUE_INT }, { "ok", CC_VALUE_BOOL },
-	{ "error", CC_VALUE_MAP }, { NULL, 0 },
+	{ "t", CC_VALUE_STRING },
+	{ "id", CC_VALUE_INT },
+	{ "ok", CC_VALUE_BOOL },
+	{ "error", CC_VALUE_MAP },
+	{ NULL, 0 },
 };
 static const struct field call_fields[] = {
-	{ "t", CC_VALUE_STRING }, { "id", CC_VALUE_INT }, { "call", CC_VALUE_INT },
+	{ "t", CC_VALUE_STRING },    { "id", CC_VALUE_INT },	 { "call", CC_VALUE_INT },
 	{ "name", CC_VALUE_STRING }, { "args", CC_VALUE_ARRAY }, { NULL, 0 },
 };
 static const struct field error_fields[] = {
-	{ "kind", CC_VALUE_STRING }, { "type", CC_VALUE_STRING },
-	{ "message", CC_VALUE_STRING }, { "traceback", CC_VALUE_STRING }, { NULL, 0 },
+	{ "kind", CC_VALUE_STRING },
+	{ "type", CC_VALUE_STRING },
+	{ "message", CC_VALUE_STRING },
+	{ "traceback", CC_VALUE_STRING },
+	{ NULL, 0 },
 };
 
 /* m must hold exactly the listed fields, each of its type. */
-static int check_fields(const cc_value *m, const struct field *f, const char *what,
-			cc_error *err)
+static int check_fields(const cc_value *m, const struct field *f, const char *what, cc_error *err)
 {
 	size_t n = 0;
 	for (; f[n].name; n++) {
 		bool found = false;
 		const cc_value *v = cc_value_map_get(m, f[n].name, &found);
 		if (!found)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "%s message lacks '%s'", what,
-				       f[n].name);
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "%s message lacks '%s'",
+				       what, f[n].name);
 		if (f[n].type != CC_VALUE_NULL && cc_value_type_of(v) != f[n].type)
 			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 				       "%s message field '%s' has the wrong type", what, f[n].name);
 	}
 	if (m->u.map.len != n)
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "%s message has unknown fields", what);
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "%s message has unknown fields",
+			       what);
 	return 0;
 }
 
@@ -119,8 +137,8 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 		const cc_value *k = cc_value_map_get(root, "kind", NULL);
 		int kind = cc_error_kind_from_name(k->u.str.ptr, k->u.str.len);
 		if (!worker_fail_kind(kind))
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "fail message with kind '%s'",
-				       k->u.str.ptr);
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "fail message with kind '%s'", k->u.str.ptr);
 		m->kind = (cc_error_kind)kind;
 		m->message = cc_value_map_get(root, "message", NULL);
 		return 0;
@@ -146,7 +164,8 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 		m->what = CC_MSG_RESULT;
 		const cc_value *ok = cc_value_map_get(root, "ok", NULL);
 		if (cc_value_type_of(ok) != CC_VALUE_BOOL)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "result message without 'ok'");
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "result message without 'ok'");
 		m->ok = ok->u.b;
 		if (check_fields(root, m->ok ? result_ok_fields : result_err_fields, "result",
 				 err) < 0)
@@ -193,8 +212,7 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 	return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown message type");
 }
 
-int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg *m,
-		 cc_error *err)
+int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg *m, cc_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	cc_value_caps caps = cc_value_frame_caps(max_result);

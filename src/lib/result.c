@@ -11,8 +11,7 @@ cc_result *cc_result_alloc(void)
 	return calloc(1, sizeof(cc_result));
 }
 
-void cc_result_set_error(cc_result *r, cc_error_kind kind, const char *type, const char *fmt,
-			 ...)
+void cc_result_set_error(cc_result *r, cc_error_kind kind, const char *type, const char *fmt, ...)
 {
 	char *msg = NULL;
 	va_list ap;

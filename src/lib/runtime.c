@@ -47,7 +47,8 @@ static int check_options(const cc_options *o, cc_error *err)
 			       (int)o->language);
 	if (o->sandbox != CC_SANDBOX_REQUIRE && o->sandbox != CC_SANDBOX_AUTO &&
 	    o->sandbox != CC_SANDBOX_OFF)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown sandbox mode %d", (int)o->sandbox);
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown sandbox mode %d",
+			       (int)o->sandbox);
 	if (!(l->timeout_s > 0 && l->timeout_s <= 86400))
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, 86400] seconds");
 	if (!(l->grace_s >= 0 && l->grace_s <= 60))
@@ -329,7 +330,8 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 	int64_t start = cc_now_ns();
 	int64_t deadline = start + secs_to_ns(timeout_s);
 	int64_t hard = deadline + secs_to_ns(l->grace_s);
-	struct capture cap[3] = { { 0 }, { NULL, 0, l->max_stdout, 0, 0 },
+	struct capture cap[3] = { { 0 },
+				  { NULL, 0, l->max_stdout, 0, 0 },
 				  { NULL, 0, l->max_stderr, 0, 0 } };
 	cc_error err = { 0 };
 	bool done = false;
@@ -418,7 +420,8 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		    (r->kind == CC_OK || r->kind == CC_ERR_OUTPUT_LIMIT))
 			cc_result_set_error(r, CC_ERR_OUTPUT_LIMIT, "OutputLimitError",
 					    "%s exceeded its cap of %zu bytes; print less or raise "
-					    "the cap", fd == 1 ? "stdout" : "stderr", cap[fd].cap);
+					    "the cap",
+					    fd == 1 ? "stdout" : "stderr", cap[fd].cap);
 	goto finish;
 
 failed:
@@ -456,8 +459,7 @@ static cc_result *dead_result(cc_runtime *rt)
 	return r;
 }
 
-CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t len,
-				     double timeout_s)
+CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t len, double timeout_s)
 {
 	if (!rt || !rt->alive)
 		return dead_result(rt);
@@ -521,8 +523,8 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	cc_pack_cstr(pk, "name");
 	cc_pack_cstr(pk, name);
 	cc_pack_cstr(pk, "value");
-	cc_value_caps caps = { CC_VALUE_MAX_DEPTH,
-			       cc_value_node_budget(rt->opts.limits.max_result), 0 };
+	cc_value_caps caps = { CC_VALUE_MAX_DEPTH, cc_value_node_budget(rt->opts.limits.max_result),
+			       0 };
 	if (cc_value_encode(pk, value, &caps, err) < 0) {
 		cc_msgbuf_free(&m);
 		return cc_fail_wrap(err, "global '%s'", name);

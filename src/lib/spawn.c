@@ -58,7 +58,8 @@ static int find_worker(const cc_options *opts, char *path, size_t n, cc_error *e
 		return 0;
 	return cc_fail(err, CC_ERR_INTERNAL,
 		       "cannot find the %s executable next to libcodecage or in %s; "
-		       "reinstall codecage or set worker_dir", name, CC_LIBEXECDIR);
+		       "reinstall codecage or set worker_dir",
+		       name, CC_LIBEXECDIR);
 }
 
 /* The spawner thread.
@@ -74,8 +75,8 @@ struct spawn_req {
 	const posix_spawn_file_actions_t *fa;
 	const posix_spawnattr_t *attr;
 	char **argv, **envp;
-	pid_t pid;      /* out */
-	int rc;         /* out: posix_spawn's result */
+	pid_t pid; /* out */
+	int rc;	   /* out: posix_spawn's result */
 	bool done;
 };
 
@@ -226,8 +227,8 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 		c->pid = -1;
 		close(c->sock);
 		c->sock = -1;
-		return cc_fail(err, CC_ERR_INTERNAL, "pidfd_open: %s (Linux 5.3 or later is needed)",
-			       strerror(e));
+		return cc_fail(err, CC_ERR_INTERNAL,
+			       "pidfd_open: %s (Linux 5.3 or later is needed)", strerror(e));
 	}
 	fcntl(c->sock, F_SETFL, fcntl(c->sock, F_GETFL) | O_NONBLOCK);
 	return 0;
@@ -294,15 +295,17 @@ void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
 	if (!c->reaped) {
 		snprintf(buf, n, "closed its channel");
 	} else if (c->wstatus_code == 0) {
-		snprintf(buf, n, "ended; its exit status was collected elsewhere (does the host "
-				 "ignore SIGCHLD?)");
+		snprintf(buf, n,
+			 "ended; its exit status was collected elsewhere (does the host "
+			 "ignore SIGCHLD?)");
 	} else if (c->wstatus_code == CLD_EXITED) {
 		snprintf(buf, n, "exited with status %d", c->wstatus);
 	} else if (c->wstatus_code == CLD_KILLED || c->wstatus_code == CLD_DUMPED) {
 		const char *what = sigabbrev_np(c->wstatus);
 		snprintf(buf, n, "was killed by SIG%s%s", what ? what : "?",
-			 c->wstatus == SIGXCPU ? " (its CPU-time limit)" :
-			 c->wstatus == SIGKILL ? " (out of memory or killed from outside)" : "");
+			 c->wstatus == SIGXCPU	 ? " (its CPU-time limit)"
+			 : c->wstatus == SIGKILL ? " (out of memory or killed from outside)"
+						 : "");
 	} else {
 		snprintf(buf, n, "ended (code %d, status %d)", c->wstatus_code, c->wstatus);
 	}

@@ -13,12 +13,12 @@
 /* ---- spawn.c: the worker process ---- */
 
 struct cc_child {
-	pid_t pid;   /* -1 when none */
-	int pidfd;   /* -1 when none */
-	int sock;    /* supervisor end of the channel, nonblocking; -1 when none */
+	pid_t pid; /* -1 when none */
+	int pidfd; /* -1 when none */
+	int sock;  /* supervisor end of the channel, nonblocking; -1 when none */
 	bool reaped;
-	int wstatus_code;  /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
-	int wstatus;       /* exit status or signal number */
+	int wstatus_code; /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
+	int wstatus;	  /* exit status or signal number */
 };
 
 /* Start the worker for opts->language: socketpair, posix_spawn with fd 3 =
@@ -50,17 +50,23 @@ int cc_chan_send(struct cc_child *c, const void *buf, size_t len, int64_t deadli
  * the caller. The length is checked before anything is buffered. Errors:
  * timeout, worker_crashed (EOF or the worker died), protocol_violation
  * (over the cap). */
-int cc_chan_recv(struct cc_child *c, char **buf, size_t *len, size_t cap,
-		 int64_t deadline_ns, cc_error *err);
+int cc_chan_recv(struct cc_child *c, char **buf, size_t *len, size_t cap, int64_t deadline_ns,
+		 cc_error *err);
 
 /* ---- protocol.c: validated worker messages ---- */
 
-enum cc_msg_type { CC_MSG_READY, CC_MSG_FAIL, CC_MSG_OUT, CC_MSG_RESULT, CC_MSG_CALL };
+enum cc_msg_type {
+	CC_MSG_READY,
+	CC_MSG_FAIL,
+	CC_MSG_OUT,
+	CC_MSG_RESULT,
+	CC_MSG_CALL
+};
 
 struct cc_msg {
 	enum cc_msg_type what;
-	cc_value *root;   /* owned; the fields below borrow from it */
-	uint64_t id;      /* out, result */
+	cc_value *root; /* owned; the fields below borrow from it */
+	uint64_t id;	/* out, result */
 	/* ready */
 	const cc_value *engine, *version, *applied, *missing;
 	int64_t landlock_abi, seccomp_allowed;
@@ -72,9 +78,9 @@ struct cc_msg {
 	const cc_value *data;
 	/* result */
 	bool ok;
-	cc_value *value;  /* owned (stolen from root) */
+	cc_value *value; /* owned (stolen from root) */
 	/* call */
-	uint64_t call;    /* the call's id, chosen by the worker */
+	uint64_t call;		     /* the call's id, chosen by the worker */
 	const cc_value *tool, *args; /* name (string), arguments (array) */
 };
 
@@ -82,8 +88,7 @@ struct cc_msg {
  * known fields with the right types, UTF-8, caps, error kinds a worker may
  * report; values within the node budget of max_result. Errors:
  * protocol_violation (the message says what was wrong). */
-int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg *m,
-		 cc_error *err);
+int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg *m, cc_error *err);
 void cc_msg_free(struct cc_msg *m);
 
 /* ---- runtime.c ---- */
@@ -98,7 +103,7 @@ struct cc_runtime {
 	cc_options opts;
 	struct cc_child child;
 	bool alive;
-	char *death;          /* why the worker is gone, for later evals */
+	char *death; /* why the worker is gone, for later evals */
 	uint64_t next_id;
 	char *version;
 	char *applied, *missing;
@@ -106,13 +111,13 @@ struct cc_runtime {
 	/* tools.c */
 	struct cc_tool *tools;
 	size_t ntools;
-	cc_budget *budget;    /* a reference, or NULL */
+	cc_budget *budget; /* a reference, or NULL */
 	bool redact;
 	cc_output_fn on_output;
 	void *on_output_user;
-	bool budget_refused;  /* a call was refused for budget in this request */
-	uint64_t last_call;   /* the highest call id seen; ids must grow */
-	bool close_pending;   /* cc_runtime_close ran inside a tool */
+	bool budget_refused; /* a call was refused for budget in this request */
+	uint64_t last_call;  /* the highest call id seen; ids must grow */
+	bool close_pending;  /* cc_runtime_close ran inside a tool */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
 	 * channel. */
@@ -148,7 +153,7 @@ void cc_tools_free(cc_runtime *rt);
 struct cc_result {
 	cc_error_kind kind;
 	cc_value *value;
-	char *out[3];       /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
+	char *out[3]; /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
 	size_t out_len[3];
 	char *type, *message, *traceback;
 	double duration;
@@ -156,7 +161,7 @@ struct cc_result {
 
 cc_result *cc_result_alloc(void);
 /* Set an error on r with a formatted message (type stays as given). */
-void cc_result_set_error(cc_result *r, cc_error_kind kind, const char *type,
-			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void cc_result_set_error(cc_result *r, cc_error_kind kind, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

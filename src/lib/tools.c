@@ -301,12 +301,13 @@ int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_
 	char msg[256];
 	if (cc_now_ns() >= soft_ns)
 		return send_reply(rt, m->call, NULL, "TimeoutError",
-				  "the eval's deadline passed; the tool was not called", deadline_ns,
-				  err);
+				  "the eval's deadline passed; the tool was not called",
+				  deadline_ns, err);
 	if (!t) {
 		/* Uniform for every name that is not bound, whatever it is. */
 		return send_reply(rt, m->call, NULL, "ToolNotFoundError",
-				  "no tool of that name is bound to this runtime", deadline_ns, err);
+				  "no tool of that name is bound to this runtime", deadline_ns,
+				  err);
 	}
 	uint64_t limit = 0;
 	const char *broke = rt->budget ? budget_take(rt->budget, name, &limit) : NULL;
@@ -324,7 +325,9 @@ int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_
 		rc = send_reply(rt, m->call, result, NULL, NULL, deadline_ns, err);
 	} else {
 		const char *message = rt->redact ? CC_REDACTED_MESSAGE
-			: te.message && cc_utf8_valid(te.message, strlen(te.message)) ? te.message : "";
+				      : te.message && cc_utf8_valid(te.message, strlen(te.message))
+					      ? te.message
+					      : "";
 		rc = send_reply(rt, m->call, NULL, safe_name(te.name), message, deadline_ns, err);
 	}
 	cc_value_free(result);

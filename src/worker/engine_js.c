@@ -35,9 +35,9 @@
 static JSRuntime *rt;
 static JSContext *ctx;
 /* Per eval (or set_global), reset by js_begin: */
-static bool js_stopped; /* the interrupt handler stopped the guest */
-static bool js_oom;     /* an allocation was refused */
-static JSMallocState *js_heap; /* rt's allocator state, as the allocator sees it */
+static bool js_stopped;		 /* the interrupt handler stopped the guest */
+static bool js_oom;		 /* an allocation was refused */
+static JSMallocState *js_heap;	 /* rt's allocator state, as the allocator sees it */
 static size_t js_cap = SIZE_MAX; /* limits.max_memory */
 
 /* ---- allocator ----
@@ -81,8 +81,8 @@ static void *js_cc_realloc(JSMallocState *s, void *ptr, size_t size)
 	}
 	size_t old = malloc_usable_size(ptr);
 	void *p = NULL;
-	if (size <= old || (s->malloc_size < s->malloc_limit &&
-			    size - old <= s->malloc_limit - s->malloc_size))
+	if (size <= old ||
+	    (s->malloc_size < s->malloc_limit && size - old <= s->malloc_limit - s->malloc_size))
 		p = realloc(ptr, size);
 	if (!p) {
 		js_oom = true;
@@ -179,7 +179,9 @@ static int js_init(const char **version, cc_error *err)
 		}
 		cc_fail(err, js_oom ? CC_ERR_MEMORY_LIMIT : CC_ERR_INTERNAL,
 			"QuickJS: creating the context failed: %s",
-			js_oom ? "out of memory" : why ? why : "no context");
+			js_oom ? "out of memory"
+			: why  ? why
+			       : "no context");
 		free(why);
 		return -1;
 	}
@@ -387,7 +389,11 @@ static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 
 /* ---- the job queue ---- */
 
-enum { SETTLE_STOPPED = -1, SETTLE_NEVER = -2, SETTLE_JOB_FAILED = -3 };
+enum {
+	SETTLE_STOPPED = -1,
+	SETTLE_NEVER = -2,
+	SETTLE_JOB_FAILED = -3
+};
 
 /* Run jobs until promise p settles; returns its state or a SETTLE_ code
  * (SETTLE_JOB_FAILED leaves the exception pending). When no job is left,

@@ -179,8 +179,8 @@ static void mem_set_cap(void)
  * any other Python allocation. */
 static void mem_install(void)
 {
-	PyMemAllocatorEx raw = {NULL, raw_malloc, raw_calloc, raw_realloc, raw_free};
-	PyObjectArenaAllocator arena = {NULL, arena_alloc, arena_free};
+	PyMemAllocatorEx raw = { NULL, raw_malloc, raw_calloc, raw_realloc, raw_free };
+	PyObjectArenaAllocator arena = { NULL, arena_alloc, arena_free };
 
 	mem_set_cap();
 	PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &raw);
@@ -231,7 +231,7 @@ static int64_t now_ns(void)
  * abs_ns <= 0 disarms. A time already past fires at once. */
 static void stop_timer_arm(int64_t abs_ns)
 {
-	struct itimerspec its = {{0, 0}, {0, 0}};
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 
 	if (abs_ns > 0) {
 		its.it_value.tv_sec = abs_ns / 1000000000;
@@ -279,8 +279,8 @@ static cc_error_kind stop_reason(void)
 static PyObject *raise_stop(void)
 {
 	PyErr_SetString(PyExc_KeyboardInterrupt, stop_reason() == CC_ERR_OUTPUT_LIMIT
-						     ? "codecage: output limit reached"
-						     : "codecage: time limit reached");
+							 ? "codecage: output limit reached"
+							 : "codecage: time limit reached");
 	return NULL;
 }
 
@@ -303,7 +303,7 @@ static PyObject *emit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	long fd = nargs == 2 && PyLong_Check(args[0]) ? PyLong_AsLong(args[0]) : 0;
 	PyObject *b = NULL;
-	Py_buffer view = {0};
+	Py_buffer view = { 0 };
 	Py_ssize_t written;
 	int rc = 0;
 
@@ -345,7 +345,7 @@ static PyObject *emit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 	return rc < 0 ? raise_stop() : PyLong_FromSsize_t(written);
 }
 
-static PyMethodDef emit_method = {"emit", _PyCFunction_CAST(emit), METH_FASTCALL, NULL};
+static PyMethodDef emit_method = { "emit", _PyCFunction_CAST(emit), METH_FASTCALL, NULL };
 
 /* ---- Python-side glue ----
  *
@@ -524,10 +524,10 @@ static const struct {
 	const char *name;
 	PyObject **fn;
 } helpers[] = {
-    {"compile_src", &h_compile},
-    {"run_coro", &h_run_coro},
-    {"format_exc", &h_format},
-    {"prepare", &h_prepare},
+	{ "compile_src", &h_compile },
+	{ "run_coro", &h_run_coro },
+	{ "format_exc", &h_format },
+	{ "prepare", &h_prepare },
 };
 
 /* After Py_Initialize: the guest's globals, the helper, the checks, the
@@ -649,11 +649,11 @@ static int py_init(const char **version_out, cc_error *err)
 	config.module_search_paths_set = 1;
 	if (config_home(&config) < 0 ||
 	    PyStatus_Exception(
-		PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_STDLIB))) ||
+		    PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_STDLIB))) ||
 	    PyStatus_Exception(
-		PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_DYNLOAD))) ||
-	    PyStatus_Exception(
-		PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_DISTPACKAGES)))) {
+		    PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_DYNLOAD))) ||
+	    PyStatus_Exception(PyWideStringList_Append(&config.module_search_paths,
+						       WIDE(CC_PY_DISTPACKAGES)))) {
 		PyConfig_Clear(&config);
 		return cc_fail(err, CC_ERR_MEMORY_LIMIT, "starting CPython: out of memory");
 	}
@@ -886,7 +886,8 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 		char msg[160];
 		snprintf(msg, sizeof(msg),
 			 "the result has more than %zu values (one per 8 bytes of the %llu-byte "
-			 "result cap)", cc_value_node_budget(cc_worker_limits.max_result),
+			 "result cap)",
+			 cc_value_node_budget(cc_worker_limits.max_result),
 			 (unsigned long long)cc_worker_limits.max_result);
 		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimitError", msg, NULL);
 	} else if (rc < 0) {
@@ -935,11 +936,11 @@ static void py_bind_tool(const char *name, struct cc_outcome *o)
 }
 
 const struct cc_engine cc_engine_cpython = {
-    .name = "python",
-    .init = py_init,
-    .eval = py_eval,
-    .set_global = py_set_global,
-    .bind_tool = py_bind_tool,
+	.name = "python",
+	.init = py_init,
+	.eval = py_eval,
+	.set_global = py_set_global,
+	.bind_tool = py_bind_tool,
 };
 
 const struct cc_engine *const cc_worker_engine = &cc_engine_cpython;

@@ -85,16 +85,23 @@ static void add_fixed(struct cc_js_buf *b, const char *c, size_t n)
  * then `...`), control characters escaped. */
 static void add_quoted(struct cc_js_buf *b, const char *c, size_t len)
 {
-	char q = !memchr(c, '\'', len) ? '\'' : !memchr(c, '"', len) ? '"'
-					   : !memchr(c, '`', len) ? '`' : '\'';
+	char q = !memchr(c, '\'', len)	? '\''
+		 : !memchr(c, '"', len) ? '"'
+		 : !memchr(c, '`', len) ? '`'
+					: '\'';
 	char esc[8];
 	size_t from = 0;
 	cc_js_buf_add(b, &q, 1);
 	for (size_t i = 0; i < len && !b->full; i++) {
 		unsigned char ch = (unsigned char)c[i];
-		const char *e = ch == '\n' ? "\\n" : ch == '\t' ? "\\t" : ch == '\r' ? "\\r"
-			      : ch == '\b' ? "\\b" : ch == '\f' ? "\\f" : ch == '\v' ? "\\v"
-			      : ch == '\\' ? "\\\\" : NULL;
+		const char *e = ch == '\n'   ? "\\n"
+				: ch == '\t' ? "\\t"
+				: ch == '\r' ? "\\r"
+				: ch == '\b' ? "\\b"
+				: ch == '\f' ? "\\f"
+				: ch == '\v' ? "\\v"
+				: ch == '\\' ? "\\\\"
+					     : NULL;
 		if (ch == (unsigned char)q) {
 			esc[0] = '\\';
 			esc[1] = q;
@@ -348,8 +355,8 @@ static int insp_collection(struct insp *s, JSValueConst v, int level, bool map)
 			break;
 		}
 		JSValue res = JS_Call(ctx, map ? cc_js.map_next : cc_js.set_next, it, 0, NULL);
-		JSValue el = JS_IsException(res) ? JS_EXCEPTION
-						 : JS_GetPropertyStr(ctx, res, "value");
+		JSValue el =
+			JS_IsException(res) ? JS_EXCEPTION : JS_GetPropertyStr(ctx, res, "value");
 		JS_FreeValue(ctx, res);
 		if (JS_IsException(el))
 			r = -1;
@@ -470,9 +477,9 @@ static int insp_object(struct insp *s, JSValueConst v, int level)
 		r = insp_collection(s, v, level, c == cc_js.cls_map);
 	} else if (c == cc_js.cls_promise) {
 		JSPromiseStateEnum st = JS_PromiseState(ctx, (JSValue)v);
-		cc_js_buf_str(s->b, st == JS_PROMISE_PENDING    ? "Promise { <pending>"
-			      : st == JS_PROMISE_REJECTED ? "Promise { <rejected> "
-							  : "Promise { ");
+		cc_js_buf_str(s->b, st == JS_PROMISE_PENDING	? "Promise { <pending>"
+				    : st == JS_PROMISE_REJECTED ? "Promise { <rejected> "
+								: "Promise { ");
 		if (st != JS_PROMISE_PENDING) {
 			JSValue res = JS_PromiseResult(ctx, (JSValue)v);
 			r = insp_value(s, res, level + 1, true);
@@ -627,7 +634,11 @@ int cc_js_format(JSContext *ctx, struct cc_js_buf *b, int argc, JSValueConst *ar
 
 /* ---- the console object ---- */
 
-enum { CON_STDOUT, CON_STDERR, CON_ASSERT };
+enum {
+	CON_STDOUT,
+	CON_STDERR,
+	CON_ASSERT
+};
 
 int cc_js_capped_fd;
 
@@ -682,8 +693,8 @@ int cc_js_console_install(JSContext *ctx)
 		const char *name;
 		int magic;
 	} fns[] = {
-		{ "log", CON_STDOUT },   { "info", CON_STDOUT },  { "debug", CON_STDOUT },
-		{ "warn", CON_STDERR },  { "error", CON_STDERR }, { "assert", CON_ASSERT },
+		{ "log", CON_STDOUT },	{ "info", CON_STDOUT },	 { "debug", CON_STDOUT },
+		{ "warn", CON_STDERR }, { "error", CON_STDERR }, { "assert", CON_ASSERT },
 	};
 	JSValue con = JS_NewObject(ctx);
 	if (JS_IsException(con))

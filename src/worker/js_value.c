@@ -29,36 +29,45 @@ struct cc_js_builtins cc_js;
  * built-in. The order matches the slot tables in cc_js_builtins_init. */
 static const char builtins_src[] =
 	"(() => {\n"
-	"  const T = 10n ** " STR(CC_BIGINT_MAX_DIGITS) "n, P = Object.getPrototypeOf,\n"
-	"    size = (C) => Object.getOwnPropertyDescriptor(C.prototype, 'size').get;\n"
-	"  return [Object.prototype,\n"
-	"    Map.prototype.entries, P(new Map().entries()).next, size(Map),\n"
-	"    Set.prototype.values, P(new Set().values()).next, size(Set),\n"
-	"    Date.prototype.getTime, Date.prototype.toISOString, RegExp.prototype.toString,\n"
-	"    BigInt, (x) => x >= T || x <= -T, Promise, Promise.resolve, Error,\n"
-	"    {}, [], new Error(), new Date(0), new Map(), new Set(), new Proxy({}, {}),\n"
-	"    Promise.resolve(), /x/, new ArrayBuffer(0), new Uint8Array(0)];\n"
-	"})()";
+	"  const T = 10n ** " STR(
+		CC_BIGINT_MAX_DIGITS) "n, P = Object.getPrototypeOf,\n"
+				      "    size = (C) => "
+				      "Object.getOwnPropertyDescriptor(C.prototype, 'size').get;\n"
+				      "  return [Object.prototype,\n"
+				      "    Map.prototype.entries, P(new Map().entries()).next, "
+				      "size(Map),\n"
+				      "    Set.prototype.values, P(new Set().values()).next, "
+				      "size(Set),\n"
+				      "    Date.prototype.getTime, Date.prototype.toISOString, "
+				      "RegExp.prototype.toString,\n"
+				      "    BigInt, (x) => x >= T || x <= -T, Promise, "
+				      "Promise.resolve, Error,\n"
+				      "    {}, [], new Error(), new Date(0), new Map(), new Set(), "
+				      "new Proxy({}, {}),\n"
+				      "    Promise.resolve(), /x/, new ArrayBuffer(0), new "
+				      "Uint8Array(0)];\n"
+				      "})()";
 
 static const char *const typed_names[11] = {
-	"Uint8ClampedArray", "Int8Array",     "Uint8Array",     "Int16Array",
-	"Uint16Array",       "Int32Array",    "Uint32Array",    "BigInt64Array",
-	"BigUint64Array",    "Float32Array",  "Float64Array",
+	"Uint8ClampedArray", "Int8Array",    "Uint8Array",   "Int16Array",
+	"Uint16Array",	     "Int32Array",   "Uint32Array",  "BigInt64Array",
+	"BigUint64Array",    "Float32Array", "Float64Array",
 };
 
 int cc_js_builtins_init(JSContext *ctx)
 {
 	JSValue *slots[] = {
-		&cc_js.object_proto,  &cc_js.map_entries,   &cc_js.map_next,
-		&cc_js.map_size,      &cc_js.set_values,    &cc_js.set_next,
-		&cc_js.set_size,      &cc_js.date_get_time, &cc_js.date_to_iso,
-		&cc_js.regexp_to_string, &cc_js.bigint,     &cc_js.bigint_too_big,
-		&cc_js.promise,       &cc_js.promise_resolve,   &cc_js.error,
+		&cc_js.object_proto,	 &cc_js.map_entries,	 &cc_js.map_next,
+		&cc_js.map_size,	 &cc_js.set_values,	 &cc_js.set_next,
+		&cc_js.set_size,	 &cc_js.date_get_time,	 &cc_js.date_to_iso,
+		&cc_js.regexp_to_string, &cc_js.bigint,		 &cc_js.bigint_too_big,
+		&cc_js.promise,		 &cc_js.promise_resolve, &cc_js.error,
 	};
 	JSClassID *classes[] = {
-		&cc_js.cls_object, &cc_js.cls_array,  &cc_js.cls_error,   &cc_js.cls_date,
-		&cc_js.cls_map,    &cc_js.cls_set,    &cc_js.cls_proxy,   &cc_js.cls_promise,
-		&cc_js.cls_regexp, &cc_js.cls_array_buffer, &cc_js.cls_uint8_array,
+		&cc_js.cls_object,	 &cc_js.cls_array,	 &cc_js.cls_error,
+		&cc_js.cls_date,	 &cc_js.cls_map,	 &cc_js.cls_set,
+		&cc_js.cls_proxy,	 &cc_js.cls_promise,	 &cc_js.cls_regexp,
+		&cc_js.cls_array_buffer, &cc_js.cls_uint8_array,
 	};
 	const size_t ns = sizeof(slots) / sizeof(slots[0]);
 	const size_t nc = sizeof(classes) / sizeof(classes[0]);
@@ -215,10 +224,10 @@ struct pack {
 	JSContext *ctx;
 	struct cc_outcome *o;
 	msgpack_packer pk;
-	size_t nodes;   /* values packed so far (keys not counted, as value.c) */
+	size_t nodes;	/* values packed so far (keys not counted, as value.c) */
 	unsigned depth; /* containers open */
-	bool at_key;    /* packing a map key: the path ends at its container */
-	bool args;      /* tool-call arguments, not a result: says so in errors */
+	bool at_key;	/* packing a map key: the path ends at its container */
+	bool args;	/* tool-call arguments, not a result: says so in errors */
 	/* The key or index taken at each open container, for error messages. */
 	struct {
 		const char *key;
@@ -226,8 +235,8 @@ struct pack {
 	} path[CC_VALUE_MAX_DEPTH];
 };
 
-#define WHAT_FITS                                                                  \
-	" can be null/undefined, booleans, numbers, BigInts, strings, "             \
+#define WHAT_FITS                                                                                  \
+	" can be null/undefined, booleans, numbers, BigInts, strings, "                            \
 	"Uint8Array/ArrayBuffer, Arrays, plain objects, Maps with string keys and Dates"
 
 /* The words errors use: a result is returned, tool arguments are passed. */
@@ -323,8 +332,8 @@ static int reserve(struct pack *p, size_t n)
 static int count_node(struct pack *p)
 {
 	if (++p->nodes > PACK_MAX_NODES)
-		return refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
-			      NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
+		return refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values", NOUN(p),
+			      p->args ? "hold" : "has", PACK_MAX_NODES);
 	/* Conversion is C code the interrupt handler never sees: poll the
 	 * deadline ourselves now and then. The engine reports the stop. */
 	if ((p->nodes & 0xffff) == 0 && cc_worker_should_stop()) {
@@ -366,8 +375,10 @@ static int pack_str(struct pack *p, JSValueConst s, bool is_key, const char **ou
 		char *w = p->o->value.data + p->o->value.size - len;
 		size_t fixed = cc_js_fix_surrogates(w, len);
 		if (fixed && is_key)
-			r = refuse(p, CC_ERR_GUEST, "cannot %s an object key holding a lone "
-				   "UTF-16 surrogate (not valid Unicode)", VERB(p));
+			r = refuse(p, CC_ERR_GUEST,
+				   "cannot %s an object key holding a lone "
+				   "UTF-16 surrogate (not valid Unicode)",
+				   VERB(p));
 		else if (!cc_utf8_valid(w, len)) /* QuickJS never does this */
 			r = refuse(p, CC_ERR_INTERNAL, "string is not valid UTF-8");
 	}
@@ -394,8 +405,8 @@ static int pack_bigint(struct pack *p, JSValueConst v)
 		JS_FreeValue(ctx, t);
 		if (big)
 			return refuse(p, CC_ERR_GUEST,
-				      "cannot %s a BigInt of more than %d decimal digits",
-				      VERB(p), CC_BIGINT_MAX_DIGITS);
+				      "cannot %s a BigInt of more than %d decimal digits", VERB(p),
+				      CC_BIGINT_MAX_DIGITS);
 	}
 	const char *s = JS_ToCStringLen(ctx, &len, v);
 	char *end = NULL;
@@ -451,8 +462,8 @@ static int pack_bytes(struct pack *p, JSValueConst v, bool typed)
 	JSContext *ctx = p->ctx;
 	size_t off = 0, len = 0, bpe, size;
 	int r = 0;
-	JSValue buf = typed ? JS_GetTypedArrayBuffer(ctx, v, &off, &len, &bpe)
-			    : JS_DupValue(ctx, v);
+	JSValue buf =
+		typed ? JS_GetTypedArrayBuffer(ctx, v, &off, &len, &bpe) : JS_DupValue(ctx, v);
 	if (JS_IsException(buf))
 		return CC_JS_EXCEPTION;
 	uint8_t *data = JS_GetArrayBuffer(ctx, &size, buf);
@@ -486,8 +497,8 @@ static int pack_array(struct pack *p, JSValueConst v)
 		return CC_JS_EXCEPTION;
 	/* Refuse before walking: new Array(2**32 - 1) is all holes. */
 	if ((uint64_t)len > PACK_MAX_NODES - p->nodes)
-		return refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
-			      NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
+		return refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values", NOUN(p),
+			      p->args ? "hold" : "has", PACK_MAX_NODES);
 	if (over(p, (size_t)len + 5))
 		return refuse_size(p);
 	if ((r = enter(p)))
@@ -535,8 +546,8 @@ static int pack_plain(struct pack *p, JSValueConst v)
 	if (JS_GetOwnPropertyNames(ctx, &tab, &n, v, JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) < 0)
 		return CC_JS_EXCEPTION;
 	if (n > PACK_MAX_NODES - p->nodes)
-		r = refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
-			   NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
+		r = refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values", NOUN(p),
+			   p->args ? "hold" : "has", PACK_MAX_NODES);
 	else if (!(r = enter(p)) && msgpack_pack_map(&p->pk, n))
 		r = pack_oom(p);
 	for (i = 0; i < n && !r; i++) {
@@ -591,11 +602,13 @@ static int pack_map(struct pack *p, JSValueConst v)
 		JSValue val = JS_GetPropertyUint32(ctx, pair, 1);
 		JS_FreeValue(ctx, pair);
 		if (!JS_IsString(k))
-			r = refuse(p, CC_ERR_GUEST, "cannot %s a Map with a non-string key "
-				   "(a %s); %s", VERB(p), js_typeof(ctx, k), what_fits(p));
+			r = refuse(p, CC_ERR_GUEST,
+				   "cannot %s a Map with a non-string key "
+				   "(a %s); %s",
+				   VERB(p), js_typeof(ctx, k), what_fits(p));
 		else if (n / 2 >= PACK_MAX_NODES - p->nodes)
-			r = refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values",
-				   NOUN(p), p->args ? "hold" : "has", PACK_MAX_NODES);
+			r = refuse(p, CC_ERR_OUTPUT_LIMIT, "%s %s more than %zu values", NOUN(p),
+				   p->args ? "hold" : "has", PACK_MAX_NODES);
 		if (!r && n == cap) {
 			JSValue *grown = realloc(kv, (cap ? cap * 2 : 16) * sizeof(*kv));
 			if (grown) {
@@ -818,8 +831,9 @@ static JSValue from_value(JSContext *ctx, const cc_value *v, unsigned depth)
 		 * rather than make an invalid Date the guest cannot return. */
 		double ms = (double)v->u.ts.sec * 1000.0 + (double)(v->u.ts.nsec / 1000000);
 		if (ms > 8.64e15 || ms < -8.64e15)
-			return JS_ThrowRangeError(ctx, "timestamp outside the range a Date can hold "
-						       "(+-8.64e15 ms around 1970)");
+			return JS_ThrowRangeError(ctx,
+						  "timestamp outside the range a Date can hold "
+						  "(+-8.64e15 ms around 1970)");
 		return JS_NewDate(ctx, ms);
 	}
 	}
@@ -830,4 +844,3 @@ JSValue cc_js_from_value(JSContext *ctx, const cc_value *v)
 {
 	return from_value(ctx, v, 0);
 }
-

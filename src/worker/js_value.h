@@ -25,21 +25,21 @@
 /* Built-ins and class ids captured at init. Owned by the engine for the
  * life of the process (the runtime is never freed). */
 struct cc_js_builtins {
-	JSValue object_proto;   /* Object.prototype */
-	JSValue map_entries;    /* Map.prototype.entries */
-	JSValue map_next;       /* %MapIteratorPrototype%.next */
-	JSValue map_size;       /* getter of Map.prototype.size */
-	JSValue set_values;     /* Set.prototype.values */
-	JSValue set_next;       /* %SetIteratorPrototype%.next */
+	JSValue object_proto; /* Object.prototype */
+	JSValue map_entries;  /* Map.prototype.entries */
+	JSValue map_next;     /* %MapIteratorPrototype%.next */
+	JSValue map_size;     /* getter of Map.prototype.size */
+	JSValue set_values;   /* Set.prototype.values */
+	JSValue set_next;     /* %SetIteratorPrototype%.next */
 	JSValue set_size;
-	JSValue date_get_time;  /* Date.prototype.getTime */
-	JSValue date_to_iso;    /* Date.prototype.toISOString */
+	JSValue date_get_time; /* Date.prototype.getTime */
+	JSValue date_to_iso;   /* Date.prototype.toISOString */
 	JSValue regexp_to_string;
-	JSValue bigint;         /* BigInt */
+	JSValue bigint;		/* BigInt */
 	JSValue bigint_too_big; /* x => |x| >= 10n ** CC_BIGINT_MAX_DIGITS */
-	JSValue promise;        /* Promise */
+	JSValue promise;	/* Promise */
 	JSValue promise_resolve;
-	JSValue error;          /* Error (tool failures are made with it) */
+	JSValue error; /* Error (tool failures are made with it) */
 	JSClassID cls_object, cls_array, cls_error, cls_date, cls_map, cls_set, cls_proxy,
 		cls_promise, cls_regexp, cls_array_buffer, cls_uint8_array;
 	/* Every typed array class, for console output. */

@@ -178,7 +178,8 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		if (cc_worker_engine->bind_tool)
 			cc_worker_engine->bind_tool(name->u.str.ptr, o);
 		else
-			cc_outcome_fail(o, CC_ERR_GUEST, "TypeError", "this engine has no tools", NULL);
+			cc_outcome_fail(o, CC_ERR_GUEST, "TypeError", "this engine has no tools",
+					NULL);
 	} else {
 		_exit(4);
 	}

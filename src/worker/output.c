@@ -18,10 +18,10 @@
 struct cc_worker_limits cc_worker_limits;
 
 static struct {
-	uint64_t id;          /* request id of the running eval */
+	uint64_t id; /* request id of the running eval */
 	int64_t deadline_ns;
-	cc_error_kind stop;   /* sticky for the eval */
-	uint64_t sent[3];     /* bytes accepted per stream (index = fd) */
+	cc_error_kind stop; /* sticky for the eval */
+	uint64_t sent[3];   /* bytes accepted per stream (index = fd) */
 	char buf[3][CC_OUTPUT_CHUNK];
 	size_t used[3];
 } ev;
@@ -122,8 +122,8 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type,
-		    const char *message, const char *traceback)
+int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type, const char *message,
+		    const char *traceback)
 {
 	free(o->type);
 	free(o->message);

@@ -65,8 +65,8 @@ static PyObject *h_start, *h_wait; /* glue_start, glue_wait as functions */
 static PyObject *module_name;	   /* "tools", the functions' __module__ */
 
 static const char TOOL_DOC[] =
-    "A host tool. Call it with positional arguments; it returns the tool's result\n"
-    "or raises the tool's error. `await atools.<name>(...)` is the awaitable form.";
+	"A host tool. Call it with positional arguments; it returns the tool's result\n"
+	"or raises the tool's error. `await atools.<name>(...)` is the awaitable form.";
 
 /* Python-side glue, compiled as "<codecage>": its frames never show in
  * guest tracebacks. `_step` is asyncio.sleep(0) without asyncio: a bare
@@ -255,8 +255,8 @@ static PyObject *glue_wait(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 static PyMethodDef glue_methods[] = {
-    {"start", _PyCFunction_CAST(glue_start), METH_FASTCALL, NULL},
-    {"wait", _PyCFunction_CAST(glue_wait), METH_FASTCALL, NULL},
+	{ "start", _PyCFunction_CAST(glue_start), METH_FASTCALL, NULL },
+	{ "wait", _PyCFunction_CAST(glue_wait), METH_FASTCALL, NULL },
 };
 
 /* ---- binding ---- */
@@ -354,9 +354,9 @@ int cc_py_tools_bind(PyObject *globals, const char *cname)
 		async = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
 	} else if (!PyErr_Occurred()) {
 		sync = make_sync(name, cname);
-		async =
-		    sync ? PyObject_CallFunctionObjArgs(h_make_async, name, h_start, h_wait, NULL)
-			 : NULL;
+		async = sync ? PyObject_CallFunctionObjArgs(h_make_async, name, h_start, h_wait,
+							    NULL)
+			     : NULL;
 		pair = async ? PyTuple_Pack(2, sync, async) : NULL;
 		if (!pair || PyDict_SetItem(bound, name, pair) < 0) {
 			Py_XDECREF(pair);

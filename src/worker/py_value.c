@@ -55,8 +55,8 @@
 struct role {
 	const char *verb, *verbed, *root, *what;
 };
-static const struct role ROLE_RESULT = {"return", "returned", "value", "results"};
-static const struct role ROLE_ARGS = {"pass", "passed", "args", "tool arguments"};
+static const struct role ROLE_RESULT = { "return", "returned", "value", "results" };
+static const struct role ROLE_ARGS = { "pass", "passed", "args", "tool arguments" };
 
 struct packer {
 	msgpack_packer pk;
@@ -114,8 +114,9 @@ static int sink_status(struct packer *p)
 static PyObject *path_text(struct packer *p, unsigned depth)
 {
 	unsigned first = depth > PATH_SHOWN ? depth - PATH_SHOWN : 0;
-	PyObject *acc = !depth ? PyUnicode_FromString("")
-			       : PyUnicode_FromFormat(" (at %s%s", p->role->root, first ? "..." : "");
+	PyObject *acc =
+		!depth ? PyUnicode_FromString("")
+		       : PyUnicode_FromFormat(" (at %s%s", p->role->root, first ? "..." : "");
 
 	for (unsigned d = first; acc && d < depth; d++) {
 		PyObject *step, *next;
@@ -126,8 +127,8 @@ static PyObject *path_text(struct packer *p, unsigned depth)
 		} else {
 			/* str's own repr: a str subclass's __repr__ is guest code */
 			PyObject *k = PyUnicode_GET_LENGTH(key) > 40
-					  ? PyUnicode_Substring(key, 0, 40)
-					  : (Py_INCREF(key), key);
+					      ? PyUnicode_Substring(key, 0, 40)
+					      : (Py_INCREF(key), key);
 			PyObject *r = k ? PyUnicode_Type.tp_repr(k) : NULL;
 			step = r ? PyUnicode_FromFormat("[%U%s]", r, k != key ? "..." : "") : NULL;
 			Py_XDECREF(r);
@@ -184,7 +185,8 @@ static int pack_int(struct packer *p, PyObject *obj, unsigned depth)
 	if (bits > BIGINT_MAX_BITS)
 		return fail_at(p, depth, PyExc_ValueError,
 			       "int too large to %s: about %zu decimal digits, the limit is %d",
-			       p->role->verb, (size_t)((double)bits * 0.30103), CC_BIGINT_MAX_DIGITS);
+			       p->role->verb, (size_t)((double)bits * 0.30103),
+			       CC_BIGINT_MAX_DIGITS);
 	/* int's own decimal form: an int subclass's __repr__/__str__ is guest
 	 * code and could return anything */
 	PyObject *text = PyLong_Type.tp_repr(obj);
@@ -195,8 +197,8 @@ static int pack_int(struct packer *p, PyObject *obj, unsigned depth)
 			return -1;
 		PyErr_Clear();
 		return fail_at(p, depth, PyExc_ValueError,
-			       "int too large to %s: the limit is %d decimal digits",
-			       p->role->verb, CC_BIGINT_MAX_DIGITS);
+			       "int too large to %s: the limit is %d decimal digits", p->role->verb,
+			       CC_BIGINT_MAX_DIGITS);
 	}
 	Py_ssize_t len = PyUnicode_GET_LENGTH(text);
 	const char *digits = (const char *)PyUnicode_DATA(text);
@@ -245,10 +247,9 @@ static int pack_str(struct packer *p, PyObject *s)
 static int pack_key(struct packer *p, PyObject *key, unsigned depth)
 {
 	if (!PyUnicode_Check(key))
-		return fail_at(
-		    p, depth, PyExc_TypeError,
-		    "cannot %s a dict with a key of type '%s': dict keys must be str",
-		    p->role->verb, Py_TYPE(key)->tp_name);
+		return fail_at(p, depth, PyExc_TypeError,
+			       "cannot %s a dict with a key of type '%s': dict keys must be str",
+			       p->role->verb, Py_TYPE(key)->tp_name);
 	if (PyUnicode_READY(key) < 0)
 		return -1;
 	if (PyUnicode_IS_ASCII(key)) {
@@ -306,7 +307,7 @@ static int pack_seq(struct packer *p, PyObject *obj, unsigned depth)
 		if (i >= Py_SIZE(obj))
 			break;
 		PyObject *item =
-		    PyList_Check(obj) ? PyList_GET_ITEM(obj, i) : PyTuple_GET_ITEM(obj, i);
+			PyList_Check(obj) ? PyList_GET_ITEM(obj, i) : PyTuple_GET_ITEM(obj, i);
 		Py_INCREF(item);
 		p->path[depth].index = i;
 		p->path[depth].key = NULL;
@@ -381,10 +382,10 @@ static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
 	int64_t days = days_from_civil(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj),
 				       PyDateTime_GET_DAY(obj));
 	/* microseconds since the epoch: |t| < 3.2e17, far inside int64 */
-	int64_t t =
-	    ((days * 24 + PyDateTime_DATE_GET_HOUR(obj)) * 60 + PyDateTime_DATE_GET_MINUTE(obj)) *
-		60 +
-	    PyDateTime_DATE_GET_SECOND(obj);
+	int64_t t = ((days * 24 + PyDateTime_DATE_GET_HOUR(obj)) * 60 +
+		     PyDateTime_DATE_GET_MINUTE(obj)) *
+			    60 +
+		    PyDateTime_DATE_GET_SECOND(obj);
 	t = t * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
 
 	if (PyDateTime_DATE_GET_TZINFO(obj) != Py_None) {
@@ -400,7 +401,7 @@ static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
 		if (off != Py_None)
 			t -= ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
 			      PyDateTime_DELTA_GET_SECONDS(off)) *
-				 1000000 +
+				     1000000 +
 			     PyDateTime_DELTA_GET_MICROSECONDS(off);
 		Py_DECREF(off);
 	}
@@ -507,7 +508,8 @@ static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_
 		Py_XDECREF(size);
 		PyErr_Clear();
 		/* refuse a huge array before tolist() builds it as objects */
-		if (n > 0 && (size_t)n > cc_value_node_budget(cc_worker_limits.max_result) - p->nodes)
+		if (n > 0 &&
+		    (size_t)n > cc_value_node_budget(cc_worker_limits.max_result) - p->nodes)
 			return CC_PY_TOO_MANY;
 		PyObject *plain = PyObject_CallMethod(obj, "tolist", NULL);
 		if (!plain)
@@ -526,8 +528,7 @@ int cc_py_value_init(void)
 	return PyDateTimeAPI ? 0 : -1;
 }
 
-static int pack_as(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes,
-		   const struct role *role)
+static int pack_as(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes, const struct role *role)
 {
 	/* libc, not the counted Python heap: this is the engine's memory */
 	struct packer *p = calloc(1, sizeof(*p));
@@ -582,8 +583,8 @@ static PyObject *timestamp_to_datetime(int64_t sec, uint32_t nsec)
 	civil_from_days(days, &y, &m, &d);
 	/* datetime has microseconds: the nanoseconds below them are dropped */
 	return PyDateTimeAPI->DateTime_FromDateAndTime(
-	    (int)y, m, d, (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60),
-	    (int)(nsec / 1000), PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
+		(int)y, m, d, (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60),
+		(int)(nsec / 1000), PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
 }
 
 static PyObject *from_value(const cc_value *v, unsigned depth)
@@ -629,7 +630,7 @@ static PyObject *from_value(const cc_value *v, unsigned depth)
 		PyObject *dict = PyDict_New();
 		for (size_t i = 0; dict && i < v->u.map.len; i++) {
 			PyObject *key = PyUnicode_DecodeUTF8(
-			    v->u.map.keys[i], (Py_ssize_t)v->u.map.key_lens[i], "strict");
+				v->u.map.keys[i], (Py_ssize_t)v->u.map.key_lens[i], "strict");
 			PyObject *val = key ? from_value(v->u.map.vals[i], depth + 1) : NULL;
 			if (!val || PyDict_SetItem(dict, key, val) < 0)
 				Py_CLEAR(dict);

@@ -25,7 +25,7 @@ struct held {
 };
 
 static struct {
-	uint64_t next_id;  /* call ids grow across the session: never reused */
+	uint64_t next_id; /* call ids grow across the session: never reused */
 	uint64_t eval_id;
 	bool in_eval;
 	struct held *calls; /* started, not yet collected */
@@ -97,7 +97,6 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	return id;
 }
 
-
 static struct held *find(uint64_t id)
 {
 	for (size_t i = 0; i < t.n; i++)
@@ -130,8 +129,8 @@ void cc_worker_take_reply(cc_value *m)
 		const cc_value *e = cc_value_map_get(m, "error", NULL);
 		const cc_value *n = cc_value_map_get(e, "name", NULL);
 		const cc_value *msg = cc_value_map_get(e, "message", NULL);
-		h->reply.err_name = strdup(cc_value_type_of(n) == CC_VALUE_STRING ? n->u.str.ptr
-										: "Error");
+		h->reply.err_name =
+			strdup(cc_value_type_of(n) == CC_VALUE_STRING ? n->u.str.ptr : "Error");
 		h->reply.err_message =
 			strdup(cc_value_type_of(msg) == CC_VALUE_STRING ? msg->u.str.ptr : "");
 	}
@@ -174,8 +173,8 @@ static int read_one(void)
 			return -1;
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		int64_t left = cc_worker_deadline_ns() -
-			       ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+		int64_t left =
+			cc_worker_deadline_ns() - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 		struct pollfd p = { CC_CHANNEL_FD, POLLIN, 0 };
 		int n = poll(&p, 1, left > 0 ? (int)((left + 999999) / 1000000) : 0);
 		if (n < 0 && errno == EINTR)

@@ -15,10 +15,10 @@
 
 /* Limits the supervisor sent in the init frame. */
 struct cc_worker_limits {
-	uint64_t max_memory;  /* engine heap cap, bytes */
-	uint64_t max_stdout;  /* per eval, bytes */
+	uint64_t max_memory; /* engine heap cap, bytes */
+	uint64_t max_stdout; /* per eval, bytes */
 	uint64_t max_stderr;
-	uint64_t max_result;  /* packed result value, bytes */
+	uint64_t max_result; /* packed result value, bytes */
 	uint32_t cpu_s;
 	uint32_t max_open_files;
 	uint64_t max_file_size;
@@ -54,14 +54,14 @@ struct cc_outcome {
 	msgpack_sbuffer value;
 	/* When !ok: kind plus heap strings (NULL allowed for each). */
 	cc_error_kind kind;
-	char *type;      /* "TypeError", "ZeroDivisionError", ... */
+	char *type; /* "TypeError", "ZeroDivisionError", ... */
 	char *message;
 	char *traceback; /* guest frames only */
 };
 
 /* Record an error outcome; copies the strings. Returns -1. */
-int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type,
-		    const char *message, const char *traceback);
+int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type, const char *message,
+		    const char *traceback);
 
 /* ---- host tool calls (the engine's side of "call" and "reply" frames) ----
  *
@@ -81,7 +81,7 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 struct cc_call_reply {
 	bool ok;
 	cc_value *value; /* when ok: owned by the caller; NULL = null */
-	char *err_name;  /* when !ok: owned; e.g. "PermissionError", "ToolBudgetError" */
+	char *err_name;	 /* when !ok: owned; e.g. "PermissionError", "ToolBudgetError" */
 	char *err_message;
 };
 

@@ -11,12 +11,12 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		printf((cond) ? "ok   " : "FAIL ");             \
-		failures += !(cond);                            \
-		printf(__VA_ARGS__);                            \
-		printf("\n");                                   \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		printf((cond) ? "ok   " : "FAIL ");                                                \
+		failures += !(cond);                                                               \
+		printf(__VA_ARGS__);                                                               \
+		printf("\n");                                                                      \
 	} while (0)
 
 /* The host's resident set, KiB (/proc/self/status VmRSS); -1 if unknown. */

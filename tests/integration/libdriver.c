@@ -15,7 +15,6 @@
 #include "codecage.h"
 #include "driver.h"
 
-
 static cc_language lang_of(const char *s)
 {
 	return !strcmp(s, "python") ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT;
@@ -104,7 +103,8 @@ static void roundtrip(cc_language lang)
 	cc_value *far = cc_value_new_timestamp(INT64_MAX / 2, 0);
 	rc = cc_runtime_set_global(rt, "v", far, &err);
 	CHECK(rc < 0 && err.kind == CC_ERR_GUEST && cc_runtime_alive(rt),
-	      "far timestamp: guest_error, runtime alive (%s)", err.message ? err.message : "accepted");
+	      "far timestamp: guest_error, runtime alive (%s)",
+	      err.message ? err.message : "accepted");
 	cc_error_clear(&err);
 	cc_value_free(far);
 	/* a hand-built duplicate key: invalid_input before anything is sent */
@@ -182,8 +182,8 @@ static void many(cc_language lang, int n)
 static void dead(cc_language lang)
 {
 	cc_runtime *rt = start(lang);
-	const char *crash = lang == CC_LANG_PYTHON ? "import ctypes; ctypes.string_at(0)"
-						   : "while (true) {}";
+	const char *crash =
+		lang == CC_LANG_PYTHON ? "import ctypes; ctypes.string_at(0)" : "while (true) {}";
 	double t = lang == CC_LANG_PYTHON ? 5 : 0.2;
 	cc_result *r = cc_runtime_eval(rt, crash, strlen(crash), t);
 	cc_error_kind k = cc_result_error_kind(r);
@@ -232,7 +232,8 @@ static void afterstop(cc_language lang)
 		{ py ? "x = ['y' * 1000 for _ in range(10**7)]"
 		     : "const a = []; for (;;) a.push('y'.repeat(1000) + a.length)",
 		  CC_ERR_MEMORY_LIMIT },
-		{ py ? "while True: print('z')" : "for (;;) console.log('z')", CC_ERR_OUTPUT_LIMIT },
+		{ py ? "while True: print('z')" : "for (;;) console.log('z')",
+		  CC_ERR_OUTPUT_LIMIT },
 		/* Regression: tasks left pending by a stop raised the stale stop
 		 * in the next eval (Python). */
 		{ py ? "import asyncio\nasync def spam():\n    while True:\n        print('x')\n"
@@ -240,7 +241,8 @@ static void afterstop(cc_language lang)
 		     : "async function spam() { for (;;) { console.log('x'); await null } } "
 		       "await Promise.all([spam(), spam()])",
 		  CC_ERR_OUTPUT_LIMIT },
-		{ py ? "import asyncio\nawait asyncio.sleep(0)\n2 + 2" : "await null; 2 + 2", CC_OK },
+		{ py ? "import asyncio\nawait asyncio.sleep(0)\n2 + 2" : "await null; 2 + 2",
+		  CC_OK },
 		{ py ? "1/0" : "null.x", CC_ERR_GUEST },
 		{ py ? "len(keep)" : "keep.length", CC_OK },
 	};
@@ -388,7 +390,8 @@ int main(int argc, char **argv)
 	else if (argc >= 3 && !strcmp(argv[1], "dead"))
 		dead(lang_of(argv[2]));
 	else {
-		fprintf(stderr, "usage: cc-libdriver roundtrip|state|many|dead LANG [N] | badopts\n");
+		fprintf(stderr,
+			"usage: cc-libdriver roundtrip|state|many|dead LANG [N] | badopts\n");
 		return 2;
 	}
 	printf("%d failed\n", failures);

@@ -10,7 +10,6 @@
 #include "codecage.h"
 #include "driver.h"
 
-
 static cc_runtime *start(cc_language lang)
 {
 	cc_options o;
@@ -59,9 +58,11 @@ static int echo(void *user, const cc_value *args, cc_value **result, cc_tool_err
 	cc_value *copy = cc_value_new_array();
 	for (size_t i = 0; i < args->u.array.len; i++) {
 		const cc_value *a = args->u.array.items[i];
-		cc_value_array_push(copy, cc_value_type_of(a) == CC_VALUE_INT ? cc_value_new_int(a->u.i)
-			: cc_value_type_of(a) == CC_VALUE_STRING ? cc_value_new_string(a->u.str.ptr, a->u.str.len)
-			: NULL);
+		cc_value_array_push(copy, cc_value_type_of(a) == CC_VALUE_INT
+						  ? cc_value_new_int(a->u.i)
+					  : cc_value_type_of(a) == CC_VALUE_STRING
+						  ? cc_value_new_string(a->u.str.ptr, a->u.str.len)
+						  : NULL);
 	}
 	*result = copy;
 	return 0;
@@ -82,37 +83,50 @@ static void basics(cc_language lang)
 	cc_runtime *rt = start(lang);
 	cc_error err = { 0 };
 	CHECK(cc_runtime_bind_tool(rt, "lookup", lookup, NULL, &err) == 0, "bind lookup");
-	CHECK(cc_runtime_bind_tool(rt, "send_email", send_email, NULL, &err) == 0, "bind send_email");
+	CHECK(cc_runtime_bind_tool(rt, "send_email", send_email, NULL, &err) == 0,
+	      "bind send_email");
 	CHECK(cc_runtime_bind_tool(rt, "echo", echo, NULL, &err) == 0, "bind echo");
 	CHECK(cc_runtime_bind_tool(rt, "bad name", echo, NULL, &err) < 0 &&
-		      err.kind == CC_ERR_INVALID_INPUT, "a bad tool name is invalid_input");
+		      err.kind == CC_ERR_INVALID_INPUT,
+	      "a bad tool name is invalid_input");
 	cc_error_clear(&err);
 
 	cc_result *r = cc_runtime_eval(rt, "lookup('A1') * 2", 16, 0);
 	const cc_value *v = cc_result_value(r);
 	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_FLOAT && v->u.f == 7.0,
-	      "a tool inside an expression: lookup('A1') * 2 == 7.0 (%s)", cc_result_error_message(r));
+	      "a tool inside an expression: lookup('A1') * 2 == 7.0 (%s)",
+	      cc_result_error_message(r));
 	cc_result_free(r);
 
-	const char *s = eval_str(rt, py ? "try:\n    send_email('a@example.com', 'hi')\nexcept PermissionError as e:\n    r = type(e).__name__ + ': ' + str(e)\nr"
-				: "try { send_email('a@example.com', 'hi') } catch (e) { `${e instanceof Error} ${e.name}: ${e.message}` }", &r);
+	const char *s =
+		eval_str(rt,
+			 py ? "try:\n    send_email('a@example.com', 'hi')\nexcept PermissionError "
+			      "as e:\n    r = type(e).__name__ + ': ' + str(e)\nr"
+			    : "try { send_email('a@example.com', 'hi') } catch (e) { `${e "
+			      "instanceof Error} ${e.name}: ${e.message}` }",
+			 &r);
 	CHECK(!strcmp(s, py ? "PermissionError: outbound mail is disabled"
 			    : "true PermissionError: outbound mail is disabled"),
 	      "a failing tool is a real error named after the host's: %s", s);
 	cc_result_free(r);
 
-	s = eval_str(rt, py ? "try:\n    tools.lookup('nope')\nexcept KeyError as e:\n    r = 'KeyError'\nr"
-			    : "try { await tools.lookup('nope') } catch (e) { e.name }", &r);
+	s = eval_str(
+		rt,
+		py ? "try:\n    tools.lookup('nope')\nexcept KeyError as e:\n    r = 'KeyError'\nr"
+		   : "try { await tools.lookup('nope') } catch (e) { e.name }",
+		&r);
 	CHECK(!strcmp(s, "KeyError"), "tools.<name> form raises/rejects too: %s", s);
 	cc_result_free(r);
 
-	r = cc_runtime_eval(rt, py ? "tools.echo(1, 'x')" : "await tools.echo(1, 'x')", py ? 18 : 24, 0);
+	r = cc_runtime_eval(rt, py ? "tools.echo(1, 'x')" : "await tools.echo(1, 'x')",
+			    py ? 18 : 24, 0);
 	v = cc_result_value(r);
 	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_ARRAY && v->u.array.len == 2,
 	      "arguments and results cross (%s)", cc_result_error_message(r));
 	cc_result_free(r);
 
-	const char *fan = py ? "import asyncio\nawait asyncio.gather(atools.echo(1), atools.echo(2), atools.echo(3))"
+	const char *fan = py ? "import asyncio\nawait asyncio.gather(atools.echo(1), "
+			       "atools.echo(2), atools.echo(3))"
 			     : "await Promise.all([tools.echo(1), tools.echo(2), tools.echo(3)])";
 	r = cc_runtime_eval(rt, fan, strlen(fan), 0);
 	v = cc_result_value(r);
@@ -124,30 +138,39 @@ static void basics(cc_language lang)
 	/* Regression: replies the worker had not read yet filled the socket
 	 * while it kept writing calls, and both sides blocked until the
 	 * deadline killed the worker. */
-	const char *flood = py ? "import asyncio\nlen(await asyncio.gather(*[atools.echo(i) for i in range(1000)]))"
-			       : "(await Promise.all(Array.from({length: 1000}, (_, i) => tools.echo(i)))).length";
+	const char *flood = py ? "import asyncio\nlen(await asyncio.gather(*[atools.echo(i) for i "
+				 "in range(1000)]))"
+			       : "(await Promise.all(Array.from({length: 1000}, (_, i) => "
+				 "tools.echo(i)))).length";
 	r = cc_runtime_eval(rt, flood, strlen(flood), 0);
 	v = cc_result_value(r);
 	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 1000,
 	      "1000 calls in flight at once (%s)", cc_result_error_message(r));
 	cc_result_free(r);
-	const char *big = py ? "import asyncio\nx = 'x' * 1000000\nlen(await asyncio.gather(atools.echo(x), atools.echo(x), atools.echo(x)))"
-			     : "const x = 'x'.repeat(1000000); (await Promise.all([tools.echo(x), tools.echo(x), tools.echo(x)])).length";
+	const char *big = py ? "import asyncio\nx = 'x' * 1000000\nlen(await "
+			       "asyncio.gather(atools.echo(x), atools.echo(x), atools.echo(x)))"
+			     : "const x = 'x'.repeat(1000000); (await Promise.all([tools.echo(x), "
+			       "tools.echo(x), tools.echo(x)])).length";
 	r = cc_runtime_eval(rt, big, strlen(big), 0);
 	v = cc_result_value(r);
 	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 3,
 	      "three 1 MB calls in flight at once (%s)", cc_result_error_message(r));
 	cc_result_free(r);
 
-	s = eval_str(rt, py ? "try:\n    tools.nope()\nexcept AttributeError:\n    r = 'refused'\nr"
-			    : "try { tools.nope() } catch (e) { 'refused' }", &r);
+	s = eval_str(rt,
+		     py ? "try:\n    tools.nope()\nexcept AttributeError:\n    r = 'refused'\nr"
+			: "try { tools.nope() } catch (e) { 'refused' }",
+		     &r);
 	CHECK(!strcmp(s, "refused"), "an unbound name is refused: %s", s);
 	cc_result_free(r);
 
 	/* redaction keeps the name, hides the text */
 	cc_runtime_set_redaction(rt, true);
-	s = eval_str(rt, py ? "try:\n    send_email('a', 'b')\nexcept PermissionError as e:\n    r = str(e)\nr"
-			    : "try { send_email('a', 'b') } catch (e) { e.name + ': ' + e.message }", &r);
+	s = eval_str(rt,
+		     py ? "try:\n    send_email('a', 'b')\nexcept PermissionError as e:\n    r = "
+			  "str(e)\nr"
+			: "try { send_email('a', 'b') } catch (e) { e.name + ': ' + e.message }",
+		     &r);
 	CHECK(strstr(s, "outbound") == NULL && strstr(s, "not shown"),
 	      "redaction hides the host's message: %s", s);
 	cc_result_free(r);
@@ -178,11 +201,16 @@ static void budget(void)
 	s = eval_str(js, "try { send_email('a', 'b') } catch (e) { e.name }", &r);
 	CHECK(!strcmp(s, "ToolBudgetError"), "second send_email: per-tool budget: %s", s);
 	cc_result_free(r);
-	s = eval_str(js, "let out = []; for (let i = 0; i < 3; i++) { try { out.push(lookup('A1')) } "
-			 "catch (e) { out.push(e.name) } } out.join(',')", &r);
-	CHECK(!strcmp(s, "3.5,ToolBudgetError,ToolBudgetError"), "the shared total runs out: %s", s);
+	s = eval_str(js,
+		     "let out = []; for (let i = 0; i < 3; i++) { try { out.push(lookup('A1')) } "
+		     "catch (e) { out.push(e.name) } } out.join(',')",
+		     &r);
+	CHECK(!strcmp(s, "3.5,ToolBudgetError,ToolBudgetError"), "the shared total runs out: %s",
+	      s);
 	cc_result_free(r);
-	s = eval_str(py, "try:\n    lookup('A1')\nexcept Exception as e:\n    r = type(e).__name__\nr", &r);
+	s = eval_str(py,
+		     "try:\n    lookup('A1')\nexcept Exception as e:\n    r = type(e).__name__\nr",
+		     &r);
 	CHECK(!strcmp(s, "ToolBudgetError"), "and in Python too: %s", s);
 	cc_result_free(r);
 	r = cc_runtime_eval(js, "lookup('A1')", 12, 0);
@@ -204,7 +232,6 @@ static void budget(void)
 	cc_runtime_close(js);
 	cc_budget_unref(b);
 }
-
 
 static cc_runtime *reenter_rt;
 static int reenter(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
@@ -275,9 +302,12 @@ static void reenter_check(cc_language lang)
 	/* Regression: a huge host error message made a reply frame the worker
 	 * refused, killing the session. It arrives cut, and the runtime lives. */
 	cc_runtime_bind_tool(reenter_rt, "long_error", long_error, NULL, &err);
-	s = eval_str(reenter_rt, lang == CC_LANG_PYTHON
-		? "try:\n    long_error()\nexcept ValueError as e:\n    r = str(len(str(e)))\nr"
-		: "try { long_error() } catch (e) { String(e.message.length) }", &r);
+	s = eval_str(reenter_rt,
+		     lang == CC_LANG_PYTHON
+			     ? "try:\n    long_error()\nexcept ValueError as e:\n    r = "
+			       "str(len(str(e)))\nr"
+			     : "try { long_error() } catch (e) { String(e.message.length) }",
+		     &r);
 	CHECK(!strcmp(s, "4096"), "a huge host error message is cut to 4096 bytes: %s", s);
 	cc_result_free(r);
 	cc_runtime_close(reenter_rt);
@@ -293,9 +323,11 @@ static void reenter_check(cc_language lang)
 	if (cc_runtime_new(&o, &rt, &err) < 0)
 		return;
 	cc_runtime_bind_tool(rt, "slow", slow, NULL, &err);
-	const char *many_slow = lang == CC_LANG_PYTHON
-		? "import asyncio\nawait asyncio.gather(*[atools.slow() for _ in range(40)])"
-		: "await Promise.all(Array.from({length: 40}, () => tools.slow()))";
+	const char *many_slow =
+		lang == CC_LANG_PYTHON
+			? "import asyncio\nawait asyncio.gather(*[atools.slow() for _ in "
+			  "range(40)])"
+			: "await Promise.all(Array.from({length: 40}, () => tools.slow()))";
 	r = cc_runtime_eval(rt, many_slow, strlen(many_slow), 0);
 	CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT && slow_calls <= 6,
 	      "calls after the deadline never reach the host: %s, %d of 40 ran",
@@ -320,8 +352,10 @@ static void many(cc_language lang, int n)
 	cc_runtime_bind_tool(rt, "echo", echo, NULL, &err);
 	char code[256];
 	snprintf(code, sizeof(code),
-		 lang == CC_LANG_PYTHON ? "s = 0\nfor i in range(%d): s += echo(i)[0]\ns"
-					: "var s = 0; for (let i = 0; i < %d; i++) s += echo(i)[0]; s", n);
+		 lang == CC_LANG_PYTHON
+			 ? "s = 0\nfor i in range(%d): s += echo(i)[0]\ns"
+			 : "var s = 0; for (let i = 0; i < %d; i++) s += echo(i)[0]; s",
+		 n);
 	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0); /* warm-up */
 	cc_result_free(r);
 	long rss0 = rss_kib();
@@ -330,9 +364,11 @@ static void many(cc_language lang, int n)
 	long rss1 = rss_kib();
 	const cc_value *v = cc_result_value(r);
 	long long want = (long long)n * (n - 1) / 2;
-	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == want && calls == n,
+	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == want &&
+		      calls == n,
 	      "%d calls in one eval sum to %lld (%s)", n, want, cc_result_error_message(r));
-	CHECK(rss1 - rss0 < 2048, "host RSS grew %ld KiB over %d calls (limit 2048)", rss1 - rss0, n);
+	CHECK(rss1 - rss0 < 2048, "host RSS grew %ld KiB over %d calls (limit 2048)", rss1 - rss0,
+	      n);
 	cc_result_free(r);
 	cc_runtime_close(rt);
 }
@@ -351,9 +387,11 @@ static void output(cc_language lang)
 	cc_error err = { 0 };
 	cc_runtime_bind_tool(rt, "echo", echo, NULL, &err);
 	cc_runtime_set_output_handler(rt, on_line, NULL);
-	const char *code = lang == CC_LANG_PYTHON
-		? "import sys\nprint('a')\necho(1)\nprint('b', file=sys.stderr)\nsys.stdout.write('tail')"
-		: "console.log('a'); echo(1); console.error('b'); console.log('c\\nd')";
+	const char *code =
+		lang == CC_LANG_PYTHON
+			? "import sys\nprint('a')\necho(1)\nprint('b', "
+			  "file=sys.stderr)\nsys.stdout.write('tail')"
+			: "console.log('a'); echo(1); console.error('b'); console.log('c\\nd')";
 	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
 	const char *want = lang == CC_LANG_PYTHON ? "1:a|2:b|1:tail|" : "1:a|2:b|1:c|1:d|";
 	CHECK(cc_result_ok(r) && !strcmp(lines, want), "output handler got lines %s (want %s)",
@@ -365,8 +403,8 @@ static void output(cc_language lang)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cc_language lang = argc > 2 && !strcmp(argv[2], "python") ? CC_LANG_PYTHON
-								  : CC_LANG_JAVASCRIPT;
+	cc_language lang =
+		argc > 2 && !strcmp(argv[2], "python") ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT;
 	if (argc >= 3 && !strcmp(argv[1], "basics"))
 		basics(lang);
 	else if (argc >= 2 && !strcmp(argv[1], "budget"))
@@ -378,7 +416,8 @@ int main(int argc, char **argv)
 	else if (argc >= 3 && !strcmp(argv[1], "output"))
 		output(lang);
 	else {
-		fprintf(stderr, "usage: cc-toolsdriver basics|reenter|many|output LANG [N] | budget\n");
+		fprintf(stderr,
+			"usage: cc-toolsdriver basics|reenter|many|output LANG [N] | budget\n");
 		return 2;
 	}
 	printf("%d failed\n", failures);

@@ -96,9 +96,14 @@ Test(protocol, result_error)
 
 Test(protocol, worker_cannot_claim_supervisor_kinds)
 {
-	static const char *const kinds[] = { "worker_crashed", "protocol_violation",
-					     "sandbox_unavailable", "invalid_input", "internal",
-					     "tool_budget", "ok", "no_such_kind" };
+	static const char *const kinds[] = { "worker_crashed",
+					     "protocol_violation",
+					     "sandbox_unavailable",
+					     "invalid_input",
+					     "internal",
+					     "tool_budget",
+					     "ok",
+					     "no_such_kind" };
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		begin(4);
 		kv_str("t", "result");

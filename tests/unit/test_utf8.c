@@ -14,21 +14,21 @@ Test(utf8, accepts_well_formed)
 {
 	cr_assert(valid(""));
 	cr_assert(valid("plain ascii"));
-	cr_assert(valid("h\xc3\xa9llo"));             /* é */
-	cr_assert(valid("\xe2\x82\xac"));             /* € */
-	cr_assert(valid("\xf0\x9f\x98\x80"));         /* 😀 */
-	cr_assert(valid("\xf4\x8f\xbf\xbf"));         /* U+10FFFF */
-	cr_assert(cc_utf8_valid("a\0b", 3));          /* NUL is well-formed */
+	cr_assert(valid("h\xc3\xa9llo"));     /* é */
+	cr_assert(valid("\xe2\x82\xac"));     /* € */
+	cr_assert(valid("\xf0\x9f\x98\x80")); /* 😀 */
+	cr_assert(valid("\xf4\x8f\xbf\xbf")); /* U+10FFFF */
+	cr_assert(cc_utf8_valid("a\0b", 3));  /* NUL is well-formed */
 }
 
 Test(utf8, rejects_ill_formed)
 {
-	cr_assert_not(valid("\x80"));                 /* lone continuation */
-	cr_assert_not(valid("\xc0\xaf"));             /* overlong '/' */
-	cr_assert_not(valid("\xe0\x80\xaf"));         /* overlong */
-	cr_assert_not(valid("\xed\xa0\x80"));         /* surrogate U+D800 */
-	cr_assert_not(valid("\xf4\x90\x80\x80"));     /* above U+10FFFF */
-	cr_assert_not(valid("\xc3"));                 /* truncated */
+	cr_assert_not(valid("\x80"));		  /* lone continuation */
+	cr_assert_not(valid("\xc0\xaf"));	  /* overlong '/' */
+	cr_assert_not(valid("\xe0\x80\xaf"));	  /* overlong */
+	cr_assert_not(valid("\xed\xa0\x80"));	  /* surrogate U+D800 */
+	cr_assert_not(valid("\xf4\x90\x80\x80")); /* above U+10FFFF */
+	cr_assert_not(valid("\xc3"));		  /* truncated */
 	cr_assert_not(valid("\xff"));
 }
 

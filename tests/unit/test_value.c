@@ -27,8 +27,8 @@ static cc_value *roundtrip(const cc_value *v)
 	cr_assert_eq(cc_value_encode(&p.pk, v, &caps, &err), 0, "encode: %s", err.message);
 	cc_value *out = NULL;
 	caps = cc_value_default_caps();
-	cr_assert_eq(cc_value_decode_all(p.sb.data, p.sb.size, &out, &caps, &err), 0,
-		     "decode: %s", err.message);
+	cr_assert_eq(cc_value_decode_all(p.sb.data, p.sb.size, &out, &caps, &err), 0, "decode: %s",
+		     err.message);
 	msgpack_sbuffer_destroy(&p.sb);
 	return out;
 }
@@ -42,17 +42,28 @@ static int decode_bytes(const char *buf, size_t n, cc_value **out, cc_error *err
 Test(value, scalars_roundtrip)
 {
 	cc_value *vals[] = {
-		cc_value_new_bool(true), cc_value_new_bool(false), cc_value_new_int(0),
-		cc_value_new_int(-1), cc_value_new_int(INT64_MAX), cc_value_new_int(INT64_MIN),
-		cc_value_new_float(0.1), cc_value_new_float(-0.0), cc_value_new_float(NAN),
-		cc_value_new_float(INFINITY), cc_value_new_float(-INFINITY),
+		cc_value_new_bool(true),
+		cc_value_new_bool(false),
+		cc_value_new_int(0),
+		cc_value_new_int(-1),
+		cc_value_new_int(INT64_MAX),
+		cc_value_new_int(INT64_MIN),
+		cc_value_new_float(0.1),
+		cc_value_new_float(-0.0),
+		cc_value_new_float(NAN),
+		cc_value_new_float(INFINITY),
+		cc_value_new_float(-INFINITY),
 		cc_value_new_bigint("123456789012345678901234567890", 30),
 		cc_value_new_bigint("-9223372036854775809", 20),
 		cc_value_new_string("h\xc3\xa9llo \xf0\x9f\x98\x80", 11),
-		cc_value_new_string("", 0), cc_value_new_string("a\0b", 3),
-		cc_value_new_bytes("\x00\xff\x10", 3), cc_value_new_bytes("", 0),
-		cc_value_new_timestamp(0, 0), cc_value_new_timestamp(-1, 999999999),
-		cc_value_new_timestamp(1700000000, 123456000), NULL,
+		cc_value_new_string("", 0),
+		cc_value_new_string("a\0b", 3),
+		cc_value_new_bytes("\x00\xff\x10", 3),
+		cc_value_new_bytes("", 0),
+		cc_value_new_timestamp(0, 0),
+		cc_value_new_timestamp(-1, 999999999),
+		cc_value_new_timestamp(1700000000, 123456000),
+		NULL,
 	};
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		cc_value *back = roundtrip(vals[i]);
@@ -163,21 +174,35 @@ Test(value, hostile_inputs_are_refused_without_allocation)
 	static const struct bad_case cases[] = {
 		{ "empty", "", 0, "truncated" },
 		{ "never-used byte", "\xc1", 1, "truncated or malformed" },
-		{ "array32 of 4 billion with no elements", "\xdd\xff\xff\xff\xff", 5,
-		  "truncated" },
+		{ "array32 of 4 billion with no elements", "\xdd\xff\xff\xff\xff", 5, "truncated" },
 		{ "map32 claims more pairs than bytes", "\xdf\x00\x00\x00\x02\xa1k\x01", 8,
 		  "truncated" },
-		{ "str32 longer than the buffer", "\xdb\x00\x00\x10\x00" "abc", 8, "truncated" },
+		{ "str32 longer than the buffer",
+		  "\xdb\x00\x00\x10\x00"
+		  "abc",
+		  8, "truncated" },
 		{ "uint64 above int64", "\xcf\xff\xff\xff\xff\xff\xff\xff\xff", 9, "bigint" },
 		{ "invalid UTF-8 string", "\xa2\xc3\x28", 3, "UTF-8" },
 		{ "lone surrogate as CESU", "\xa3\xed\xa0\x80", 4, "UTF-8" },
 		{ "int map key", "\x81\x01\x02", 3, "not a string" },
 		{ "duplicate key", "\x82\xa1k\x01\xa1k\x02", 7, "duplicate" },
 		{ "unknown ext", "\xd4\x05\x00", 3, "unknown ext" },
-		{ "bigint with a leading zero", "\xd5\x01" "01", 4, "bigint" },
-		{ "bigint minus zero", "\xd5\x01" "-0", 4, "bigint" },
-		{ "bigint with a letter", "\xd6\x01" "12a4", 6, "bigint" },
-		{ "timestamp of 5 bytes", "\xc7\x05\xff" "12345", 8, "timestamp" },
+		{ "bigint with a leading zero",
+		  "\xd5\x01"
+		  "01",
+		  4, "bigint" },
+		{ "bigint minus zero",
+		  "\xd5\x01"
+		  "-0",
+		  4, "bigint" },
+		{ "bigint with a letter",
+		  "\xd6\x01"
+		  "12a4",
+		  6, "bigint" },
+		{ "timestamp of 5 bytes",
+		  "\xc7\x05\xff"
+		  "12345",
+		  8, "timestamp" },
 		{ "timestamp nsec out of range", "\xd7\xff\xff\xff\xff\xff\x00\x00\x00\x00", 10,
 		  "nanoseconds" },
 		{ "trailing bytes", "\x01\x02", 2, "trailing" },
@@ -190,8 +215,8 @@ Test(value, hostile_inputs_are_refused_without_allocation)
 		cr_assert_null(out, "%s", cases[i].name);
 		cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION, "%s: kind %d", cases[i].name,
 			     err.kind);
-		cr_assert(strstr(err.message, cases[i].expect), "%s: message '%s'",
-			  cases[i].name, err.message);
+		cr_assert(strstr(err.message, cases[i].expect), "%s: message '%s'", cases[i].name,
+			  err.message);
 		cc_error_clear(&err);
 	}
 }
