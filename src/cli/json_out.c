@@ -9,47 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-void cc_buf_add(struct cc_buf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->failed = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-void cc_buf_puts(struct cc_buf *b, const char *s)
-{
-	cc_buf_add(b, s, strlen(s));
-}
-
-void cc_buf_printf(struct cc_buf *b, const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = true;
-		return;
-	}
-	cc_buf_add(b, s, (size_t)n);
-	free(s);
-}
-
 void cc_json_string(struct cc_buf *b, const char *s, size_t n)
 {
 	cc_buf_add(b, "\"", 1);

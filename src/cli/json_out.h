@@ -5,19 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "buf.h"
 #include "codecage.h"
-
-/* A growing text buffer; abort-free: on allocation failure `failed` is set
- * and further appends are dropped. */
-struct cc_buf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-void cc_buf_add(struct cc_buf *b, const char *s, size_t n);
-void cc_buf_puts(struct cc_buf *b, const char *s);
-void cc_buf_printf(struct cc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* JSON string literal of s[0..n) (valid UTF-8 in, RFC 8259 escapes out). */
 void cc_json_string(struct cc_buf *b, const char *s, size_t n);

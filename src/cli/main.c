@@ -224,15 +224,15 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 		      r ? cc_result_duration(r) * 1000 : 0.0);
 	json_sandbox(&b, rt, mode);
 	cc_buf_puts(&b, "}\n");
-	if (b.failed)
+	if (b.oom)
 		fputs("{\"ok\": false, \"value\": null, \"stdout\": \"\", \"stderr\": \"\", "
 		      "\"error\": {\"kind\": \"internal\", \"type\": \"\", \"message\": "
 		      "\"out of memory rendering the result\", \"traceback\": \"\"}, "
 		      "\"duration_ms\": 0, \"sandbox\": {}}\n",
 		      stdout);
 	else
-		fwrite(b.p, 1, b.len, stdout);
-	free(b.p);
+		fwrite(b.data, 1, b.len, stdout);
+	free(b.data);
 }
 
 static void emit_text(const cc_result *r, const cc_error *err)
@@ -250,9 +250,9 @@ static void emit_text(const cc_result *r, const cc_error *err)
 		if (v) {
 			struct cc_buf b = { 0 };
 			cc_readable_value(&b, v);
-			if (b.p)
-				printf("%s\n", b.p);
-			free(b.p);
+			if (b.data)
+				printf("%s\n", b.data);
+			free(b.data);
 		}
 		return;
 	}

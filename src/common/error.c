@@ -1,12 +1,10 @@
 /* Error kinds, names, exit codes and message helpers. */
 #include "error.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const kind_names[CC_ERR_KIND_COUNT] = {
 	[CC_OK] = "ok",
@@ -102,18 +100,4 @@ int cc_fail_wrap(cc_error *err, const char *fmt, ...)
 	}
 	free(ctx);
 	return -1;
-}
-
-void cc_freep(void *p)
-{
-	free(*(void **)p);
-}
-
-void cc_closep(int *fd)
-{
-	if (*fd >= 0) {
-		int saved = errno;
-		close(*fd);
-		errno = saved;
-	}
 }

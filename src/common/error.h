@@ -14,26 +14,4 @@ int cc_fail(cc_error *err, cc_error_kind kind, const char *fmt, ...)
  * Returns -1. */
 int cc_fail_wrap(cc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Cleanup attributes (see HACKING.md). Initialise every such variable. */
-void cc_freep(void *p);
-void cc_closep(int *fd);
-#define cleanup_free __attribute__((cleanup(cc_freep)))
-#define cleanup_close __attribute__((cleanup(cc_closep)))
-
-/* Move ownership out of a cleanup variable. */
-static inline void *cc_steal_pointer(void *pp)
-{
-	void **p = (void **)pp;
-	void *v = *p;
-	*p = NULL;
-	return v;
-}
-
-static inline int cc_steal_fd(int *fd)
-{
-	int v = *fd;
-	*fd = -1;
-	return v;
-}
-
 #endif

@@ -41,7 +41,9 @@ int cc_frame_write(int fd, const void *payload, size_t len)
 	return 0;
 }
 
-int cc_read_full(int fd, void *buf, size_t n)
+/* Read exactly n bytes (blocking, EINTR retried). Returns 0, or -1 with
+ * errno set (errno 0: EOF before n bytes). */
+static int read_full(int fd, void *buf, size_t n)
 {
 	char *p = buf;
 	while (n > 0) {
@@ -65,7 +67,7 @@ int cc_frame_read(int fd, char **buf, size_t *len, size_t cap)
 {
 	unsigned char hdr[4];
 	*buf = NULL;
-	if (cc_read_full(fd, hdr, 4) < 0)
+	if (read_full(fd, hdr, 4) < 0)
 		return -1;
 	size_t n = cc_le32(hdr);
 	if (n > cap)
@@ -73,7 +75,7 @@ int cc_frame_read(int fd, char **buf, size_t *len, size_t cap)
 	char *b = malloc(n ? n : 1);
 	if (!b)
 		return -1;
-	if (cc_read_full(fd, b, n) < 0) {
+	if (read_full(fd, b, n) < 0) {
 		free(b);
 		return -1;
 	}

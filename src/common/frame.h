@@ -12,6 +12,13 @@
 #define CC_FRAME_HEADER 4
 /* Headroom for a frame's envelope fields beyond its main payload. */
 #define CC_FRAME_ENVELOPE (64 * 1024)
+/* Before sleeping in poll(), both sides look for the next frame this long
+ * (nanoseconds): a reply or request usually comes within microseconds, and
+ * a sleep plus wake-up costs more than that on its own (bench/pingpong.c:
+ * about 30 us a round trip on the 2-core test machine). Bounded, so an idle
+ * wait costs at most this much CPU. */
+#define CC_SPIN_NS 30000
+
 /* Guest output travels in frames of at most this many data bytes. */
 #define CC_OUTPUT_CHUNK (64 * 1024)
 
@@ -19,10 +26,6 @@
  * writes; MSG_NOSIGNAL so a dead peer gives EPIPE, not SIGPIPE.
  * Returns 0 or -1 with errno set. Blocking. */
 int cc_frame_write(int fd, const void *payload, size_t len);
-
-/* Read exactly n bytes (blocking, EINTR retried). Returns 0, or -1 with
- * errno set (0 errno and -1 means EOF before n bytes). */
-int cc_read_full(int fd, void *buf, size_t n);
 
 /* Blocking read of one frame whose length must be <= cap; the length is
  * checked before anything is allocated. *buf is owned by the caller.

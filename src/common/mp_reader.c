@@ -199,23 +199,3 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 	r->p = next;
 	return 0;
 }
-
-int cc_mp_skip(cc_mp_reader *r, unsigned max_depth)
-{
-	cc_mp_item it;
-	const unsigned char *start = r->p;
-	if (cc_mp_read(r, &it) < 0)
-		return -1;
-	if (it.kind == CC_MP_ARRAY || it.kind == CC_MP_MAP) {
-		if (max_depth == 0)
-			goto fail;
-		uint64_t n = it.kind == CC_MP_MAP ? 2ull * it.len : it.len;
-		for (uint64_t k = 0; k < n; k++)
-			if (cc_mp_skip(r, max_depth - 1) < 0)
-				goto fail;
-	}
-	return 0;
-fail:
-	r->p = start;
-	return -1;
-}

@@ -58,8 +58,4 @@ static inline size_t cc_mp_left(const cc_mp_reader *r)
  * more elements than bytes remain. On -1 *r is unchanged. */
 int cc_mp_read(cc_mp_reader *r, cc_mp_item *it);
 
-/* Skip one whole item including nested elements, up to max_depth levels.
- * Returns 0 or -1. */
-int cc_mp_skip(cc_mp_reader *r, unsigned max_depth);
-
 #endif

@@ -77,13 +77,7 @@ int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t de
 	return 0;
 }
 
-/* Before sleeping in poll(), look again for this long: a tool call's
- * reply or the worker's next frame usually comes within microseconds, and
- * a sleep plus wake-up costs more than that on its own (bench/pingpong.c:
- * about 25 us a round trip on the 2-core test machine). Bounded, so an
- * idle wait costs at most this much CPU. */
-#define CC_SPIN_NS 30000
-
+/* Look for input without sleeping for up to CC_SPIN_NS (frame.h). */
 static bool spin_for_input(int fd)
 {
 	int64_t until = cc_now_ns() + CC_SPIN_NS;

@@ -111,27 +111,25 @@ static int send_init(cc_runtime *rt, int64_t deadline, cc_error *err)
 {
 	static const char *const modes[] = { "require", "auto", "off" };
 	const cc_limits *l = &rt->opts.limits;
+	/* The worker's read_init (src/worker/main.c) takes exactly these. */
+	const struct {
+		const char *name;
+		uint64_t value;
+	} limits[] = {
+		{ "max_memory", l->max_memory },	 { "max_stdout", l->max_stdout },
+		{ "max_stderr", l->max_stderr },	 { "max_result", l->max_result },
+		{ "max_source", l->max_source },	 { "cpu_s", l->cpu_s },
+		{ "max_open_files", l->max_open_files }, { "max_file_size", l->max_file_size },
+	};
+	size_t n = sizeof(limits) / sizeof(limits[0]);
 	struct cc_msgbuf m;
-	msgpack_packer *pk = &m.pk;
-	cc_msgbuf_begin(&m, 10, "init");
-	cc_pack_cstr(pk, "mode");
-	cc_pack_cstr(pk, modes[rt->opts.sandbox]);
-	cc_pack_cstr(pk, "max_memory");
-	msgpack_pack_uint64(pk, l->max_memory);
-	cc_pack_cstr(pk, "max_stdout");
-	msgpack_pack_uint64(pk, l->max_stdout);
-	cc_pack_cstr(pk, "max_stderr");
-	msgpack_pack_uint64(pk, l->max_stderr);
-	cc_pack_cstr(pk, "max_result");
-	msgpack_pack_uint64(pk, l->max_result);
-	cc_pack_cstr(pk, "max_source");
-	msgpack_pack_uint64(pk, l->max_source);
-	cc_pack_cstr(pk, "cpu_s");
-	msgpack_pack_uint32(pk, l->cpu_s);
-	cc_pack_cstr(pk, "max_open_files");
-	msgpack_pack_uint32(pk, l->max_open_files);
-	cc_pack_cstr(pk, "max_file_size");
-	msgpack_pack_uint64(pk, l->max_file_size);
+	cc_msgbuf_begin(&m, 2 + n, "init");
+	cc_pack_cstr(&m.pk, "mode");
+	cc_pack_cstr(&m.pk, modes[rt->opts.sandbox]);
+	for (size_t i = 0; i < n; i++) {
+		cc_pack_cstr(&m.pk, limits[i].name);
+		msgpack_pack_uint64(&m.pk, limits[i].value);
+	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
 	cc_msgbuf_free(&m);
 	return rc;

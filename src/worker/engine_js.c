@@ -195,19 +195,19 @@ static int js_init(const char **version, cc_error *err)
 
 /* Finish a report text: lone surrogates fixed, valid UTF-8 even when cut
  * mid-character, " [truncated]" when cut. Takes b's buffer. */
-static char *js_text_finish(struct cc_js_buf *b)
+static char *js_text_finish(struct cc_buf *b)
 {
 	bool cut = b->full;
 	if (cut) {
 		b->limit += 16;
-		cc_js_buf_str(b, " [truncated]");
+		cc_buf_puts(b, " [truncated]");
 	}
 	if (!b->data)
 		return strdup("");
 	cc_js_fix_surrogates(b->data, b->len);
 	if (!cc_utf8_valid(b->data, b->len)) {
 		char *fixed = cc_utf8_repair(b->data, b->len, NULL);
-		cc_js_buf_free(b);
+		cc_buf_free(b);
 		return fixed;
 	}
 	return b->data;
@@ -216,7 +216,7 @@ static char *js_text_finish(struct cc_js_buf *b)
 /* A JS string as heap text for a report; NULL when v is not a string. */
 static char *js_text(JSValueConst v)
 {
-	struct cc_js_buf b = { .limit = JS_TEXT_MAX };
+	struct cc_buf b = { .limit = JS_TEXT_MAX };
 	size_t len;
 	if (!JS_IsString(v))
 		return NULL;
@@ -225,7 +225,7 @@ static char *js_text(JSValueConst v)
 		JS_FreeValue(ctx, JS_GetException(ctx));
 		return NULL;
 	}
-	cc_js_buf_add(&b, s, len);
+	cc_buf_add(&b, s, len);
 	JS_FreeCString(ctx, s);
 	while (b.len && b.data[b.len - 1] == '\n') /* stacks end with one */
 		b.data[--b.len] = 0;
@@ -247,7 +247,7 @@ static char *js_own_text(JSValueConst err, const char *prop)
 static char *js_stack_text(JSValueConst err)
 {
 	char *t = js_own_text(err, "stack"), *line = t, *prev = NULL, note[64];
-	struct cc_js_buf b = { .limit = 2 * JS_TEXT_MAX };
+	struct cc_buf b = { .limit = 2 * JS_TEXT_MAX };
 	size_t prev_len = 0, repeats = 0;
 	if (!t)
 		return NULL;
@@ -258,12 +258,12 @@ static char *js_stack_text(JSValueConst err)
 		if (!same && repeats > 2) {
 			snprintf(note, sizeof(note),
 				 "    [Previous line repeated %zu more times]\n", repeats - 2);
-			cc_js_buf_str(&b, note);
+			cc_buf_puts(&b, note);
 		}
 		repeats = same ? repeats + 1 : 0;
 		if (repeats <= 2) {
-			cc_js_buf_add(&b, line, len);
-			cc_js_buf_str(&b, nl ? "\n" : "");
+			cc_buf_add(&b, line, len);
+			cc_buf_puts(&b, nl ? "\n" : "");
 		}
 		prev = line;
 		prev_len = len;
@@ -274,7 +274,7 @@ static char *js_stack_text(JSValueConst err)
 	if (repeats > 2) {
 		snprintf(note, sizeof(note), "\n    [Previous line repeated %zu more times]",
 			 repeats - 2);
-		cc_js_buf_str(&b, note);
+		cc_buf_puts(&b, note);
 	}
 	free(t);
 	return b.data && !b.oom ? b.data : (free(b.data), strdup(""));
@@ -366,11 +366,11 @@ static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 		type = name ? name : "Error";
 		text = msg ? msg : "";
 	} else {
-		struct cc_js_buf b = { .limit = JS_TEXT_MAX };
+		struct cc_buf b = { .limit = JS_TEXT_MAX };
 		if (cc_js_inspect(ctx, &b, exc) < 0) {
 			JS_FreeValue(ctx, JS_GetException(ctx));
 			b.len = 0;
-			cc_js_buf_str(&b, "(a thrown value that cannot be printed)");
+			cc_buf_puts(&b, "(a thrown value that cannot be printed)");
 		}
 		free(msg);
 		msg = js_text_finish(&b);

@@ -9,47 +9,6 @@
 
 #include "js_value.h"
 
-/* ---- text buffers ---- */
-
-void cc_js_buf_add(struct cc_js_buf *b, const char *s, size_t n)
-{
-	if (n > b->limit - b->len) {
-		n = b->limit - b->len;
-		b->full = true;
-	}
-	if (!n)
-		return;
-	if (b->len + n + 1 > b->alloc) {
-		size_t want = b->alloc ? b->alloc * 2 : 256;
-		if (want < b->len + n + 1)
-			want = b->len + n + 1;
-		if (want > b->limit + 1)
-			want = b->limit + 1;
-		char *p = realloc(b->data, want);
-		if (!p) {
-			b->oom = b->full = true;
-			return;
-		}
-		b->data = p;
-		b->alloc = want;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = 0;
-}
-
-void cc_js_buf_str(struct cc_js_buf *b, const char *s)
-{
-	cc_js_buf_add(b, s, strlen(s));
-}
-
-void cc_js_buf_free(struct cc_js_buf *b)
-{
-	free(b->data);
-	b->data = NULL;
-	b->len = b->alloc = 0;
-}
-
 /* ---- inspect ----
  *
  * Node's util.inspect, compacted: always one line (Node breaks long ones),
@@ -65,7 +24,7 @@ void cc_js_buf_free(struct cc_js_buf *b)
 
 struct insp {
 	JSContext *ctx;
-	struct cc_js_buf *b;
+	struct cc_buf *b;
 	void *open[INSPECT_DEPTH + 2]; /* objects being printed */
 	int n;
 };
@@ -73,17 +32,17 @@ struct insp {
 static int insp_value(struct insp *s, JSValueConst v, int level, bool quote);
 
 /* Append text QuickJS produced, lone surrogates fixed. */
-static void add_fixed(struct cc_js_buf *b, const char *c, size_t n)
+static void add_fixed(struct cc_buf *b, const char *c, size_t n)
 {
 	size_t start = b->len;
-	cc_js_buf_add(b, c, n);
+	cc_buf_add(b, c, n);
 	if (b->len > start)
 		cc_js_fix_surrogates(b->data + start, b->len - start);
 }
 
 /* Quoted the way Node does: '...' unless the text holds a ' (then "...",
  * then `...`), control characters escaped. */
-static void add_quoted(struct cc_js_buf *b, const char *c, size_t len)
+static void add_quoted(struct cc_buf *b, const char *c, size_t len)
 {
 	char q = !memchr(c, '\'', len)	? '\''
 		 : !memchr(c, '"', len) ? '"'
@@ -91,7 +50,7 @@ static void add_quoted(struct cc_js_buf *b, const char *c, size_t len)
 					: '\'';
 	char esc[8];
 	size_t from = 0;
-	cc_js_buf_add(b, &q, 1);
+	cc_buf_add(b, &q, 1);
 	for (size_t i = 0; i < len && !b->full; i++) {
 		unsigned char ch = (unsigned char)c[i];
 		const char *e = ch == '\n'   ? "\\n"
@@ -114,11 +73,11 @@ static void add_quoted(struct cc_js_buf *b, const char *c, size_t len)
 		if (!e)
 			continue;
 		add_fixed(b, c + from, i - from);
-		cc_js_buf_str(b, e);
+		cc_buf_puts(b, e);
 		from = i + 1;
 	}
 	add_fixed(b, c + from, len - from);
-	cc_js_buf_add(b, &q, 1);
+	cc_buf_add(b, &q, 1);
 }
 
 static bool nonempty(JSContext *ctx, JSValueConst v)
@@ -147,7 +106,7 @@ static int add_string(struct insp *s, JSValueConst v, bool quote)
 static int add_number(struct insp *s, double d)
 {
 	if (d == 0 && signbit(d)) {
-		cc_js_buf_str(s->b, "-0");
+		cc_buf_puts(s->b, "-0");
 		return 0;
 	}
 	return add_string(s, __JS_NewFloat64(s->ctx, d), false);
@@ -160,9 +119,9 @@ static int add_symbol(struct insp *s, JSValueConst v)
 	JS_FreeAtom(s->ctx, a);
 	if (JS_IsException(d))
 		return -1;
-	cc_js_buf_str(s->b, "Symbol(");
+	cc_buf_puts(s->b, "Symbol(");
 	int r = add_string(s, d, false);
-	cc_js_buf_str(s->b, ")");
+	cc_buf_puts(s->b, ")");
 	JS_FreeValue(s->ctx, d);
 	return r;
 }
@@ -184,13 +143,13 @@ static int add_key(struct insp *s, JSAtom a)
 	size_t len;
 	int r = -1;
 	if (JS_IsSymbol(k)) {
-		cc_js_buf_str(s->b, "[");
+		cc_buf_puts(s->b, "[");
 		r = add_symbol(s, k);
-		cc_js_buf_str(s->b, "]");
+		cc_buf_puts(s->b, "]");
 	} else if (!JS_IsException(k)) {
 		const char *c = JS_ToCStringLen(s->ctx, &len, k);
 		if (c && strlen(c) == len && cc_js_is_ident(c))
-			cc_js_buf_add(s->b, c, len);
+			cc_buf_add(s->b, c, len);
 		else if (c)
 			add_quoted(s->b, c, len);
 		r = c ? 0 : -1;
@@ -227,29 +186,29 @@ static int insp_props(struct insp *s, JSValueConst v, int level)
 	if (JS_GetOwnPropertyNames(s->ctx, &tab, &n, v,
 				   JS_GPN_STRING_MASK | JS_GPN_SYMBOL_MASK | JS_GPN_ENUM_ONLY) < 0)
 		return -1;
-	cc_js_buf_str(s->b, n ? "{ " : "{}");
+	cc_buf_puts(s->b, n ? "{ " : "{}");
 	for (i = 0; i < n && !r && !s->b->full; i++) {
 		JSValue val = JS_UNDEFINED;
 		const char *acc = NULL;
 		if (i == INSPECT_ITEMS) {
 			char more[48];
 			snprintf(more, sizeof(more), "... %" PRIu32 " more properties", n - i);
-			cc_js_buf_str(s->b, more);
+			cc_buf_puts(s->b, more);
 			break;
 		}
 		if (i)
-			cc_js_buf_str(s->b, ", ");
+			cc_buf_puts(s->b, ", ");
 		if ((r = add_key(s, tab[i].atom)))
 			break;
-		cc_js_buf_str(s->b, ": ");
+		cc_buf_puts(s->b, ": ");
 		int k = own_prop(s, v, tab[i].atom, &val, &acc);
 		if (k == 2)
-			cc_js_buf_str(s->b, acc);
+			cc_buf_puts(s->b, acc);
 		r = k < 0 ? -1 : k == 2 ? 0 : insp_value(s, val, level + 1, true);
 		JS_FreeValue(s->ctx, val);
 	}
 	if (n && !r)
-		cc_js_buf_str(s->b, " }");
+		cc_buf_puts(s->b, " }");
 	for (i = 0; i < n; i++)
 		JS_FreeAtom(s->ctx, tab[i].atom);
 	js_free(s->ctx, tab);
@@ -260,7 +219,7 @@ static void add_more(struct insp *s, uint64_t more)
 {
 	char t[48];
 	snprintf(t, sizeof(t), ", ... %" PRIu64 " more item%s", more, more == 1 ? "" : "s");
-	cc_js_buf_str(s->b, t);
+	cc_buf_puts(s->b, t);
 }
 
 static int insp_array(struct insp *s, JSValueConst v, int level)
@@ -271,7 +230,7 @@ static int insp_array(struct insp *s, JSValueConst v, int level)
 	JS_FreeValue(s->ctx, lv);
 	if (r < 0)
 		return -1;
-	cc_js_buf_str(s->b, len ? "[ " : "[]");
+	cc_buf_puts(s->b, len ? "[ " : "[]");
 	while (i < len && i < INSPECT_SCAN && shown < INSPECT_ITEMS && !s->b->full) {
 		JSValue val = JS_UNDEFINED;
 		const char *acc = NULL;
@@ -285,18 +244,18 @@ static int insp_array(struct insp *s, JSValueConst v, int level)
 		if (k < 0)
 			return -1;
 		if (shown++)
-			cc_js_buf_str(s->b, ", ");
+			cc_buf_puts(s->b, ", ");
 		if (holes) {
 			char t[48];
 			snprintf(t, sizeof(t), "<%" PRId64 " empty item%s>", holes,
 				 holes > 1 ? "s" : "");
-			cc_js_buf_str(s->b, t);
+			cc_buf_puts(s->b, t);
 			i += holes;
 			if (k == 0)
 				continue;
-			cc_js_buf_str(s->b, ", ");
+			cc_buf_puts(s->b, ", ");
 		}
-		r = k == 2 ? (cc_js_buf_str(s->b, acc), 0) : insp_value(s, val, level + 1, true);
+		r = k == 2 ? (cc_buf_puts(s->b, acc), 0) : insp_value(s, val, level + 1, true);
 		JS_FreeValue(s->ctx, val);
 		if (r)
 			return -1;
@@ -305,7 +264,7 @@ static int insp_array(struct insp *s, JSValueConst v, int level)
 	if (i < len)
 		add_more(s, (uint64_t)(len - i));
 	if (len)
-		cc_js_buf_str(s->b, " ]");
+		cc_buf_puts(s->b, " ]");
 	return 0;
 }
 
@@ -319,11 +278,11 @@ static int insp_typed(struct insp *s, JSValueConst v, int level, const char *nam
 	JS_FreeValue(s->ctx, ab);
 	n = blen / bpe;
 	snprintf(t, sizeof(t), "%s(%zu) %s", name, n, n ? "[ " : "[]");
-	cc_js_buf_str(s->b, t);
+	cc_buf_puts(s->b, t);
 	for (i = 0; i < n && i < INSPECT_ITEMS && !s->b->full; i++) {
 		JSValue el = JS_GetPropertyUint32(s->ctx, v, (uint32_t)i);
 		if (i)
-			cc_js_buf_str(s->b, ", ");
+			cc_buf_puts(s->b, ", ");
 		int r = JS_IsException(el) ? -1 : insp_value(s, el, level + 1, true);
 		JS_FreeValue(s->ctx, el);
 		if (r)
@@ -332,7 +291,7 @@ static int insp_typed(struct insp *s, JSValueConst v, int level, const char *nam
 	if (i < n)
 		add_more(s, n - i);
 	if (n)
-		cc_js_buf_str(s->b, " ]");
+		cc_buf_puts(s->b, " ]");
 	return 0;
 }
 
@@ -348,7 +307,7 @@ static int insp_collection(struct insp *s, JSValueConst v, int level, bool map)
 	if (JS_IsException(sz) || JS_IsException(it) || JS_ToInt64(ctx, &size, sz) < 0)
 		r = -1;
 	snprintf(t, sizeof(t), "%s(%" PRId64 ") %s", map ? "Map" : "Set", size, size ? "{ " : "{}");
-	cc_js_buf_str(s->b, t);
+	cc_buf_puts(s->b, t);
 	for (int64_t i = 0; !r && i < size && !s->b->full; i++) {
 		if (i == INSPECT_ITEMS) {
 			add_more(s, (uint64_t)(size - i));
@@ -361,12 +320,12 @@ static int insp_collection(struct insp *s, JSValueConst v, int level, bool map)
 		if (JS_IsException(el))
 			r = -1;
 		if (!r && i)
-			cc_js_buf_str(s->b, ", ");
+			cc_buf_puts(s->b, ", ");
 		if (!r && map) {
 			JSValue k = JS_GetPropertyUint32(ctx, el, 0);
 			JSValue val = JS_GetPropertyUint32(ctx, el, 1);
 			r = insp_value(s, k, level + 1, true);
-			cc_js_buf_str(s->b, " => ");
+			cc_buf_puts(s->b, " => ");
 			r = r ? r : insp_value(s, val, level + 1, true);
 			JS_FreeValue(ctx, k);
 			JS_FreeValue(ctx, val);
@@ -376,7 +335,7 @@ static int insp_collection(struct insp *s, JSValueConst v, int level, bool map)
 		JS_FreeValue(ctx, el);
 	}
 	if (size && !r)
-		cc_js_buf_str(s->b, " }");
+		cc_buf_puts(s->b, " }");
 	JS_FreeValue(ctx, sz);
 	JS_FreeValue(ctx, it);
 	return r;
@@ -392,23 +351,23 @@ static int insp_error(struct insp *s, JSValueConst v, int level)
 	JSValue stack = cc_js_own_data(s->ctx, v, "stack");
 	int r = JS_IsException(name) || JS_IsException(msg) ? -1 : 0;
 	if (level)
-		cc_js_buf_str(s->b, "[");
+		cc_buf_puts(s->b, "[");
 	if (!r && JS_IsString(name))
 		r = add_string(s, name, false);
 	else if (!r)
-		cc_js_buf_str(s->b, "Error");
+		cc_buf_puts(s->b, "Error");
 	if (!r && nonempty(s->ctx, msg)) {
-		cc_js_buf_str(s->b, ": ");
+		cc_buf_puts(s->b, ": ");
 		r = add_string(s, msg, false);
 	}
 	if (!r && !level && JS_IsString(stack)) {
-		cc_js_buf_str(s->b, "\n");
+		cc_buf_puts(s->b, "\n");
 		r = add_string(s, stack, false);
 		while (s->b->len && s->b->data[s->b->len - 1] == '\n')
 			s->b->data[--s->b->len] = 0;
 	}
 	if (level)
-		cc_js_buf_str(s->b, "]");
+		cc_buf_puts(s->b, "]");
 	JS_FreeValue(s->ctx, name);
 	JS_FreeValue(s->ctx, msg);
 	JS_FreeValue(s->ctx, stack);
@@ -423,16 +382,16 @@ static int insp_object(struct insp *s, JSValueConst v, int level)
 	int r = 0;
 	for (int i = 0; i < s->n; i++)
 		if (s->open[i] == JS_VALUE_GET_PTR(v))
-			return cc_js_buf_str(s->b, "[Circular]"), 0;
+			return cc_buf_puts(s->b, "[Circular]"), 0;
 	if (c == cc_js.cls_proxy)
-		return cc_js_buf_str(s->b, "[Proxy]"), 0;
+		return cc_buf_puts(s->b, "[Proxy]"), 0;
 	if (JS_IsFunction(ctx, v)) {
 		JSValue name = cc_js_own_data(ctx, v, "name");
 		bool named = nonempty(ctx, name); /* "" is anonymous, as in Node */
-		cc_js_buf_str(s->b, named ? "[Function: " : "[Function (anonymous)]");
+		cc_buf_puts(s->b, named ? "[Function: " : "[Function (anonymous)]");
 		if (named) {
 			r = add_string(s, name, false);
-			cc_js_buf_str(s->b, "]");
+			cc_buf_puts(s->b, "]");
 		}
 		JS_FreeValue(ctx, name);
 		return r;
@@ -447,7 +406,7 @@ static int insp_object(struct insp *s, JSValueConst v, int level)
 		r = JS_IsException(t) || JS_ToFloat64(ctx, &ms, t) < 0 ? -1 : 0;
 		JS_FreeValue(ctx, t);
 		if (!r && isnan(ms))
-			cc_js_buf_str(s->b, "Invalid Date");
+			cc_buf_puts(s->b, "Invalid Date");
 		return r || isnan(ms) ? r : add_call(s, cc_js.date_to_iso, v);
 	}
 	for (int i = 0; i < 11; i++)
@@ -455,9 +414,9 @@ static int insp_object(struct insp *s, JSValueConst v, int level)
 			typed = cc_js.typed[i].name;
 	const char *name = cc_js_ctor_name(ctx, v);
 	if (level > INSPECT_DEPTH) {
-		cc_js_buf_str(s->b, "[");
-		cc_js_buf_str(s->b, c == cc_js.cls_array ? "Array" : name ? name : "Object");
-		cc_js_buf_str(s->b, "]");
+		cc_buf_puts(s->b, "[");
+		cc_buf_puts(s->b, c == cc_js.cls_array ? "Array" : name ? name : "Object");
+		cc_buf_puts(s->b, "]");
 		JS_FreeCString(ctx, name);
 		return 0;
 	}
@@ -472,26 +431,26 @@ static int insp_object(struct insp *s, JSValueConst v, int level)
 		if (!JS_GetArrayBuffer(ctx, &size, v))
 			JS_FreeValue(ctx, JS_GetException(ctx)); /* detached: size 0 */
 		snprintf(t, sizeof(t), "ArrayBuffer { byteLength: %zu }", size);
-		cc_js_buf_str(s->b, t);
+		cc_buf_puts(s->b, t);
 	} else if (c == cc_js.cls_map || c == cc_js.cls_set) {
 		r = insp_collection(s, v, level, c == cc_js.cls_map);
 	} else if (c == cc_js.cls_promise) {
 		JSPromiseStateEnum st = JS_PromiseState(ctx, (JSValue)v);
-		cc_js_buf_str(s->b, st == JS_PROMISE_PENDING	? "Promise { <pending>"
-				    : st == JS_PROMISE_REJECTED ? "Promise { <rejected> "
-								: "Promise { ");
+		cc_buf_puts(s->b, st == JS_PROMISE_PENDING    ? "Promise { <pending>"
+				  : st == JS_PROMISE_REJECTED ? "Promise { <rejected> "
+							      : "Promise { ");
 		if (st != JS_PROMISE_PENDING) {
 			JSValue res = JS_PromiseResult(ctx, (JSValue)v);
 			r = insp_value(s, res, level + 1, true);
 			JS_FreeValue(ctx, res);
 		}
-		cc_js_buf_str(s->b, " }");
+		cc_buf_puts(s->b, " }");
 	} else {
 		JSValue proto = cc_js_proto_of(ctx, v);
 		if (JS_IsNull(proto))
-			cc_js_buf_str(s->b, "[Object: null prototype] ");
+			cc_buf_puts(s->b, "[Object: null prototype] ");
 		else if (name && !cc_js_same_object(proto, cc_js.object_proto))
-			cc_js_buf_str(s->b, name), cc_js_buf_str(s->b, " ");
+			cc_buf_puts(s->b, name), cc_buf_puts(s->b, " ");
 		JS_FreeValue(ctx, proto);
 		r = insp_props(s, v, level);
 	}
@@ -513,7 +472,7 @@ static int insp_value(struct insp *s, JSValueConst v, int level, bool quote)
 	case JS_TAG_BIG_INT:
 		if (add_string(s, v, false))
 			return -1;
-		cc_js_buf_str(s->b, "n");
+		cc_buf_puts(s->b, "n");
 		return 0;
 	case JS_TAG_STRING:
 	case JS_TAG_STRING_ROPE:
@@ -523,18 +482,18 @@ static int insp_value(struct insp *s, JSValueConst v, int level, bool quote)
 	case JS_TAG_OBJECT:
 		return insp_object(s, v, level);
 	case JS_TAG_BOOL:
-		cc_js_buf_str(s->b, JS_VALUE_GET_BOOL(v) ? "true" : "false");
+		cc_buf_puts(s->b, JS_VALUE_GET_BOOL(v) ? "true" : "false");
 		return 0;
 	case JS_TAG_NULL:
-		cc_js_buf_str(s->b, "null");
+		cc_buf_puts(s->b, "null");
 		return 0;
 	default:
-		cc_js_buf_str(s->b, "undefined");
+		cc_buf_puts(s->b, "undefined");
 		return 0;
 	}
 }
 
-int cc_js_inspect(JSContext *ctx, struct cc_js_buf *b, JSValueConst v)
+int cc_js_inspect(JSContext *ctx, struct cc_buf *b, JSValueConst v)
 {
 	struct insp s = { .ctx = ctx, .b = b };
 	return insp_value(&s, v, 0, false);
@@ -577,7 +536,7 @@ static int format_one(struct insp *s, char c, JSValueConst v)
 			if (!cyc)
 				return JS_Throw(ctx, e), -1;
 			JS_FreeValue(ctx, e);
-			cc_js_buf_str(s->b, "[Circular]");
+			cc_buf_puts(s->b, "[Circular]");
 			return 0;
 		}
 		int r = insp_value(s, j, 0, false);
@@ -589,7 +548,7 @@ static int format_one(struct insp *s, char c, JSValueConst v)
 	}
 }
 
-int cc_js_format(JSContext *ctx, struct cc_js_buf *b, int argc, JSValueConst *argv)
+int cc_js_format(JSContext *ctx, struct cc_buf *b, int argc, JSValueConst *argv)
 {
 	struct insp s = { .ctx = ctx, .b = b };
 	int i = 0;
@@ -615,7 +574,7 @@ int cc_js_format(JSContext *ctx, struct cc_js_buf *b, int argc, JSValueConst *ar
 			add_fixed(b, f + from, k - from);
 			from = k + 2;
 			if (c == '%')
-				cc_js_buf_str(b, "%");
+				cc_buf_puts(b, "%");
 			else if (format_one(&s, c, argv[i++]) < 0) {
 				JS_FreeCString(ctx, f);
 				return -1;
@@ -625,7 +584,7 @@ int cc_js_format(JSContext *ctx, struct cc_js_buf *b, int argc, JSValueConst *ar
 	}
 	for (; i < argc; i++) {
 		if (i)
-			cc_js_buf_str(b, " ");
+			cc_buf_puts(b, " ");
 		if (insp_value(&s, argv[i], 0, false) < 0)
 			return -1;
 	}
@@ -664,18 +623,18 @@ static JSValue console_write(JSContext *ctx, JSValueConst this_val, int argc, JS
 	int fd = magic == CON_STDOUT ? 1 : 2;
 	uint64_t cap = fd == 1 ? cc_worker_limits.max_stdout : cc_worker_limits.max_stderr;
 	/* One byte over the cap is enough for cc_worker_output to report it. */
-	struct cc_js_buf b = { .limit = (size_t)(cap < (1u << 30) ? cap : (1u << 30)) + 1 };
+	struct cc_buf b = { .limit = (size_t)(cap < (1u << 30) ? cap : (1u << 30)) + 1 };
 	int r;
 	(void)this_val;
 	if (magic == CON_ASSERT) {
 		if (argc > 0 && JS_ToBool(ctx, argv[0]) > 0)
 			return JS_UNDEFINED;
-		cc_js_buf_str(&b, argc > 1 ? "Assertion failed: " : "Assertion failed");
+		cc_buf_puts(&b, argc > 1 ? "Assertion failed: " : "Assertion failed");
 		r = argc > 1 ? cc_js_format(ctx, &b, argc - 1, argv + 1) : 0;
 	} else {
 		r = cc_js_format(ctx, &b, argc, argv);
 	}
-	cc_js_buf_str(&b, "\n");
+	cc_buf_puts(&b, "\n");
 	if (!r && b.oom)
 		r = (JS_ThrowOutOfMemory(ctx), -1);
 	if (!r && cc_worker_output(fd, b.data, b.len) < 0) {
@@ -683,7 +642,7 @@ static JSValue console_write(JSContext *ctx, JSValueConst this_val, int argc, JS
 			cc_js_capped_fd = fd;
 		r = (throw_output_cap(ctx), -1);
 	}
-	cc_js_buf_free(&b);
+	cc_buf_free(&b);
 	return r ? JS_EXCEPTION : JS_UNDEFINED;
 }
 

@@ -255,35 +255,35 @@ static int refuse(struct pack *p, cc_error_kind kind, const char *fmt, ...)
  * tool arguments, packed as one array). */
 static int refuse(struct pack *p, cc_error_kind kind, const char *fmt, ...)
 {
-	struct cc_js_buf b = { .limit = 4096 };
+	struct cc_buf b = { .limit = 4096 };
 	char *what = NULL, num[16];
 	va_list ap;
-	cc_js_buf_str(&b, p->args ? "args" : "result");
+	cc_buf_puts(&b, p->args ? "args" : "result");
 	for (unsigned i = 0; i + p->at_key < p->depth && b.len < 200; i++) {
 		if (!p->path[i].key) {
 			snprintf(num, sizeof(num), "[%" PRIu32 "]", p->path[i].idx);
-			cc_js_buf_str(&b, num);
+			cc_buf_puts(&b, num);
 		} else if (cc_js_is_ident(p->path[i].key) && strlen(p->path[i].key) < 64) {
-			cc_js_buf_str(&b, ".");
-			cc_js_buf_str(&b, p->path[i].key);
+			cc_buf_puts(&b, ".");
+			cc_buf_puts(&b, p->path[i].key);
 		} else {
-			cc_js_buf_str(&b, "[\"");
-			cc_js_buf_add(&b, p->path[i].key, strnlen(p->path[i].key, 64));
-			cc_js_buf_str(&b, "\"]");
+			cc_buf_puts(&b, "[\"");
+			cc_buf_add(&b, p->path[i].key, strnlen(p->path[i].key, 64));
+			cc_buf_puts(&b, "\"]");
 		}
 	}
 	if (b.len >= 200)
-		cc_js_buf_str(&b, "...");
+		cc_buf_puts(&b, "...");
 	va_start(ap, fmt);
 	if (vasprintf(&what, fmt, ap) < 0)
 		what = NULL;
 	va_end(ap);
-	cc_js_buf_str(&b, ": ");
-	cc_js_buf_str(&b, what ? what : "cannot be converted");
+	cc_buf_puts(&b, ": ");
+	cc_buf_puts(&b, what ? what : "cannot be converted");
 	free(what);
 	cc_outcome_fail(p->o, kind, kind == CC_ERR_GUEST ? "TypeError" : "OutputLimitError",
 			b.data ? b.data : "value cannot be converted", NULL);
-	cc_js_buf_free(&b);
+	cc_buf_free(&b);
 	return -1;
 }
 

@@ -21,6 +21,7 @@
 #include "quickjs.h"
 #pragma GCC diagnostic pop
 #include "worker.h"
+#include "buf.h"
 
 /* Built-ins and class ids captured at init. Owned by the engine for the
  * life of the process (the runtime is never freed). */
@@ -85,20 +86,9 @@ int cc_js_pack_args(JSContext *ctx, JSValueConst args, struct cc_outcome *o);
  * an exception pending. */
 JSValue cc_js_from_value(JSContext *ctx, const cc_value *v);
 
-/* A growing text buffer (malloc, outside the JS heap) that stops at limit
- * bytes: console output past the cap would be dropped anyway, so a huge
- * string costs no more than the cap. In js_console.c. Zero-initialise
- * with a limit; free with cc_js_buf_free. */
-struct cc_js_buf {
-	char *data;
-	size_t len, alloc, limit;
-	bool full; /* something was cut at limit */
-	bool oom;  /* malloc failed; data holds what fit */
-};
-
-void cc_js_buf_add(struct cc_js_buf *b, const char *s, size_t n);
-void cc_js_buf_str(struct cc_js_buf *b, const char *s);
-void cc_js_buf_free(struct cc_js_buf *b);
+/* Console text goes into a struct cc_buf (buf.h: malloc, outside the JS
+ * heap) with a limit: output past the cap would be dropped anyway, so a
+ * huge string costs no more than the cap. */
 
 /* QuickJS turns a lone UTF-16 surrogate into the 3-byte sequence
  * ED A0..BF xx, which is not UTF-8. Replace each such sequence in s[0..len)
@@ -132,11 +122,11 @@ extern int cc_js_capped_fd;
 /* Console formatting, Node-like: the arguments joined by spaces, strings
  * raw, other values inspected, a leading format string with %s %d %i %f %j
  * %o %O %c %% honoured. Returns 0, or -1 with a JS exception pending. */
-int cc_js_format(JSContext *ctx, struct cc_js_buf *b, int argc, JSValueConst *argv);
+int cc_js_format(JSContext *ctx, struct cc_buf *b, int argc, JSValueConst *argv);
 
 /* One value as console.log shows it (top level: strings raw). Returns 0, or
  * -1 with a JS exception pending. */
-int cc_js_inspect(JSContext *ctx, struct cc_js_buf *b, JSValueConst v);
+int cc_js_inspect(JSContext *ctx, struct cc_buf *b, JSValueConst v);
 
 /* ---- js_tools.c ---- */
 

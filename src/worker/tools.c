@@ -149,7 +149,7 @@ bool cc_worker_spin_for_input(void)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int64_t until = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec + 30000;
+	int64_t until = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec + CC_SPIN_NS;
 	for (;;) {
 		char b;
 		ssize_t r = recv(CC_CHANNEL_FD, &b, 1, MSG_DONTWAIT | MSG_PEEK);

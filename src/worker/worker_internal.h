@@ -15,10 +15,8 @@ void cc_worker_tools_begin(uint64_t eval_id);
 void cc_worker_tools_end(void);
 /* File a "reply" frame read outside an eval (a late reply is dropped). */
 void cc_worker_take_reply(cc_value *m);
-/* Look for input on the channel for up to 30 us without sleeping: a
- * request or reply usually comes within microseconds, and a sleep plus
- * wake-up costs more (see CC_SPIN_NS in src/lib/channel.c). True when
- * something (or EOF) is there. */
+/* Look for input on the channel for up to CC_SPIN_NS (frame.h) without
+ * sleeping. True when something (or EOF) is there. */
 bool cc_worker_spin_for_input(void);
 /* Send one frame; while the write would block, file incoming replies. */
 void cc_worker_send_frame(const void *payload, size_t len);

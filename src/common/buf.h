@@ -1,0 +1,24 @@
+/* A growing text buffer for rendering (the CLI's JSON, the JS console's
+ * text). Pure helper; never aborts: when malloc fails, `oom` is set and
+ * later appends are dropped. Zero-initialise (optionally with a limit);
+ * free with cc_buf_free. data is NUL-terminated whenever it is non-NULL. */
+#ifndef CC_COMMON_BUF_H
+#define CC_COMMON_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cc_buf {
+	char *data;
+	size_t len, alloc;
+	size_t limit; /* bytes kept at most; 0 = no limit */
+	bool full;    /* something was cut at limit (or lost to oom) */
+	bool oom;     /* malloc failed; data holds what fit */
+};
+
+void cc_buf_add(struct cc_buf *b, const char *s, size_t n);
+void cc_buf_puts(struct cc_buf *b, const char *s);
+void cc_buf_printf(struct cc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cc_buf_free(struct cc_buf *b);
+
+#endif
