@@ -51,9 +51,9 @@ def cli(*args, input=None, timeout=60):
 
 
 def ev(lang, code, *flags, timeout=60):
-    """`codecage eval --json` in sandbox mode auto; returns a Run."""
-    return cli("eval", "--lang", lang, "--sandbox", "auto", "--json", *flags, "--", code,
-               timeout=timeout)
+    """`codecage eval --json` in the default sandbox mode (require: every
+    layer, so every test also runs fully confined); returns a Run."""
+    return cli("eval", "--lang", lang, "--json", *flags, "--", code, timeout=timeout)
 
 
 @pytest.fixture(params=["python", "javascript"])

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "seccomp_policy.h"
 #include "supervisor.h"
 
 #ifndef P_PIDFD
@@ -298,12 +299,16 @@ void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
 		snprintf(buf, n,
 			 "ended; its exit status was collected elsewhere (does the host "
 			 "ignore SIGCHLD?)");
+	} else if (c->wstatus_code == CLD_EXITED && cc_sc_kill_name(c->wstatus)) {
+		snprintf(buf, n, "was killed by seccomp for calling %s, which no guest may call",
+			 cc_sc_kill_name(c->wstatus));
 	} else if (c->wstatus_code == CLD_EXITED) {
 		snprintf(buf, n, "exited with status %d", c->wstatus);
 	} else if (c->wstatus_code == CLD_KILLED || c->wstatus_code == CLD_DUMPED) {
 		const char *what = sigabbrev_np(c->wstatus);
 		snprintf(buf, n, "was killed by SIG%s%s", what ? what : "?",
 			 c->wstatus == SIGXCPU	 ? " (its CPU-time limit)"
+			 : c->wstatus == SIGSYS	 ? " (seccomp)"
 			 : c->wstatus == SIGKILL ? " (out of memory or killed from outside)"
 						 : "");
 	} else {

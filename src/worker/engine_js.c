@@ -13,6 +13,7 @@
 #include "error.h"
 #include "js_value.h"
 #include "utf8.h"
+#include "seccomp_policy.h"
 #include "worker.h"
 
 /* 1 MiB of the main thread's 8 MiB: QuickJS stops guest recursion here
@@ -701,6 +702,10 @@ static void js_bind_tool(const char *name, struct cc_outcome *o)
 
 const struct cc_engine cc_engine_quickjs = {
 	.name = "javascript",
+	/* QuickJS needs no file and no thread: an empty root, one thread. */
+	.seccomp_engine = CC_SC_JS,
+	.max_threads = 1,
+	.fs_policy = NULL,
 	.init = js_init,
 	.eval = js_eval,
 	.set_global = js_set_global,

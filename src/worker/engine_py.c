@@ -23,7 +23,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,6 +38,8 @@
 #include "error.h"
 #include "py_value.h"
 #include "value.h"
+#include "confine.h"
+#include "seccomp_policy.h"
 #include "worker.h"
 
 #if !defined(CC_PY_STDLIB) || !defined(CC_PY_DYNLOAD) || !defined(CC_PY_DISTPACKAGES)
@@ -619,6 +623,38 @@ static int config_home(PyConfig *config)
 	return PyStatus_Exception(PyConfig_SetBytesString(config, &config->home, home)) ? -1 : 0;
 }
 
+/* What the Python worker may read: the stdlib (lib-dynload is inside
+ * it), Debian's python3-* packages, the directory libpython was loaded
+ * from (the shared libraries extension modules need), the linker cache
+ * and Debian's alternatives symlinks that lead to BLAS/LAPACK, time zone
+ * data; and /dev/null, /dev/zero, /dev/urandom. */
+static void py_fs_policy(struct cc_fs_policy *pol)
+{
+	static char libdir[PATH_MAX];
+	Dl_info info;
+	size_t n = 0;
+	pol->read_only[n++] = CC_PY_STDLIB;
+	pol->read_only[n++] = CC_PY_DISTPACKAGES;
+	/* The loader may name it through /lib (merged /usr): resolve, so
+	 * the bind lands at the real place and /lib can be a symlink. */
+	if (dladdr((void *)Py_Initialize, &info) && info.dli_fname &&
+	    realpath(info.dli_fname, libdir)) {
+		char *slash = strrchr(libdir, '/');
+		if (slash && slash != libdir) {
+			*slash = 0;
+			pol->read_only[n++] = libdir;
+		}
+	}
+	pol->read_only[n++] = "/etc/ld.so.cache";
+	pol->read_only[n++] = "/etc/alternatives";
+	pol->read_only[n++] = "/usr/share/zoneinfo";
+	pol->n_read_only = n;
+	pol->devices[0] = "/dev/null";
+	pol->devices[1] = "/dev/zero";
+	pol->devices[2] = "/dev/urandom";
+	pol->n_devices = 3;
+}
+
 static int py_init(const char **version_out, cc_error *err)
 {
 	PyPreConfig pre;
@@ -937,6 +973,11 @@ static void py_bind_tool(const char *name, struct cc_outcome *o)
 
 const struct cc_engine cc_engine_cpython = {
 	.name = "python",
+	.seccomp_engine = CC_SC_PY,
+	/* threading, numpy's OpenBLAS pool (one per core) and asyncio's
+	 * default executor stay well under this */
+	.max_threads = 64,
+	.fs_policy = py_fs_policy,
 	.init = py_init,
 	.eval = py_eval,
 	.set_global = py_set_global,

@@ -1,7 +1,6 @@
 /* Confinement steps 1 and 2 of DESIGN.md section 3 (process hygiene and
- * resource limits), plus the report of which layers applied. Worker side,
- * raw OS side effects. The namespace/Landlock/seccomp layers and the
- * self-probes have their place in cc_confine() but are not built yet. */
+ * resource limits). Worker side, raw OS side effects; confine.h drives
+ * the rest. */
 #ifndef CC_WORKER_HYGIENE_H
 #define CC_WORKER_HYGIENE_H
 
@@ -13,23 +12,15 @@
 /* The channel's fixed descriptor number, set up by the supervisor. */
 #define CC_CHANNEL_FD 3
 
-/* Layers as reported to the supervisor (comma-separated names). */
-struct cc_confine_report {
-	char applied[256];
-	char missing[256];
-	int landlock_abi;
-	int seccomp_allowed;
-};
-
 /* Step 1, before reading anything: close every fd but 0-2 (/dev/null from
  * the supervisor) and the channel; parent-death signal and a check that
  * the parent is still expected_ppid; own session; not dumpable; empty
  * environment. Returns 0 or -1 with err filled (kind internal). */
 int cc_hygiene(pid_t expected_ppid, cc_error *err);
 
-/* Steps 2..7 in order, for the given mode. Fills *rep. In mode require,
- * fails with sandbox_unavailable naming every missing layer. */
-int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
-	       struct cc_confine_report *rep, cc_error *err);
+/* Step 2: kernel resource limits, hard equal to soft. RLIMIT_NPROC is
+ * set by the namespace step (it must come after the new user namespace,
+ * whose process count it then bounds). Returns 0 or -1 with err. */
+int cc_rlimits(const struct cc_worker_limits *lim, cc_error *err);
 
 #endif

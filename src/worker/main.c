@@ -10,9 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <seccomp.h>
+
 #include "error.h"
 #include "frame.h"
+#include "confine.h"
 #include "hygiene.h"
+#include "probes.h"
+#include "seccomp.h"
+#include "seccomp_policy.h"
 #include "message.h"
 #include "value.h"
 #include "worker.h"
@@ -187,13 +193,73 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 	send_result(id, o);
 }
 
+pid_t cc_worker_ppid;
+
+/* Test-only modes, never passed by the supervisor (and unreachable to a
+ * guest: exec is on the kill-list):
+ *   --export-bpf        the production seccomp filter, raw, on stdout
+ *   --print-policy      "<name> <nr> allow|args|kill|enosys" per line
+ *   --probe-unconfined  the self-probes, each in a child, unconfined
+ *   --sweep             confine, then fire every system call number from
+ *                       a fresh child under the filter and say what ran */
+static int test_mode(const char *mode)
+{
+	cc_error err = { 0 };
+	if (!strcmp(mode, "--export-bpf")) {
+		struct cc_bpf bpf;
+		if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM, &bpf, &err) < 0)
+			return 1;
+		size_t n = bpf.prog.len * sizeof(bpf.prog.filter[0]);
+		size_t ok = fwrite(bpf.prog.filter, 1, n, stdout);
+		cc_bpf_free(&bpf);
+		return ok == n ? 0 : 1;
+	}
+	if (!strcmp(mode, "--print-policy")) {
+		for (size_t i = 0; i < cc_sc_allow_len; i++)
+			if (cc_sc_allow[i].engines & cc_worker_engine->seccomp_engine)
+				printf("%s %d %s\n", cc_sc_allow[i].name,
+				       seccomp_syscall_resolve_name(cc_sc_allow[i].name),
+				       cc_sc_allow[i].how == CC_SC_ARGS ? "args" : "allow");
+		for (size_t i = 0; i < cc_sc_kill_len; i++)
+			printf("%s %d kill\n", cc_sc_kill[i],
+			       seccomp_syscall_resolve_name(cc_sc_kill[i]));
+		printf("clone3 %d enosys\n", seccomp_syscall_resolve_name("clone3"));
+		return 0;
+	}
+	if (!strcmp(mode, "--probe-unconfined"))
+		return cc_probes_report(cc_worker_ppid, stdout) < 0 ? 1 : 0;
+	if (!strcmp(mode, "--sweep")) {
+		if (cc_hygiene(cc_worker_ppid, &err) < 0 ||
+		    cc_confine_sweep(&cc_worker_limits, &err) < 0) {
+			fprintf(stderr, "sweep: %s\n", err.message ? err.message : "failed");
+			return 1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "unknown worker flag %s\n", mode);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	cc_error err = { 0 };
 	pid_t ppid = -1;
-	for (int i = 1; i < argc; i++)
+	const char *mode_flag = NULL;
+	for (int i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--ppid=", 7))
 			ppid = (pid_t)atol(argv[i] + 7);
+		else
+			mode_flag = argv[i];
+	}
+	cc_worker_ppid = ppid;
+	if (mode_flag) {
+		/* the limits a default runtime gets */
+		cc_worker_limits = (struct cc_worker_limits){ .max_memory = 512u << 20,
+							      .max_result = 16u << 20,
+							      .cpu_s = 60,
+							      .max_open_files = 64 };
+		return test_mode(mode_flag);
+	}
 	if (ppid <= 0) {
 		cc_fail(&err, CC_ERR_INTERNAL, "worker started without --ppid");
 		send_fail_and_exit(&err);

@@ -10,6 +10,7 @@
 #include <msgpack.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "codecage.h"
 
@@ -25,6 +26,10 @@ struct cc_worker_limits {
 };
 
 extern struct cc_worker_limits cc_worker_limits;
+
+/* The supervisor's pid as the host sees it (from argv), for the
+ * self-probes that try to reach it. */
+extern pid_t cc_worker_ppid;
 
 /* Guest output. fd is 1 (stdout) or 2 (stderr). Sends the bytes (any bytes;
  * the supervisor repairs UTF-8) to the supervisor in "out" frames, keeping
@@ -104,8 +109,17 @@ uint64_t cc_worker_call_wait_any(void);
 size_t cc_worker_calls_pending(void);
 
 /* An engine. Every callback runs in the worker's single thread. */
+struct cc_fs_policy;
+
 struct cc_engine {
 	const char *name; /* "javascript" | "python" */
+	/* Confinement policy (src/worker/confine.c): the seccomp allow-list
+	 * (CC_SC_JS or CC_SC_PY from seccomp_policy.h), the threads the
+	 * engine may run (RLIMIT_NPROC in the user namespace), and the files
+	 * it may read (NULL: none at all). fs_policy runs before init. */
+	unsigned seccomp_engine;
+	unsigned max_threads;
+	void (*fs_policy)(struct cc_fs_policy *pol);
 	/* Create the engine (after confinement). *version gets a static or
 	 * heap string such as "QuickJS 2025-04-26". Returns 0, or -1 with err
 	 * filled (kind internal or memory_limit). */

@@ -357,9 +357,16 @@ static void badopts(void)
 		      strstr(err.message, "worker_dir"),
 	      "missing worker: invalid_input naming worker_dir");
 	cc_options_init(&o, CC_LANG_JAVASCRIPT);
-	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_SANDBOX_UNAVAILABLE &&
-		      strstr(err.message, "seccomp"),
-	      "require refuses and names the missing layers (%s)", err.message);
+	CHECK(cc_runtime_new(&o, &rt, &err) == 0, "require starts on this kernel (%s)",
+	      err.message ? err.message : "");
+	const cc_sandbox_report *sb = rt ? cc_runtime_sandbox(rt) : NULL;
+	CHECK(sb && sb->mode == CC_SANDBOX_REQUIRE && !*sb->missing &&
+		      strstr(sb->applied, "seccomp") && strstr(sb->applied, "landlock") &&
+		      strstr(sb->applied, "namespaces") && sb->landlock_abi > 0 &&
+		      sb->seccomp_allowed > 0,
+	      "require reports every layer applied");
+	cc_runtime_close(rt);
+	rt = NULL;
 	CHECK(cc_runtime_new(NULL, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT,
 	      "NULL options: invalid_input");
 	cc_error_clear(&err);

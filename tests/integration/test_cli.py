@@ -55,7 +55,7 @@ def test_json_object_shape(lang):
     assert set(o) == {"ok", "value", "stdout", "stderr", "error", "duration_ms", "sandbox"}
     assert o["ok"] is True and o["value"] == 2 and o["error"] is None
     assert isinstance(o["duration_ms"], (int, float)) and o["duration_ms"] > 0
-    assert o["sandbox"]["mode"] == "auto"
+    assert o["sandbox"]["mode"] == "require"
     assert "rlimits" in o["sandbox"]["applied"].split(",")
 
 
@@ -129,15 +129,23 @@ def test_source_with_invalid_utf8(tmp_path):
     assert r.rc == 2 and "invalid_input" in r.stderr
 
 
-def test_require_refuses_honestly(lang):
-    """Until the confinement issue lands, require names the missing layers."""
+LAYERS = ["hygiene", "rlimits", "namespaces", "capabilities", "no_new_privs", "landlock",
+          "seccomp", "self-probes"]
+
+
+@pytest.mark.userns
+@pytest.mark.landlock
+@pytest.mark.seccomp
+def test_require_applies_every_layer(lang):
+    """The default mode applies every layer and says so in every result."""
     r = cli("eval", "--lang", lang, "--json", "1")
-    assert r.rc == 4, r
-    assert r.kind == "sandbox_unavailable"
-    msg = r.json["error"]["message"]
-    for layer in ("namespaces", "landlock", "seccomp"):
-        assert layer in msg
-    assert "auto" in msg  # says what to do
+    assert r.rc == 0, r
+    sb = r.json["sandbox"]
+    assert sb["mode"] == "require"
+    assert sb["applied"].split(",") == LAYERS
+    assert sb["missing"] == ""
+    assert sb["landlock_abi"] >= 6  # scopes for signals and abstract sockets
+    assert 0 < sb["seccomp_allowed"] <= (60 if lang == "python" else 30)
 
 
 def test_sandbox_off_warns_loudly(lang):

@@ -1,0 +1,161 @@
+/* The seccomp policy tables. Each line says who needs the call; a call no
+ * engine needs is not here. Sizes are capped by tests/test_seccomp_bpf.py
+ * (JavaScript at most 30, Python at most 60; pydeno's V8 worker, for
+ * scale, allows 92 plus about 20 argument-checked). How the lists were
+ * found: strace of each worker running tests/ and HumanEval-X, then every
+ * entry justified or removed. */
+#include "seccomp_policy.h"
+
+#define JS CC_SC_JS
+#define PY CC_SC_PY
+#define BOTH (CC_SC_JS | CC_SC_PY)
+
+const struct cc_sc_rule cc_sc_allow[] = {
+	/* the channel and guest-visible I/O */
+	{ "read", BOTH, CC_SC_ALLOW, "frames from the channel; Python reads module files" },
+	{ "write", BOTH, CC_SC_ALLOW, "frames to the channel; Python writes scratch files" },
+	{ "recvfrom", BOTH, CC_SC_ALLOW, "recv(MSG_PEEK|MSG_DONTWAIT) polls the channel" },
+	{ "sendto", BOTH, CC_SC_ALLOW, "send() of frames on the channel" },
+	{ "poll", BOTH, CC_SC_ALLOW, "waiting for the next frame" },
+	/* memory */
+	{ "mmap", BOTH, CC_SC_ALLOW, "allocator; Python maps extension modules" },
+	{ "munmap", BOTH, CC_SC_ALLOW, "allocator" },
+	{ "mremap", BOTH, CC_SC_ALLOW, "realloc of large blocks (QuickJS arrays)" },
+	{ "mprotect", BOTH, CC_SC_ALLOW, "allocator arenas, thread stacks, ld.so" },
+	{ "madvise", BOTH, CC_SC_ALLOW, "allocator returns memory" },
+	{ "brk", BOTH, CC_SC_ALLOW, "allocator heap" },
+	/* process and threads */
+	{ "futex", BOTH, CC_SC_ALLOW, "libc locks; Python threads and the GIL" },
+	{ "exit", BOTH, CC_SC_ALLOW, "a thread ends" },
+	{ "exit_group", BOTH, CC_SC_ALLOW, "the worker ends" },
+	{ "rt_sigreturn", BOTH, CC_SC_ALLOW, "return from a signal handler" },
+	{ "rt_sigprocmask", BOTH, CC_SC_ALLOW, "siglongjmp in the self-probes; Python threads" },
+	{ "getpid", BOTH, CC_SC_ALLOW, "libc and Python's random/os modules" },
+	{ "gettid", BOTH, CC_SC_ALLOW, "Python's stop timer targets the main thread" },
+	{ "clock_gettime", BOTH, CC_SC_ALLOW, "deadlines (the vDSO falls back to it)" },
+	{ "getrandom", BOTH, CC_SC_ALLOW, "hash seeds, Math.random, os.urandom" },
+	{ "clone", PY, CC_SC_ARGS,
+	  "threads only: CLONE_THREAD|CLONE_VM|CLONE_SIGHAND, no namespaces" },
+	{ "set_robust_list", PY, CC_SC_ALLOW, "glibc's thread start" },
+	{ "rseq", PY, CC_SC_ALLOW, "glibc's thread start" },
+	{ "sched_yield", PY, CC_SC_ALLOW, "OpenBLAS and lock back-off" },
+	{ "sched_getaffinity", PY, CC_SC_ALLOW, "os.cpu_count, numpy thread pools" },
+	{ "rt_sigaction", PY, CC_SC_ARGS, "Python's signal module; never for SIGSYS" },
+	{ "timer_create", PY, CC_SC_ALLOW, "the soft-stop timer at the deadline" },
+	{ "timer_settime", PY, CC_SC_ALLOW, "arming the soft-stop timer" },
+	{ "clock_nanosleep", PY, CC_SC_ALLOW, "time.sleep, asyncio.sleep" },
+	{ "prlimit64", PY, CC_SC_ARGS, "resource.getrlimit: read only, own process" },
+	{ "uname", PY, CC_SC_ALLOW, "platform, sysconfig" },
+	{ "sysinfo", PY, CC_SC_ALLOW, "glibc's sysconf for memory sizes (numpy)" },
+	/* files: the mount namespace and Landlock decide which */
+	{ "openat", PY, CC_SC_ALLOW, "imports; files in the read-only tree and scratch" },
+	{ "close", PY, CC_SC_ALLOW, "files" },
+	{ "newfstatat", PY, CC_SC_ALLOW, "import system, os.stat" },
+	{ "fstat", PY, CC_SC_ALLOW, "open files" },
+	{ "lseek", PY, CC_SC_ALLOW, "open files" },
+	{ "pread64", PY, CC_SC_ALLOW, "ld.so reads extension modules' headers" },
+	{ "getdents64", PY, CC_SC_ALLOW, "import caches, os.listdir" },
+	{ "readlink", PY, CC_SC_ALLOW, "os.path.realpath" },
+	{ "getcwd", PY, CC_SC_ALLOW, "os.getcwd, import of the current directory" },
+	{ "access", PY, CC_SC_ALLOW, "os.access, shutil.which" },
+	{ "fcntl", PY, CC_SC_ALLOW, "close-on-exec and non-blocking flags" },
+	{ "ioctl", PY, CC_SC_ARGS, "isatty (TCGETS) and FIONBIO only: never TIOCSTI" },
+	{ "dup", PY, CC_SC_ALLOW, "os.dup, io" },
+	{ "ftruncate", PY, CC_SC_ALLOW, "scratch files" },
+	{ "unlink", PY, CC_SC_ALLOW, "scratch files (tempfile)" },
+	{ "mkdir", PY, CC_SC_ALLOW, "scratch directories (tempfile)" },
+	{ "rmdir", PY, CC_SC_ALLOW, "scratch directories (tempfile)" },
+	{ "rename", PY, CC_SC_ALLOW, "scratch files" },
+	/* asyncio's event loop */
+	{ "epoll_create1", PY, CC_SC_ALLOW, "asyncio's selector" },
+	{ "epoll_ctl", PY, CC_SC_ALLOW, "asyncio's selector" },
+	{ "epoll_wait", PY, CC_SC_ALLOW, "asyncio's selector" },
+	{ "epoll_pwait", PY, CC_SC_ALLOW, "asyncio's selector (newer glibc)" },
+	{ "socketpair", PY, CC_SC_ARGS, "asyncio's self-pipe: AF_UNIX only, no other sockets" },
+};
+const size_t cc_sc_allow_len = sizeof(cc_sc_allow) / sizeof(cc_sc_allow[0]);
+
+const char *const cc_sc_kill[] = {
+	/* debugging and reading other processes */
+	"ptrace",
+	"process_vm_readv",
+	"process_vm_writev",
+	"kcmp",
+	"pidfd_getfd",
+	"process_madvise",
+	/* large kernel attack surfaces */
+	"io_uring_setup",
+	"io_uring_enter",
+	"io_uring_register",
+	"bpf",
+	"perf_event_open",
+	"userfaultfd",
+	"keyctl",
+	"add_key",
+	"request_key",
+	"fanotify_init",
+	/* the mount API and namespaces */
+	"mount",
+	"umount2",
+	"fsopen",
+	"fsconfig",
+	"fsmount",
+	"fspick",
+	"move_mount",
+	"open_tree",
+	"mount_setattr",
+	"pivot_root",
+	"chroot",
+	"unshare",
+	"setns",
+	/* running other code */
+	"execve",
+	"execveat",
+	"memfd_create",
+	"memfd_secret",
+	"uselib",
+	/* the machine itself */
+	"kexec_load",
+	"kexec_file_load",
+	"init_module",
+	"finit_module",
+	"delete_module",
+	"reboot",
+	"swapon",
+	"swapoff",
+	"acct",
+	"quotactl",
+	"quotactl_fd",
+	"iopl",
+	"ioperm",
+	"syslog",
+	"settimeofday",
+	"clock_settime",
+	"clock_adjtime",
+	"adjtimex",
+	"vhangup",
+	"open_by_handle_at",
+	"name_to_handle_at",
+	"lookup_dcookie",
+	"nfsservctl",
+};
+const size_t cc_sc_kill_len = sizeof(cc_sc_kill) / sizeof(cc_sc_kill[0]);
+
+_Static_assert(sizeof(cc_sc_kill) / sizeof(cc_sc_kill[0]) <= 255 - CC_SC_KILL_EXIT_BASE,
+	       "kill-list indexes must fit an exit status");
+
+const char *cc_sc_kill_name(int exit_status)
+{
+	if (exit_status < CC_SC_KILL_EXIT_BASE ||
+	    (size_t)(exit_status - CC_SC_KILL_EXIT_BASE) >= cc_sc_kill_len)
+		return NULL;
+	return cc_sc_kill[exit_status - CC_SC_KILL_EXIT_BASE];
+}
+
+size_t cc_sc_allowed_count(unsigned engine)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cc_sc_allow_len; i++)
+		n += (cc_sc_allow[i].engines & engine) != 0;
+	return n;
+}

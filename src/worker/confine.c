@@ -1,0 +1,283 @@
+/* The one confinement function: DESIGN.md section 3, steps 2 to 7, in
+ * order, each layer assuming the one before it failed. Step 1 (hygiene)
+ * ran before the init frame was read. */
+#include "confine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "hygiene.h"
+#include "landlock.h"
+#include "namespaces.h"
+#include "probes.h"
+#include "seccomp.h"
+#include "seccomp_policy.h"
+#include "worker_internal.h"
+
+/* Without a user namespace, a worker started by root becomes nobody. */
+#define CC_NOBODY 65534
+
+static void append(char *buf, size_t cap, const char *name)
+{
+	size_t n = strlen(buf);
+	snprintf(buf + n, cap - n, "%s%s", n ? "," : "", name);
+}
+
+/* A layer the kernel did not give us: in require mode that ends the start
+ * with a message naming it; in auto mode it is reported and we go on. */
+static int missing(cc_sandbox_mode mode, struct cc_confine_report *rep, const char *layer,
+		   cc_error *err)
+{
+	append(rep->missing, sizeof(rep->missing), layer);
+	if (mode == CC_SANDBOX_REQUIRE) {
+		const char *why = err->message ? err->message : "not available";
+		char *msg = NULL;
+		if (asprintf(&msg,
+			     "sandbox mode 'require': layer '%s' could not be applied (%s); "
+			     "fix the host, or use sandbox mode 'auto' to run without it",
+			     layer, why) < 0)
+			msg = NULL;
+		cc_error_clear(err);
+		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "%s", msg ? msg : layer);
+		free(msg);
+		return -1;
+	}
+	cc_error_clear(err);
+	return 0;
+}
+
+/* Step 4: no capabilities in any set, none that can come back (bounding
+ * set, ambient set, locked securebits), and no_new_privs. In a user
+ * namespace the worker holds every capability of that namespace until
+ * here; without one, a root host's worker first becomes nobody. */
+static int drop_privileges(bool in_userns, cc_error *err)
+{
+	if (!in_userns && geteuid() == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(CC_NOBODY, CC_NOBODY, CC_NOBODY) < 0 ||
+		    setresuid(CC_NOBODY, CC_NOBODY, CC_NOBODY) < 0)
+			return cc_fail(err, CC_ERR_INTERNAL, "becoming nobody: %s",
+				       strerror(errno));
+	}
+	/* Needs CAP_SETPCAP; a process that never had capabilities (an
+	 * unprivileged host without user namespaces) has nothing to lock. */
+	prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+					 SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+					 SECBIT_NO_CAP_AMBIENT_RAISE |
+					 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED);
+	for (int cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
+			break; /* past the kernel's last capability */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "capset: %s", strerror(errno));
+	/* Check rather than trust. */
+	if (syscall(SYS_capget, &h, d) < 0 || d[0].effective || d[0].permitted ||
+	    d[0].inheritable || d[1].effective || d[1].permitted || d[1].inheritable)
+		return cc_fail(err, CC_ERR_INTERNAL, "capabilities still held after capset");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "no_new_privs: %s", strerror(errno));
+	return 0;
+}
+
+static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_policy *pol)
+{
+	memset(pol, 0, sizeof(*pol));
+	if (cc_worker_engine->fs_policy)
+		cc_worker_engine->fs_policy(pol);
+	/* Scratch only when the guest may write files at all (RLIMIT_FSIZE
+	 * caps each file; the tmpfs size caps them together). */
+	if (lim->max_file_size > 0) {
+		pol->scratch = "/tmp";
+		pol->scratch_bytes = lim->max_file_size;
+	}
+}
+
+/* Steps 3 and 4. Returns 1 when namespaces applied, 0 when not, -1. */
+static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *pol,
+				     unsigned extra_procs, struct cc_confine_report *rep,
+				     cc_error *err)
+{
+	int in_ns = 1;
+	/* the engine's threads, the monitor, and what the caller adds */
+	rlim_t nproc = (rlim_t)cc_worker_engine->max_threads + 1 + extra_procs;
+	if (cc_ns_enter(pol, nproc, err) < 0) {
+		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE)
+			return -1;
+		if (missing(mode, rep, "namespaces", err) < 0)
+			return -1;
+		in_ns = 0;
+		pol->scratch = NULL; /* no private tmpfs to give */
+	} else {
+		append(rep->applied, sizeof(rep->applied), "namespaces");
+	}
+	if (drop_privileges(in_ns, err) < 0)
+		return -1;
+	append(rep->applied, sizeof(rep->applied), "capabilities,no_new_privs");
+	return in_ns;
+}
+
+/* Steps 2 to 5. extra_procs: processes beyond the engine's threads the
+ * caller will start inside the namespace (the sweep's children). */
+static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+				 unsigned extra_procs, struct cc_confine_report *rep, cc_error *err)
+{
+	memset(rep, 0, sizeof(*rep));
+	append(rep->applied, sizeof(rep->applied), "hygiene");
+
+	/* Step 2: kernel-enforced resource limits. */
+	if (cc_rlimits(lim, err) < 0)
+		return -1;
+	append(rep->applied, sizeof(rep->applied), "rlimits");
+	if (mode == CC_SANDBOX_OFF) {
+		append(rep->missing, sizeof(rep->missing),
+		       "namespaces,capabilities,no_new_privs,landlock,seccomp,self-probes");
+		return 0;
+	}
+
+	/* Step 3: namespaces and a minimal read-only root; step 4:
+	 * capabilities dropped, no_new_privs. */
+	struct cc_fs_policy pol;
+	engine_policy(lim, &pol);
+	if (namespaces_and_privileges(mode, &pol, extra_procs, rep, err) < 0)
+		return -1;
+
+	/* Step 5: Landlock, in case the mount namespace leaks a path. */
+	if (cc_landlock_apply(&pol, &rep->landlock_abi, err) < 0) {
+		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
+		    missing(mode, rep, "landlock", err) < 0)
+			return -1;
+	} else {
+		append(rep->applied, sizeof(rep->applied), "landlock");
+	}
+	return 0;
+}
+
+int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+	       struct cc_confine_report *rep, cc_error *err)
+{
+	if (confine_until_seccomp(mode, lim, 0, rep, err) < 0)
+		return -1;
+	if (mode == CC_SANDBOX_OFF)
+		return 0;
+
+	/* Step 6: seccomp last, so the steps above may use what it forbids. */
+	struct cc_bpf bpf;
+	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM, &bpf, err) < 0)
+		return -1;
+	int r = cc_seccomp_install(&bpf, err);
+	cc_bpf_free(&bpf);
+	if (r < 0) {
+		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
+		    missing(mode, rep, "seccomp", err) < 0)
+			return -1;
+	} else {
+		rep->seccomp_allowed = bpf.allowed;
+		append(rep->applied, sizeof(rep->applied), "seccomp");
+	}
+
+	/* Step 7: try to get out. Any success refuses the start, in auto
+	 * mode too: what applied must at least stop these. */
+	char breached[160];
+	if (cc_probes_run(cc_worker_ppid, breached, sizeof(breached)) > 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "self-probes got through the sandbox (%s) with layers %s; "
+			       "refusing to start",
+			       breached, rep->applied);
+	append(rep->applied, sizeof(rep->applied), "self-probes");
+	return 0;
+}
+
+/* ---- the assume-breach sweep (test-only; worker flag --sweep) ---- */
+
+/* An errno no system call returns (the kernel caps errno at 4095): the
+ * sweep's filter answers it where production answers EPERM, so a denied
+ * call cannot be mistaken for one that ran and failed with EPERM. */
+#define CC_SWEEP_ERRNO 4000
+#define CC_SWEEP_MAX_NR 512
+
+/* One child: install the filter, fire nr with zero arguments, report. */
+static const char *sweep_one(const struct cc_bpf *bpf, int nr, char *detail, size_t n)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return "error";
+	pid_t c = fork();
+	if (c == 0) {
+		close(p[0]);
+		cc_error e = { 0 };
+		if (cc_seccomp_install(bpf, &e) < 0)
+			_exit(90);
+		long r = syscall(nr, 0L, 0L, 0L, 0L, 0L, 0L);
+		long out[2] = { r, r < 0 ? errno : 0 };
+		if (write(p[1], out, sizeof(out)) != sizeof(out))
+			_exit(91);
+		_exit(0);
+	}
+	close(p[1]);
+	if (c < 0) {
+		close(p[0]);
+		return "error";
+	}
+	struct pollfd pf = { .fd = p[0], .events = POLLIN };
+	long out[2];
+	ssize_t got = poll(&pf, 1, 2000) == 1 ? read(p[0], out, sizeof(out)) : -1;
+	close(p[0]);
+	if (got < 0)
+		kill(c, SIGKILL); /* hung: the call ran and blocked */
+	int st = 0;
+	waitpid(c, &st, 0);
+	snprintf(detail, n, "-");
+	if (got == (ssize_t)sizeof(out)) {
+		snprintf(detail, n, "ret=%ld,errno=%ld", out[0], out[1]);
+		if (out[0] == -1 && out[1] == CC_SWEEP_ERRNO)
+			return "denied";
+		if (out[0] == -1 && out[1] == ENOSYS && nr == SYS_clone3)
+			return "enosys";
+		return "allowed";
+	}
+	if (WIFEXITED(st) && cc_sc_kill_name(WEXITSTATUS(st)))
+		return "killed";
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+		return "killed";
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 90)
+		return "error";
+	snprintf(detail, n, "%s%d", WIFSIGNALED(st) ? "signal=" : "exit=",
+		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return "allowed"; /* it ran: exited, crashed or blocked */
+}
+
+int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
+{
+	struct cc_confine_report rep;
+	if (confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 1, &rep, err) < 0)
+		return -1;
+	struct cc_bpf bpf;
+	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, CC_SWEEP_ERRNO, &bpf, err) < 0)
+		return -1;
+	printf("layers %s\n", rep.applied);
+	for (int nr = 0; nr < CC_SWEEP_MAX_NR; nr++) {
+		char detail[64];
+		const char *v = sweep_one(&bpf, nr, detail, sizeof(detail));
+		printf("%d %s %s\n", nr, v, detail);
+		fflush(stdout);
+	}
+	cc_bpf_free(&bpf);
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* Steps 2..7 of DESIGN.md section 3, in order: resource limits,
+ * namespaces and a minimal root, capabilities and no_new_privs, Landlock,
+ * seccomp, self-probes (src/worker/confine.c drives them). Step 1 is
+ * hygiene.h. Worker side only; every function here runs before the engine
+ * exists, single-threaded. */
+#ifndef CC_WORKER_CONFINE_H
+#define CC_WORKER_CONFINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "codecage.h"
+#include "worker.h"
+
+/* What an engine may see of the filesystem. Paths are absolute host paths;
+ * inside the mount namespace they appear at the same place, read-only. */
+struct cc_fs_policy {
+	const char *read_only[12];
+	size_t n_read_only;
+	const char *devices[4]; /* character devices bound into /dev, read-only */
+	size_t n_devices;
+	const char *scratch;	/* read-write tmpfs (e.g. "/tmp") or NULL */
+	uint64_t scratch_bytes; /* its size cap */
+};
+
+/* Layers as reported to the supervisor (comma-separated names). */
+struct cc_confine_report {
+	char applied[256];
+	char missing[256];
+	int landlock_abi;
+	int seccomp_allowed;
+};
+
+/* Steps 2..7 for the given mode and the engine cc_worker_engine. Fills
+ * *rep. In mode require, fails with sandbox_unavailable naming the first
+ * missing layer; in auto, applies what the kernel offers and lists the
+ * rest in rep->missing; in off, applies resource limits only. Any
+ * self-probe that gets through refuses the start in require and auto.
+ * With namespaces the calling process becomes a monitor and this returns
+ * in its child, pid 1 of the new pid namespace. */
+int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+	       struct cc_confine_report *rep, cc_error *err);
+
+/* Test-only entry points behind worker flags (src/worker/main.c). */
+int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err);
+
+#endif

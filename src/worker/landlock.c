@@ -1,0 +1,157 @@
+/* Step 5 of DESIGN.md section 3: Landlock, through raw system calls (no
+ * packaged library exists). Rights and their ABI versions are from the
+ * kernel's include/uapi/linux/landlock.h and Documentation/userspace-api/
+ * landlock.rst; they are defined here because Debian 12's headers stop at
+ * ABI 2. */
+#include "landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "error.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+
+#define LL_CREATE_RULESET_VERSION (1u << 0)
+#define LL_RULE_PATH_BENEATH 1
+
+/* Filesystem rights by ABI. */
+#define LL_FS_EXECUTE (1ull << 0)
+#define LL_FS_WRITE_FILE (1ull << 1)
+#define LL_FS_READ_FILE (1ull << 2)
+#define LL_FS_READ_DIR (1ull << 3)
+#define LL_FS_REMOVE_DIR (1ull << 4)
+#define LL_FS_REMOVE_FILE (1ull << 5)
+#define LL_FS_MAKE_CHAR (1ull << 6)
+#define LL_FS_MAKE_DIR (1ull << 7)
+#define LL_FS_MAKE_REG (1ull << 8)
+#define LL_FS_MAKE_SOCK (1ull << 9)
+#define LL_FS_MAKE_FIFO (1ull << 10)
+#define LL_FS_MAKE_BLOCK (1ull << 11)
+#define LL_FS_MAKE_SYM (1ull << 12)
+#define LL_FS_ABI1 ((1ull << 13) - 1)
+#define LL_FS_REFER (1ull << 13)     /* ABI 2 */
+#define LL_FS_TRUNCATE (1ull << 14)  /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ull << 15) /* ABI 5 */
+/* Network rights (ABI 4) and scopes (ABI 6). */
+#define LL_NET_BIND_TCP (1ull << 0)
+#define LL_NET_CONNECT_TCP (1ull << 1)
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0)
+#define LL_SCOPE_SIGNAL (1ull << 1)
+
+/* ABI 7 added audit logging flags for landlock_restrict_self, not rights:
+ * every right up to 7 is handled, so 7 is what "applied" can report. */
+#define LL_ABI_KNOWN 7
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+/* Rights that make sense on a file (the kernel refuses directory rights
+ * on a non-directory). */
+#define LL_FS_FILE_RIGHTS                                                                          \
+	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+int cc_landlock_abi(void)
+{
+	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	return abi < 0 ? -errno : (int)abi;
+}
+
+static uint64_t fs_rights(int abi)
+{
+	uint64_t r = LL_FS_ABI1;
+	if (abi >= 2)
+		r |= LL_FS_REFER;
+	if (abi >= 3)
+		r |= LL_FS_TRUNCATE;
+	if (abi >= 5)
+		r |= LL_FS_IOCTL_DEV;
+	return r;
+}
+
+static int add_path(int ruleset, const char *path, bool writable, uint64_t handled, cc_error *err)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0; /* optional paths the policy lists but this host lacks */
+		return cc_fail(err, CC_ERR_INTERNAL, "landlock: %s: %s", path, strerror(errno));
+	}
+	struct stat st;
+	uint64_t want = LL_FS_READ_FILE | LL_FS_READ_DIR;
+	if (writable)
+		want |= LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR |
+			LL_FS_MAKE_REG | LL_FS_TRUNCATE;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		want &= LL_FS_FILE_RIGHTS;
+	struct ll_path_beneath_attr pb = { .allowed_access = want & handled, .parent_fd = fd };
+	long r = syscall(__NR_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0);
+	int e = errno;
+	close(fd);
+	if (r < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "landlock_add_rule %s: %s", path, strerror(e));
+	return 0;
+}
+
+int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error *err)
+{
+	*abi_applied = 0;
+	int abi = cc_landlock_abi();
+	if (abi <= 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "landlock is not available (%s); a kernel >= 6.7 with "
+			       "lsm=landlock gives ABI 4+",
+			       strerror(abi < 0 ? -abi : ENOSYS));
+	if (abi > LL_ABI_KNOWN)
+		abi = LL_ABI_KNOWN; /* newer kernels: handle every right we know */
+
+	/* Handle every right this ABI knows; what the kernel lacks is dropped
+	 * on purpose (older ABIs simply leave those operations unrestricted,
+	 * and the report says which ABI applied). */
+	struct ll_ruleset_attr attr = { .handled_access_fs = fs_rights(abi) };
+	if (abi >= 4)
+		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+	if (abi >= 6)
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+	int rs = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (rs < 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock_create_ruleset: %s",
+			       strerror(errno));
+	/* No network rule: TCP bind and connect are denied outright. */
+	for (size_t i = 0; i < pol->n_read_only; i++)
+		if (add_path(rs, pol->read_only[i], false, attr.handled_access_fs, err) < 0)
+			goto fail;
+	if (pol->scratch && add_path(rs, pol->scratch, true, attr.handled_access_fs, err) < 0)
+		goto fail;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(__NR_landlock_restrict_self, rs, 0) < 0) {
+		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock_restrict_self: %s",
+			strerror(errno));
+		goto fail;
+	}
+	close(rs);
+	*abi_applied = abi;
+	return 0;
+fail:
+	close(rs);
+	return -1;
+}

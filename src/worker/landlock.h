@@ -1,0 +1,20 @@
+/* Step 5 of DESIGN.md section 3: Landlock (src/worker/landlock.c). */
+#ifndef CC_WORKER_LANDLOCK_H
+#define CC_WORKER_LANDLOCK_H
+
+#include "confine.h"
+
+/* The kernel's Landlock ABI version, or -errno (ENOSYS: not built in;
+ * EOPNOTSUPP: disabled at boot). */
+int cc_landlock_abi(void);
+
+/* Restrict the calling thread and its future children: read-only access
+ * beneath pol->read_only, read-write beneath pol->scratch (if set),
+ * nothing else; TCP bind/connect denied (ABI 4+); abstract unix sockets
+ * and signals scoped to the sandbox (ABI 6+). Sets no_new_privs. Paths
+ * that do not exist are skipped. *abi_applied gets the ABI whose rights
+ * were handled. Returns 0, or -1 with err (sandbox_unavailable when the
+ * kernel has no Landlock or refuses it; internal otherwise). */
+int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error *err);
+
+#endif

@@ -1,0 +1,225 @@
+/* Step 7 of DESIGN.md section 3: self-probes. After every layer is in and
+ * before any guest code, the worker tries what an attacker would try
+ * first. Each probe returns 1 when it got through (a breach) and 0 when
+ * something stopped it; any breach refuses the start.
+ *
+ * The same probes run unconfined in tests (cc_probes_report, worker flag
+ * --probe-unconfined), each in its own child, where every one must report
+ * a breach: a probe that cannot see a breach proves nothing. */
+#include "probes.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "seccomp.h"
+
+struct probe {
+	const char *name;
+	int (*run)(pid_t ppid);
+};
+
+/* A host file every Linux system has; the minimal roots do not. */
+static int read_host_file(pid_t ppid)
+{
+	(void)ppid;
+	int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char c;
+	ssize_t n = read(fd, &c, 1);
+	close(fd);
+	return n == 1;
+}
+
+/* Names our roots create; a listing of / with anything else is the
+ * host's. (Landlock denies listing / outright; this also holds without.) */
+static int list_root(pid_t ppid)
+{
+	(void)ppid;
+	static const char *const ours[] = { ".", "..", "usr", "lib", "etc", "dev", "tmp" };
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	int breach = 0;
+	struct dirent *e;
+	while (!breach && (e = readdir(d))) {
+		breach = 1;
+		for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+			if (!strcmp(e->d_name, ours[i]))
+				breach = 0;
+	}
+	closedir(d);
+	return breach;
+}
+
+/* /var/tmp is world-writable on the host and absent from the roots. */
+static int write_outside_scratch(pid_t ppid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/var/tmp/codecage-probe-%d-%d", (int)ppid, (int)getpid());
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	unlink(path);
+	return 1;
+}
+
+/* Unconfined, the shell replaces this process and exits 11, which the
+ * reporting child reads as a breach. Confined, a successful exec would end
+ * the worker before "ready", and the supervisor refuses the start. */
+static int exec_shell(pid_t ppid)
+{
+	(void)ppid;
+	char *argv[] = { "sh", "-c", "exit 11", NULL };
+	char *envp[] = { NULL };
+	execve("/bin/sh", argv, envp);
+	return 0;
+}
+
+static int fork_process(pid_t ppid)
+{
+	(void)ppid;
+	pid_t p = fork();
+	if (p == 0)
+		_exit(0);
+	if (p < 0)
+		return 0;
+	int st;
+	waitpid(p, &st, 0);
+	return 1;
+}
+
+/* Reaching a host TCP port: refused (nothing listens on 9) still means the
+ * network was reachable. Confined: EPERM (seccomp), EACCES (Landlock) or
+ * ENETUNREACH (no interfaces). */
+static int connect_tcp(pid_t ppid)
+{
+	(void)ppid;
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return 0;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(9) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int r = connect(s, (struct sockaddr *)&a, sizeof(a));
+	int e = errno;
+	close(s);
+	return r == 0 || e == ECONNREFUSED;
+}
+
+/* Reaching the abstract unix namespace (where host daemons listen). */
+static int connect_unix(pid_t ppid)
+{
+	(void)ppid;
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return 0;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	static const char name[] = "\0codecage-probe";
+	memcpy(a.sun_path, name, sizeof(name) - 1);
+	int r = connect(s, (struct sockaddr *)&a,
+			(socklen_t)(offsetof(struct sockaddr_un, sun_path) + sizeof(name) - 1));
+	int e = errno;
+	close(s);
+	return r == 0 || e == ECONNREFUSED;
+}
+
+/* Signal 0 checks permission without delivering anything. */
+static int signal_parent(pid_t ppid)
+{
+	return syscall(SYS_kill, ppid, 0) == 0;
+}
+
+static int parent_environ(pid_t ppid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)ppid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[16];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n >= 0;
+}
+
+static const struct probe probes[] = {
+	{ "read_host_file", read_host_file },
+	{ "list_root", list_root },
+	{ "write_outside_scratch", write_outside_scratch },
+	{ "exec", exec_shell },
+	{ "fork", fork_process },
+	{ "connect_tcp", connect_tcp },
+	{ "connect_unix", connect_unix },
+	{ "signal_parent", signal_parent },
+	{ "parent_environ", parent_environ },
+};
+#define N_PROBES (sizeof(probes) / sizeof(probes[0]))
+
+struct probe_call {
+	const struct probe *p;
+	pid_t ppid;
+};
+
+static int call_probe(void *arg)
+{
+	struct probe_call *c = arg;
+	return c->p->run(c->ppid);
+}
+
+size_t cc_probes_count(void)
+{
+	return N_PROBES;
+}
+
+int cc_probes_run(pid_t ppid, char *breached, size_t n)
+{
+	int count = 0;
+	breached[0] = 0;
+	for (size_t i = 0; i < N_PROBES; i++) {
+		struct probe_call c = { &probes[i], ppid };
+		bool trapped;
+		if (cc_seccomp_probe(call_probe, &c, &trapped) && !trapped) {
+			size_t len = strlen(breached);
+			snprintf(breached + len, n - len, "%s%s", count ? "," : "", probes[i].name);
+			count++;
+		}
+	}
+	return count;
+}
+
+int cc_probes_report(pid_t ppid, FILE *out)
+{
+	int breaches = 0;
+	for (size_t i = 0; i < N_PROBES; i++) {
+		fflush(out);
+		pid_t p = fork();
+		if (p == 0)
+			_exit(probes[i].run(ppid) ? 11 : 10);
+		int st = 0;
+		if (p < 0 || waitpid(p, &st, 0) < 0)
+			return -1;
+		bool breach = WIFEXITED(st) && WEXITSTATUS(st) == 11;
+		breaches += breach;
+		fprintf(out, "%s %s\n", probes[i].name, breach ? "breach" : "blocked");
+	}
+	fflush(out);
+	return breaches;
+}

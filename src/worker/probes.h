@@ -1,0 +1,24 @@
+/* Step 7 of DESIGN.md section 3: self-probes (src/worker/probes.c). */
+#ifndef CC_WORKER_PROBES_H
+#define CC_WORKER_PROBES_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+/* How many probes there are (read a host file, list /, write outside
+ * scratch, exec, fork, connect over TCP, connect to an abstract unix
+ * socket, signal the supervisor, read the supervisor's environment). */
+size_t cc_probes_count(void);
+
+/* Run every probe in this process, after confinement; ppid is the
+ * supervisor's pid as the host sees it. Kill-list calls are caught by the
+ * SIGSYS handler in probe mode. Returns how many got through and writes
+ * their comma-separated names into breached[n]. */
+int cc_probes_run(pid_t ppid, char *breached, size_t n);
+
+/* Test-only: run each probe in its own forked child and print
+ * "<name> breach|blocked" lines to out. Returns the number of breaches,
+ * or -1 when a child could not be started. */
+int cc_probes_report(pid_t ppid, FILE *out);
+
+#endif

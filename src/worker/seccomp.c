@@ -1,0 +1,222 @@
+/* Step 6 of DESIGN.md section 3: the seccomp-bpf allow-list, compiled
+ * with libseccomp from the tables in src/common/seccomp_policy.c.
+ *
+ * Actions, in the order the filter decides them:
+ *   - a foreign architecture or an x32 number: kill the process (libseccomp
+ *     checks the audit arch, and on x86_64 sends numbers with the x32 bit
+ *     to the bad-arch action);
+ *   - kill-list: SECCOMP_RET_TRAP, so a SIGSYS handler can name the call
+ *     in the exit status (CC_SC_KILL_EXIT_BASE + index). The call never
+ *     runs either way: if guest code breaks the handler, the kernel's
+ *     default for SIGSYS still ends the process;
+ *   - clone3: ENOSYS, so glibc falls back to clone, whose flags are checked;
+ *   - allow-list: allowed, some only when their argument check passes;
+ *   - everything else: EPERM. */
+#include "seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <seccomp.h>
+
+#include "error.h"
+#include "seccomp_policy.h"
+
+/* ---- the SIGSYS handler: name the killed call, or (self-probes) return ---- */
+
+static volatile sig_atomic_t probe_mode;
+static sigjmp_buf probe_jump;
+
+/* The kill-list's numbers, resolved before the filter goes in so the
+ * handler only compares integers. */
+static int kill_nr[256 - CC_SC_KILL_EXIT_BASE];
+
+static void on_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig;
+	(void)ctx;
+	if (probe_mode)
+		siglongjmp(probe_jump, 1);
+	int code = 128 + SIGSYS;
+	for (size_t i = 0; i < cc_sc_kill_len; i++)
+		if (kill_nr[i] == si->si_syscall) {
+			code = CC_SC_KILL_EXIT_BASE + (int)i;
+			break;
+		}
+	syscall(SYS_exit_group, code);
+	__builtin_unreachable();
+}
+
+int cc_seccomp_probe(int (*fn)(void *), void *arg, bool *trapped)
+{
+	*trapped = false;
+	probe_mode = 1;
+	if (sigsetjmp(probe_jump, 1)) {
+		probe_mode = 0;
+		*trapped = true;
+		return 0;
+	}
+	int r = fn(arg);
+	probe_mode = 0;
+	return r;
+}
+
+/* ---- argument checks for the CC_SC_ARGS rules ---- */
+
+/* Flags a thread-creating clone must carry, and flags it must not: any
+ * namespace, or a new process sharing nothing. */
+#define CLONE_MUST (CLONE_THREAD | CLONE_VM | CLONE_SIGHAND)
+#define CLONE_CHECKED                                                                              \
+	(CLONE_MUST | CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |   \
+	 CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PARENT | CLONE_VFORK)
+
+static int add_checked(scmp_filter_ctx ctx, const char *name, int nr)
+{
+	uint32_t A = SCMP_ACT_ALLOW;
+	if (!strcmp(name, "clone"))
+		return seccomp_rule_add(ctx, A, nr, 1,
+					SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_CHECKED, CLONE_MUST));
+	if (!strcmp(name, "ioctl")) {
+		/* 64-bit compares: a command with garbage in the upper half
+		 * (which the kernel would truncate) matches nothing: EPERM. */
+		int r = seccomp_rule_add(ctx, A, nr, 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));
+		return r ? r : seccomp_rule_add(ctx, A, nr, 1, SCMP_A1(SCMP_CMP_EQ, FIONBIO));
+	}
+	if (!strcmp(name, "socketpair"))
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	if (!strcmp(name, "prlimit64"))
+		return seccomp_rule_add(ctx, A, nr, 2, SCMP_A0(SCMP_CMP_EQ, 0),
+					SCMP_A2(SCMP_CMP_EQ, 0));
+	if (!strcmp(name, "rt_sigaction")) {
+		/* Any signal but SIGSYS (31): 1..30, 32..63, 64. Compared on
+		 * all 64 bits, so SIGSYS with upper-half garbage is refused. */
+		_Static_assert(SIGSYS == 31, "the ranges below assume SIGSYS is 31");
+		int r = seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_LT, 31));
+		if (!r)
+			r = seccomp_rule_add(ctx, A, nr, 1,
+					     SCMP_A0(SCMP_CMP_MASKED_EQ, ~(uint64_t)0x1f, 0x20));
+		return r ? r : seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, 64));
+	}
+	return -EINVAL; /* an ARGS rule without a check: refuse to build */
+}
+
+static int build(unsigned engine, uint32_t deny_action, scmp_filter_ctx *out, int *allowed,
+		 cc_error *err)
+{
+	scmp_filter_ctx ctx = seccomp_init(deny_action);
+	if (!ctx)
+		return cc_fail(err, CC_ERR_INTERNAL, "seccomp_init failed");
+	int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	const char *what = "bad-arch action";
+	*allowed = 0;
+	for (size_t i = 0; !r && i < cc_sc_allow_len; i++) {
+		const struct cc_sc_rule *ru = &cc_sc_allow[i];
+		if (!(ru->engines & engine))
+			continue;
+		what = ru->name;
+		int nr = seccomp_syscall_resolve_name(ru->name);
+		if (nr == __NR_SCMP_ERROR) {
+			r = -ENOENT;
+			break;
+		}
+		r = ru->how == CC_SC_ARGS ? add_checked(ctx, ru->name, nr)
+					  : seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+		(*allowed)++;
+	}
+	for (size_t i = 0; !r && i < cc_sc_kill_len; i++) {
+		what = cc_sc_kill[i];
+		int nr = seccomp_syscall_resolve_name(cc_sc_kill[i]);
+		r = nr == __NR_SCMP_ERROR ? -ENOENT : seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
+	}
+	if (!r) {
+		what = "clone3";
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	}
+	if (r) {
+		seccomp_release(ctx);
+		return cc_fail(err, CC_ERR_INTERNAL, "seccomp policy: rule for %s: %s", what,
+			       strerror(-r));
+	}
+	*out = ctx;
+	return 0;
+}
+
+int cc_seccomp_compile(unsigned engine, int deny_errno, struct cc_bpf *bpf, cc_error *err)
+{
+	scmp_filter_ctx ctx = NULL;
+	memset(bpf, 0, sizeof(*bpf));
+	if (build(engine, SCMP_ACT_ERRNO(deny_errno), &ctx, &bpf->allowed, err) < 0)
+		return -1;
+	/* libseccomp 2.5 exports only to a file descriptor: a pipe, sized
+	 * generously (the filters here are a few KiB). */
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		seccomp_release(ctx);
+		return cc_fail(err, CC_ERR_INTERNAL, "seccomp export: pipe: %s", strerror(errno));
+	}
+	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	int r = seccomp_export_bpf(ctx, p[1]);
+	seccomp_release(ctx);
+	close(p[1]);
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	while (!r && buf) {
+		ssize_t k = read(p[0], buf + n, cap - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(p[0]);
+	if (r || !buf || n == 0 || n % sizeof(struct sock_filter)) {
+		free(buf);
+		return cc_fail(err, CC_ERR_INTERNAL, "seccomp export failed");
+	}
+	bpf->prog.len = (unsigned short)(n / sizeof(struct sock_filter));
+	bpf->prog.filter = (struct sock_filter *)buf;
+	return 0;
+}
+
+void cc_bpf_free(struct cc_bpf *bpf)
+{
+	free(bpf->prog.filter);
+	bpf->prog.filter = NULL;
+}
+
+int cc_seccomp_install(const struct cc_bpf *bpf, cc_error *err)
+{
+	/* The handler first: the kill-list traps must find it. SIGSYS is
+	 * unblocked; the filter then refuses to let anyone change it. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGSYS);
+	if (sigaction(SIGSYS, &sa, NULL) < 0 || sigprocmask(SIG_UNBLOCK, &set, NULL) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "SIGSYS handler: %s", strerror(errno));
+	for (size_t i = 0; i < cc_sc_kill_len; i++)
+		kill_nr[i] = seccomp_syscall_resolve_name(cc_sc_kill[i]);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &bpf->prog) < 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "seccomp: %s", strerror(errno));
+	return 0;
+}
