@@ -341,9 +341,6 @@ static int cmd_doctor(void)
 		       s->landlock_abi, s->seccomp_allowed);
 		printf("            sandbox 'require': %s\n",
 		       *s->missing ? "refused (layers missing)" : "available");
-		if (geteuid() == 0 && strstr(s->missing, "namespaces"))
-			printf("            warning: running as root without a user namespace, "
-			       "RLIMIT_NPROC does not stop the guest from starting processes\n");
 		cc_runtime_close(rt);
 	}
 	return status;
