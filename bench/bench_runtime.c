@@ -4,7 +4,8 @@
  *   tool: one synchronous host tool call (guest -> host -> guest), from a
  *         guest loop of 10,000 calls; the median of 9 such evals
  * Prints "cold_median_ms warm_median_us tool_median_us".
- * usage: cc-bench python|javascript COLD_N WARM_N */
+ * usage: cc-bench python|javascript COLD_N WARM_N [require|auto|off]
+ * (sandbox mode, default require: the fully confined start). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,13 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static cc_sandbox_mode bench_mode = CC_SANDBOX_REQUIRE;
+
 static cc_runtime *start(cc_language lang)
 {
 	cc_options o;
 	cc_options_init(&o, lang);
-	o.sandbox = CC_SANDBOX_AUTO;
+	o.sandbox = bench_mode;
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
 	if (cc_runtime_new(&o, &rt, &err) < 0) {
@@ -91,12 +94,16 @@ static double tool_call(cc_runtime *rt, cc_language lang)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: cc-bench python|javascript COLD_N WARM_N\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: cc-bench python|javascript COLD_N WARM_N [require|auto|off]\n");
 		return 2;
 	}
 	cc_language lang = strcmp(argv[1], "python") ? CC_LANG_JAVASCRIPT : CC_LANG_PYTHON;
 	int cold_n = atoi(argv[2]), warm_n = atoi(argv[3]);
+	if (argc > 4)
+		bench_mode = !strcmp(argv[4], "off")	? CC_SANDBOX_OFF
+			     : !strcmp(argv[4], "auto") ? CC_SANDBOX_AUTO
+							: CC_SANDBOX_REQUIRE;
 	double *cold = calloc((size_t)cold_n, sizeof(double));
 	double *warm = calloc((size_t)warm_n, sizeof(double));
 	for (int i = 0; i < cold_n; i++) {
