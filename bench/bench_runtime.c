@@ -95,7 +95,8 @@ static double tool_call(cc_runtime *rt, cc_language lang)
 int main(int argc, char **argv)
 {
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: cc-bench python|javascript COLD_N WARM_N [require|auto|off]\n");
+		fprintf(stderr,
+			"usage: cc-bench python|javascript COLD_N WARM_N [require|auto|off]\n");
 		return 2;
 	}
 	cc_language lang = strcmp(argv[1], "python") ? CC_LANG_JAVASCRIPT : CC_LANG_PYTHON;

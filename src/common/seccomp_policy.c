@@ -15,7 +15,7 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "read", BOTH, CC_SC_ALLOW, "frames from the channel; Python reads module files" },
 	{ "write", BOTH, CC_SC_ALLOW, "frames to the channel; Python writes scratch files" },
 	{ "recvfrom", BOTH, CC_SC_ALLOW, "recv(MSG_PEEK|MSG_DONTWAIT) polls the channel" },
-	{ "sendto", BOTH, CC_SC_ALLOW, "send() of frames on the channel" },
+	{ "sendto", BOTH, CC_SC_ARGS, "send() of frames on the channel: never to an address" },
 	{ "poll", BOTH, CC_SC_ALLOW, "waiting for the next frame" },
 	/* memory */
 	{ "mmap", BOTH, CC_SC_ALLOW, "allocator; Python maps extension modules" },

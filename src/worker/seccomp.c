@@ -94,6 +94,8 @@ static int add_checked(scmp_filter_ctx ctx, const char *name, int nr)
 		int r = seccomp_rule_add(ctx, A, nr, 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));
 		return r ? r : seccomp_rule_add(ctx, A, nr, 1, SCMP_A1(SCMP_CMP_EQ, FIONBIO));
 	}
+	if (!strcmp(name, "sendto")) /* send(): no destination address */
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A4(SCMP_CMP_EQ, 0));
 	if (!strcmp(name, "socketpair"))
 		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
 	if (!strcmp(name, "prlimit64"))
