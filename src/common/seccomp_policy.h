@@ -46,6 +46,11 @@ extern const size_t cc_sc_kill_len;
  * itself; that only mislabels its own death. */
 #define CC_SC_KILL_EXIT_BASE 160
 
+/* The self-probe 'exec' runs /bin/sh -c 'exit 11' in the worker itself:
+ * if that works the worker is gone before it can say so, and the
+ * supervisor reads this exit status before "ready" as the breach. */
+#define CC_PROBE_EXEC_EXIT 11
+
 /* The kill-list name for a worker exit status, or NULL when the status is
  * not a kill report. */
 const char *cc_sc_kill_name(int exit_status);

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "error.h"
 #include "frame.h"
 #include "message.h"
+#include "seccomp_policy.h"
 #include "supervisor.h"
 #include "utf8.h"
 
@@ -165,6 +167,37 @@ static int check_ready(cc_runtime *rt, const struct cc_msg *m, cc_error *err)
 	return 0;
 }
 
+/* The worker ended before "ready" without a "fail" frame: say how it died,
+ * and read the self-probe 'exec' getting through (the worker became a
+ * shell that exits CC_PROBE_EXEC_EXIT) as the refusal it is. */
+static void startup_death(cc_runtime *rt, cc_error *err)
+{
+	if (err->kind != CC_ERR_WORKER_CRASHED)
+		return;
+	if (!cc_child_try_reap(&rt->child)) {
+		struct pollfd p = { rt->child.pidfd, POLLIN, 0 };
+		poll(&p, 1, 200);
+		if (!cc_child_try_reap(&rt->child))
+			return;
+	}
+	if (rt->child.wstatus_code == CLD_EXITED && rt->child.wstatus == CC_PROBE_EXEC_EXIT) {
+		cc_error_clear(err);
+		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			"self-probes got through the sandbox (exec: the worker was replaced by "
+			"/bin/sh); refusing to start");
+		return;
+	}
+	char how[128];
+	cc_child_describe(&rt->child, how, sizeof(how));
+	char *msg = NULL;
+	if (asprintf(&msg, "%s (the worker %s)", err->message ? err->message : "", how) < 0)
+		return;
+	cc_error_kind kind = err->kind;
+	cc_error_clear(err);
+	cc_fail(err, kind, "%s", msg);
+	free(msg);
+}
+
 CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
 {
 	*out = NULL;
@@ -192,6 +225,7 @@ CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error 
 	    cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), deadline, err) < 0 ||
 	    cc_msg_parse(buf, len, opts->limits.max_result, &m, err) < 0) {
 		free(buf);
+		startup_death(rt, err);
 		cc_fail_wrap(err, "starting the %s worker",
 			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
 		goto fail;

@@ -115,8 +115,9 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 				     cc_error *err)
 {
 	int in_ns = 1;
-	/* the engine's threads, the monitor, and what the caller adds */
-	rlim_t nproc = (rlim_t)cc_worker_engine->max_threads + 1 + extra_procs;
+	/* the engine's threads (main included) and what the caller adds; the
+	 * monitor is outside the namespace */
+	rlim_t nproc = (rlim_t)cc_worker_engine->max_threads + extra_procs;
 	if (cc_ns_enter(pol, nproc, err) < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE)
 			return -1;
@@ -126,6 +127,7 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 		pol->scratch = NULL; /* no private tmpfs to give */
 	} else {
 		append(rep->applied, sizeof(rep->applied), "namespaces");
+		rep->namespaces = true;
 	}
 	if (drop_privileges(in_ns, err) < 0)
 		return -1;
@@ -178,11 +180,14 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 		return 0;
 
 	/* Step 6: seccomp last, so the steps above may use what it forbids. */
-	struct cc_bpf bpf;
-	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM, &bpf, err) < 0)
-		return -1;
-	int r = cc_seccomp_install(&bpf, err);
-	cc_bpf_free(&bpf);
+	struct cc_bpf bpf = { 0 };
+	int r = cc_seccomp_available(err);
+	if (r == 0) {
+		if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM, &bpf, err) < 0)
+			return -1;
+		r = cc_seccomp_install(&bpf, err);
+		cc_bpf_free(&bpf);
+	}
 	if (r < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
 		    missing(mode, rep, "seccomp", err) < 0)
@@ -195,7 +200,7 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 	/* Step 7: try to get out. Any success refuses the start, in auto
 	 * mode too: what applied must at least stop these. */
 	char breached[160];
-	if (cc_probes_run(cc_worker_ppid, breached, sizeof(breached)) > 0)
+	if (cc_probes_run(cc_worker_ppid, rep->namespaces, breached, sizeof(breached)) > 0)
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
 			       "self-probes got through the sandbox (%s) with layers %s; "
 			       "refusing to start",

@@ -30,6 +30,7 @@ struct cc_confine_report {
 	char missing[256];
 	int landlock_abi;
 	int seccomp_allowed;
+	bool namespaces; /* the worker is in its own namespaces (net included) */
 };
 
 /* Steps 2..7 for the given mode and the engine cc_worker_engine. Fills

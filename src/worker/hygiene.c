@@ -46,11 +46,6 @@ int cc_hygiene(pid_t expected_ppid, cc_error *err)
 	if (setsid() < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "setsid: %s", strerror(errno));
 
-	/* Not dumpable: no core files, no ptrace attach by same-uid processes,
-	 * /proc/self owned by root. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "PR_SET_DUMPABLE: %s", strerror(errno));
-
 	/* If the machine runs short of memory anyway, the kernel's OOM killer
 	 * takes a worker before anything of the host's. Raising one's own score
 	 * needs no privilege. */
@@ -62,6 +57,11 @@ int cc_hygiene(pid_t expected_ppid, cc_error *err)
 		return cc_fail(err, CC_ERR_INTERNAL, "setting oom_score_adj: %s", strerror(e));
 	}
 	close(fd);
+
+	/* Not dumpable: no core files, no ptrace attach by same-uid processes,
+	 * /proc/self owned by root. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "PR_SET_DUMPABLE: %s", strerror(errno));
 
 	/* The supervisor passes an empty environment; make sure of it. Engines
 	 * set the few variables they need themselves. */

@@ -3,18 +3,22 @@
  * bubblewrap takes, see its bubblewrap.c, and user_namespaces(7),
  * pid_namespaces(7), pivot_root(2)).
  *
- * The worker unshares user, mount, pid, net, ipc, uts and cgroup
- * namespaces at once, maps its own uid and gid, and forks: the child is
- * pid 1 of the new pid namespace and goes on to run the engine; the
- * parent stays behind as a monitor that only waits, so the supervisor's
- * pidfd and exit status keep meaning "the worker". When pid 1 dies the
- * kernel kills everything else in the namespace, which is what closes the
- * escape of a guest child that left the process group. */
+ * The worker clones a child into new user, mount, pid, net, ipc, uts and
+ * cgroup namespaces. The child is pid 1 of the new pid namespace and goes
+ * on to run the engine. The parent, still in the host's namespaces, writes
+ * the child's uid and gid maps (a root host maps the guest to nobody, so
+ * the guest never holds host uid 0 and RLIMIT_NPROC binds; another host
+ * user maps its own ids), then stays behind as a monitor that only waits,
+ * so the supervisor's pidfd and exit status keep meaning "the worker".
+ * When pid 1 dies the kernel kills everything else in the namespace, which
+ * is what closes the escape of a guest child that left the process group. */
 #include "namespaces.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -23,6 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -38,6 +43,8 @@
 /* Inside the namespace the guest is an ordinary user (not 0): library
  * code that changes behaviour for root never sees root. */
 #define CC_NS_ID 1000
+/* What a root host maps it to: nobody/nogroup (65534 on Debian). */
+#define CC_NS_HOST_NOBODY 65534
 
 /* Where the new root is assembled before pivot_root: a directory every
  * Linux host has, covered by a tmpfs in our mount namespace only. */
@@ -59,18 +66,43 @@ static int write_file(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-static int map_ids(uid_t uid, gid_t gid, cc_error *err)
+/* The parent writes the child's maps (user_namespaces(7): a process in
+ * the parent namespace may map its own ids, or any ids when it holds
+ * CAP_SETUID/CAP_SETGID there, as root does). */
+static int map_ids(pid_t child, cc_error *err)
 {
-	char line[64];
-	/* setgroups must be denied before an unprivileged gid_map. */
-	if (write_file("/proc/self/setgroups", "deny") < 0)
+	char path[64], line[64];
+	bool root = geteuid() == 0;
+	uid_t uid = root ? CC_NS_HOST_NOBODY : geteuid();
+	gid_t gid = root ? CC_NS_HOST_NOBODY : getegid();
+	/* Without CAP_SETGID, setgroups must be denied before a gid_map; root
+	 * keeps it, so the child can drop the host's supplementary groups. */
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)child);
+	if (!root && write_file(path, "deny") < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "setgroups deny: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)child);
 	snprintf(line, sizeof(line), "%d %u 1", CC_NS_ID, (unsigned)uid);
-	if (write_file("/proc/self/uid_map", line) < 0)
+	if (write_file(path, line) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "uid_map: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)child);
 	snprintf(line, sizeof(line), "%d %u 1", CC_NS_ID, (unsigned)gid);
-	if (write_file("/proc/self/gid_map", line) < 0)
+	if (write_file(path, line) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "gid_map: %s", strerror(errno));
+	return 0;
+}
+
+/* In the child, once mapped: become uid/gid 1000 of the namespace (host
+ * nobody on a root host), without the host's supplementary groups. The
+ * capabilities of the namespace go with the uid change; step 4 makes sure
+ * of it. */
+static int become_guest(cc_error *err)
+{
+	if (setgroups(0, NULL) < 0 && errno != EPERM) /* EPERM: setgroups denied */
+		return cc_fail(err, CC_ERR_INTERNAL, "setgroups: %s", strerror(errno));
+	if (setresgid(CC_NS_ID, CC_NS_ID, CC_NS_ID) < 0 ||
+	    setresuid(CC_NS_ID, CC_NS_ID, CC_NS_ID) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "becoming uid %d: %s", CC_NS_ID,
+			       strerror(errno));
 	return 0;
 }
 
@@ -104,6 +136,11 @@ static __attribute__((noreturn)) void monitor(pid_t child)
 	close(CC_CHANNEL_FD);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGXFSZ, SIG_DFL);
+	/* It needs no privilege to wait and to end itself: none kept. */
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	syscall(SYS_capset, &h, d);
 	monitor_filter();
 	int st;
 	while (syscall(SYS_wait4, child, &st, 0, NULL) < 0)
@@ -210,48 +247,93 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 
 int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 {
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	if (unshare(NS_FLAGS) < 0)
+	/* ready: the child tells the parent it may be mapped; go: the parent
+	 * tells the child the maps are written (EOF means it failed or died). */
+	int ready[2], go[2];
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "pipe: %s", strerror(errno));
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return cc_fail(err, CC_ERR_INTERNAL, "pipe: %s", strerror(errno));
+	}
+	/* Like fork (no new stack): the child continues here. */
+	pid_t child = (pid_t)syscall(SYS_clone, NS_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (child < 0) {
+		int e = errno;
+		close(ready[0]);
+		close(ready[1]);
+		close(go[0]);
+		close(go[1]);
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
-			       "namespaces: unshare(user, mount, pid, net, ipc, uts, cgroup): %s "
+			       "namespaces: clone(user, mount, pid, net, ipc, uts, cgroup): %s "
 			       "(is kernel.unprivileged_userns_clone or "
 			       "user.max_user_namespaces set to 0?)",
-			       strerror(errno));
-	if (map_ids(uid, gid, err) < 0)
-		return -1;
-
-	/* A pipe the monitor never writes: its end closing tells the child
-	 * its parent died before PR_SET_PDEATHSIG took hold. */
-	int alive[2];
-	if (pipe2(alive, O_CLOEXEC) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "pipe: %s", strerror(errno));
-	pid_t child = fork();
-	if (child < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "fork into the pid namespace: %s",
-			       strerror(errno));
+			       strerror(e));
+	}
 	if (child > 0) {
-		close(alive[0]);
+		close(ready[1]);
+		close(go[0]);
+		char c;
+		if (read(ready[0], &c, 1) != 1 || map_ids(child, err) < 0) {
+			if (!err->message)
+				cc_fail(err, CC_ERR_INTERNAL, "the namespace child died early");
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			return -1;
+		}
+		if (write(go[1], "g", 1) != 1) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			return cc_fail(err, CC_ERR_INTERNAL, "namespace handshake: %s",
+				       strerror(errno));
+		}
+		close(ready[0]);
+		/* go[1] stays open for the monitor's life: its closing tells
+		 * the child the monitor is gone. */
 		monitor(child);
 	}
-	close(alive[1]);
+
+	close(ready[0]);
+	close(go[1]);
+	/* Die with the monitor. The handshake below also fails if it is
+	 * already gone (its end of "go" closes). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		_exit(70);
-	struct pollfd p = { .fd = alive[0], .events = POLLIN };
-	if (poll(&p, 1, 0) != 0)
-		_exit(70); /* the monitor is gone: so is the supervisor's hold on us */
-	close(alive[0]);
+	/* A process that is not dumpable has a root-owned /proc/<pid>: an
+	 * unprivileged parent could not write our maps. Dumpable only until
+	 * they are written (no guest code exists yet). */
+	prctl(PR_SET_DUMPABLE, 1);
+	char c;
+	if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+		_exit(70);
+	prctl(PR_SET_DUMPABLE, 0);
+	close(ready[1]);
 
+	/* Files the root assembly creates must belong to a mapped id (a root
+	 * host's uid 0 is not mapped here): switch the filesystem ids now,
+	 * which keeps CAP_SYS_ADMIN for the mounts. */
+	setfsgid(CC_NS_ID);
+	setfsuid(CC_NS_ID);
 	if (build_root(pol, err) < 0)
 		return -1;
 	/* A hostname that says where the guest is. */
 	sethostname("codecage", 8);
+	if (become_guest(err) < 0)
+		return -1;
+	/* A change of uid clears the parent-death signal and resets
+	 * dumpable: set both again, then check the monitor did not die in
+	 * between (its end of "go" would be closed). */
+	struct pollfd p = { .fd = go[0], .events = POLLIN };
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
+	    poll(&p, 1, 0) != 0)
+		_exit(70);
+	close(go[0]);
 
-	/* Processes and threads of this user in this namespace: the worker's
-	 * threads plus the monitor. Set after the fork (the count is per user
-	 * namespace, and the monitor and child are in it). Without
-	 * CAP_SYS_RESOURCE in the initial namespace this binds even when the
-	 * host runs as root. */
+	/* Processes and threads of the guest's uid in this user namespace (the
+	 * count is per namespace, and the monitor is outside it). uid 0 is
+	 * exempt from RLIMIT_NPROC, which is one more reason the guest's host
+	 * uid is never 0. */
 	struct rlimit rl = { nproc, nproc };
 	if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "setrlimit(NPROC): %s", strerror(errno));

@@ -6,14 +6,16 @@
 
 #include "confine.h"
 
-/* Enter new user, mount, pid, net, ipc, uts and cgroup namespaces; map
- * the caller's uid and gid to 1000; fork. The parent becomes a monitor
- * that waits for the child and ends as it ended (never returns). The
- * child, pid 1 of the new pid namespace, builds a read-only root holding
- * only pol's paths (tmpfs, bind mounts, pivot_root; no /proc, no /sys),
- * sets RLIMIT_NPROC to nproc, and returns 0. Returns -1 with err:
- * sandbox_unavailable when the kernel refuses the namespaces (nothing has
- * changed then), internal when a later step fails. */
+/* Clone a child into new user, mount, pid, net, ipc, uts and cgroup
+ * namespaces and map its uid and gid 1000 to the caller's (to nobody,
+ * 65534, when the caller is root). The parent becomes a monitor that waits
+ * for the child and ends as it ended (never returns). The child, pid 1 of
+ * the new pid namespace, builds a read-only root holding only pol's paths
+ * (tmpfs, bind mounts, pivot_root; no /proc, no /sys), becomes uid 1000,
+ * sets RLIMIT_NPROC to nproc (its threads, main included), and returns 0.
+ * Returns -1 with err: sandbox_unavailable when the kernel refuses the
+ * namespaces (nothing has changed then), internal when a later step
+ * fails. */
 int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err);
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "seccomp.h"
+#include "seccomp_policy.h"
 
 struct probe {
 	const char *name;
@@ -83,8 +84,11 @@ static int write_outside_scratch(pid_t ppid)
 }
 
 /* Unconfined, the shell replaces this process and exits 11, which the
- * reporting child reads as a breach. Confined, a successful exec would end
- * the worker before "ready", and the supervisor refuses the start. */
+ * reporting child reads as a breach. Confined, a successful exec ends the
+ * worker before "ready" with CC_PROBE_EXEC_EXIT, which the supervisor
+ * reports as this breach. cc_probes_run tries it last, and only when no
+ * other probe got through, so those are reported first. */
+_Static_assert(CC_PROBE_EXEC_EXIT == 11, "the shell below exits 11");
 static int exec_shell(pid_t ppid)
 {
 	(void)ppid;
@@ -124,6 +128,10 @@ static int connect_tcp(pid_t ppid)
 	return r == 0 || e == ECONNREFUSED;
 }
 
+/* In a network namespace of the worker's own, the abstract unix names are
+ * its own: a refused connection there reached nothing of the host's. */
+static bool private_net;
+
 /* Reaching the abstract unix namespace (where host daemons listen). */
 static int connect_unix(pid_t ppid)
 {
@@ -138,7 +146,7 @@ static int connect_unix(pid_t ppid)
 			(socklen_t)(offsetof(struct sockaddr_un, sun_path) + sizeof(name) - 1));
 	int e = errno;
 	close(s);
-	return r == 0 || e == ECONNREFUSED;
+	return r == 0 || (e == ECONNREFUSED && !private_net);
 }
 
 /* Signal 0 checks permission without delivering anything. */
@@ -189,19 +197,34 @@ size_t cc_probes_count(void)
 	return N_PROBES;
 }
 
-int cc_probes_run(pid_t ppid, char *breached, size_t n)
+/* Run probe i in this process; a breach adds its name to breached. */
+static void run_one(size_t i, pid_t ppid, int *count, char *breached, size_t n)
+{
+	struct probe_call c = { &probes[i], ppid };
+	bool trapped;
+	if (cc_seccomp_probe(call_probe, &c, &trapped) && !trapped) {
+		size_t len = strlen(breached);
+		snprintf(breached + len, n - len, "%s%s", *count ? "," : "", probes[i].name);
+		(*count)++;
+	}
+}
+
+int cc_probes_run(pid_t ppid, bool own_net, char *breached, size_t n)
 {
 	int count = 0;
+	size_t exec = 0;
+	private_net = own_net;
 	breached[0] = 0;
 	for (size_t i = 0; i < N_PROBES; i++) {
-		struct probe_call c = { &probes[i], ppid };
-		bool trapped;
-		if (cc_seccomp_probe(call_probe, &c, &trapped) && !trapped) {
-			size_t len = strlen(breached);
-			snprintf(breached + len, n - len, "%s%s", count ? "," : "", probes[i].name);
-			count++;
-		}
+		if (probes[i].run == exec_shell)
+			exec = i;
+		else
+			run_one(i, ppid, &count, breached, n);
 	}
+	/* exec last, and only if nothing else got through: if it works, the
+	 * worker is gone before it can name the others */
+	if (!count)
+		run_one(exec, ppid, &count, breached, n);
 	return count;
 }
 

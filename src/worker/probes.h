@@ -2,6 +2,7 @@
 #ifndef CC_WORKER_PROBES_H
 #define CC_WORKER_PROBES_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -12,9 +13,11 @@ size_t cc_probes_count(void);
 
 /* Run every probe in this process, after confinement; ppid is the
  * supervisor's pid as the host sees it. Kill-list calls are caught by the
- * SIGSYS handler in probe mode. Returns how many got through and writes
- * their comma-separated names into breached[n]. */
-int cc_probes_run(pid_t ppid, char *breached, size_t n);
+ * SIGSYS handler in probe mode. private_net: the worker is in a network
+ * namespace of its own, whose abstract unix names are its own too.
+ * Returns how many got through and writes their comma-separated names
+ * into breached[n]. */
+int cc_probes_run(pid_t ppid, bool private_net, char *breached, size_t n);
 
 /* Test-only: run each probe in its own forked child and print
  * "<name> breach|blocked" lines to out. Returns the number of breaches,

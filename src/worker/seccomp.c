@@ -209,6 +209,18 @@ void cc_bpf_free(struct cc_bpf *bpf)
 	bpf->prog.filter = NULL;
 }
 
+int cc_seccomp_available(cc_error *err)
+{
+	/* A NULL program: EFAULT from a kernel with filters; ENOSYS without
+	 * CONFIG_SECCOMP, EINVAL without CONFIG_SECCOMP_FILTER. */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) < 0 && errno == EFAULT)
+		return 0;
+	return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+		       "seccomp filters are not available (%s); a kernel built with "
+		       "CONFIG_SECCOMP_FILTER has them",
+		       strerror(errno));
+}
+
 int cc_seccomp_install(const struct cc_bpf *bpf, cc_error *err)
 {
 	/* The handler first: the kill-list traps must find it. SIGSYS is

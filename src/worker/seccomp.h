@@ -23,6 +23,11 @@ int cc_seccomp_compile(unsigned engine, int deny_errno, struct cc_bpf *bpf, cc_e
 
 void cc_bpf_free(struct cc_bpf *bpf);
 
+/* Whether the kernel takes seccomp filters at all. Asked before compiling:
+ * libseccomp refuses SCMP_ACT_KILL_PROCESS when it cannot find seccomp(2).
+ * Returns 0, or -1 with err (sandbox_unavailable). */
+int cc_seccomp_available(cc_error *err);
+
 /* Install the SIGSYS handler for the kill-list, then the filter, on the
  * calling thread (the worker is single-threaded here). Needs no_new_privs
  * or CAP_SYS_ADMIN. Returns 0, or -1 with err (sandbox_unavailable when
