@@ -37,6 +37,19 @@ static void append(char *buf, size_t cap, const char *name)
 	snprintf(buf + n, cap - n, "%s%s", n ? "," : "", name);
 }
 
+/* Later layers that a cheap question to the kernel already shows missing,
+ * so a refusal names them all at once rather than one per attempt. */
+static void also_missing(const char *layer, char *buf, size_t n)
+{
+	cc_error e = { 0 };
+	buf[0] = 0;
+	if (strcmp(layer, "landlock") && strcmp(layer, "seccomp") && cc_landlock_abi() <= 0)
+		append(buf, n, "landlock");
+	if (strcmp(layer, "seccomp") && cc_seccomp_available(&e) < 0)
+		append(buf, n, "seccomp");
+	cc_error_clear(&e);
+}
+
 /* A layer the kernel did not give us: in require mode that ends the start
  * with a message naming it; in auto mode it is reported and we go on. */
 static int missing(cc_sandbox_mode mode, struct cc_confine_report *rep, const char *layer,
@@ -45,11 +58,12 @@ static int missing(cc_sandbox_mode mode, struct cc_confine_report *rep, const ch
 	append(rep->missing, sizeof(rep->missing), layer);
 	if (mode == CC_SANDBOX_REQUIRE) {
 		const char *why = err->message ? err->message : "not available";
-		char *msg = NULL;
+		char *msg = NULL, also[64];
+		also_missing(layer, also, sizeof(also));
 		if (asprintf(&msg,
-			     "sandbox mode 'require': layer '%s' could not be applied (%s); "
+			     "sandbox mode 'require': layer '%s' could not be applied (%s)%s%s; "
 			     "fix the host, or use sandbox mode 'auto' to run without it",
-			     layer, why) < 0)
+			     layer, why, *also ? "; also unavailable: " : "", also) < 0)
 			msg = NULL;
 		cc_error_clear(err);
 		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "%s", msg ? msg : layer);

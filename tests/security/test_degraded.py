@@ -350,6 +350,12 @@ def test_require_refuses(deny, lang):
     assert FEATURES[feature][1] in msg, msg  # the kernel's answer
     assert "fix the host, or use sandbox mode 'auto'" in msg, msg
     assert r.json["value"] is None and r.json["sandbox"]["mode"] == "require", r
+    # later layers the kernel visibly lacks are named in the same refusal
+    later = [m for m in missing_layers(deny)[1:] if m in ("landlock", "seccomp")]
+    if later:
+        assert "also unavailable: " + ",".join(later) in msg, msg
+    else:
+        assert "also unavailable" not in msg, msg
 
 
 # ---- auto: run with what exists and say exactly that, or refuse by probe ----
