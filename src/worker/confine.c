@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,6 +28,10 @@
 #include "seccomp.h"
 #include "seccomp_policy.h"
 #include "worker_internal.h"
+
+/* Pending signals and POSIX timers a worker may hold (the engine's stop
+ * timer is one). */
+#define CC_MAX_SIGPENDING 64
 
 /* Without a user namespace, a worker started by root becomes nobody. */
 #define CC_NOBODY 65534
@@ -143,6 +148,14 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 		append(rep->applied, sizeof(rep->applied), "namespaces");
 		rep->namespaces = true;
 	}
+	/* Queued signals and POSIX timers (each preallocates one) count
+	 * against the user that created the namespace as well, across the
+	 * host: without a cap of its own, one guest could use up that quota
+	 * for every other worker. Set after the clone, so the namespace's
+	 * recorded maximum stays the host's. */
+	struct rlimit sigq = { CC_MAX_SIGPENDING, CC_MAX_SIGPENDING };
+	if (setrlimit(RLIMIT_SIGPENDING, &sigq) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "setrlimit(SIGPENDING): %s", strerror(errno));
 	if (drop_privileges(in_ns, err) < 0)
 		return -1;
 	append(rep->applied, sizeof(rep->applied), "capabilities,no_new_privs");

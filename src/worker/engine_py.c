@@ -210,8 +210,10 @@ static void mem_install(void)
  * call from a signal handler.
  * Limits, on purpose: C code that never checks signals (sum(range(10**12)))
  * and a guest that catches every BaseException are not stopped here; the
- * supervisor's SIGKILL after the grace period is the real limit. SA_RESTART
- * keeps the worker core's own socket I/O from seeing EINTR. */
+ * supervisor's SIGKILL after the grace period is the real limit. No
+ * SA_RESTART: a wait without a timeout (threading.Event().wait(), a lock)
+ * must return EINTR so CPython runs the handler; the worker core's own I/O
+ * retries on EINTR. */
 static timer_t stop_timer;
 
 static void on_stop_signal(int sig)
@@ -253,7 +255,7 @@ static int stop_timer_init(cc_error *err)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = 0;
 	sigfillset(&sa.sa_mask);
 	if (sigaction(SIGRTMIN, &sa, NULL) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "starting CPython: sigaction: %s",

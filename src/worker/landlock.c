@@ -140,6 +140,12 @@ int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error
 	for (size_t i = 0; i < pol->n_read_only; i++)
 		if (add_path(rs, pol->read_only[i], false, attr.handled_access_fs, err) < 0)
 			goto fail;
+	/* Devices: read; /dev/null also takes writes. No ioctl (IOCTL_DEV is
+	 * handled and never granted). */
+	for (size_t i = 0; i < pol->n_devices; i++)
+		if (add_path(rs, pol->devices[i], !strcmp(pol->devices[i], "/dev/null"),
+			     attr.handled_access_fs, err) < 0)
+			goto fail;
 	if (pol->scratch && add_path(rs, pol->scratch, true, attr.handled_access_fs, err) < 0)
 		goto fail;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||

@@ -137,6 +137,18 @@ def test_deadlines(lang, code):
     assert r.json["duration_ms"] < 1000 + 500 + 1500  # deadline + grace + slack
 
 
+@pytest.mark.parametrize("code", [
+    "import threading\nthreading.Event().wait()",          # futex wait, no timeout
+    "import threading\nl = threading.Lock(); l.acquire(); l.acquire()",
+])
+def test_wait_without_timeout_stops_cleanly(code):
+    """Regression: the stop signal was installed with SA_RESTART, so a wait
+    with no timeout restarted forever and the worker had to be killed."""
+    r = ev("python", code, "--timeout", "1")
+    assert (r.rc, r.kind) == (3, "timeout"), r
+    assert "killed" not in r.json["error"]["message"], r
+
+
 def test_memory_bombs(lang):
     code = "x = bytearray(10**10)" if lang == "python" else "new Array(2 ** 32 - 1).fill(0)"
     r = ev(lang, code, "--memory", "64", "--timeout", "30")
