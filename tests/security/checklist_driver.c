@@ -16,100 +16,12 @@
 #include <string.h>
 
 #include "codecage.h"
+#include "json_out.h"
 
-static void json_string(const char *s, size_t n)
+static void put_str(struct cc_buf *b, const char *key, const char *s, size_t n)
 {
-	putchar('"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (c < 0x20 || c == 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void json_cstring(const char *s)
-{
-	json_string(s ? s : "", s ? strlen(s) : 0);
-}
-
-static void base64(const unsigned char *p, size_t n)
-{
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		printf("%c%c%c%c", tab[v >> 18 & 63], tab[v >> 12 & 63],
-		       i + 1 < n ? tab[v >> 6 & 63] : '=', i + 2 < n ? tab[v & 63] : '=');
-	}
-}
-
-/* The CLI's conventions: JSON where JSON can say it, tagged objects for
- * the rest ({"$float": "NaN"}, {"$bigint": ...}, {"$bytes": <base64>},
- * {"$date": <seconds>}). */
-static void json_value(const cc_value *v)
-{
-	switch (cc_value_type_of(v)) {
-	case CC_VALUE_NULL:
-		fputs("null", stdout);
-		break;
-	case CC_VALUE_BOOL:
-		fputs(v->u.b ? "true" : "false", stdout);
-		break;
-	case CC_VALUE_INT:
-		printf("%lld", (long long)v->u.i);
-		break;
-	case CC_VALUE_FLOAT:
-		if (v->u.f == v->u.f && v->u.f - v->u.f == 0)
-			printf("%.17g", v->u.f);
-		else
-			printf("{\"$float\": \"%s\"}", v->u.f != v->u.f ? "NaN"
-						       : v->u.f > 0	? "Infinity"
-									: "-Infinity");
-		break;
-	case CC_VALUE_BIGINT:
-		printf("{\"$bigint\": \"%s\"}", v->u.str.ptr);
-		break;
-	case CC_VALUE_STRING:
-		json_string(v->u.str.ptr, v->u.str.len);
-		break;
-	case CC_VALUE_BYTES:
-		fputs("{\"$bytes\": \"", stdout);
-		base64((const unsigned char *)v->u.str.ptr, v->u.str.len);
-		fputs("\"}", stdout);
-		break;
-	case CC_VALUE_TIMESTAMP:
-		printf("{\"$date\": \"%lld.%09u\"}", (long long)v->u.ts.sec, v->u.ts.nsec);
-		break;
-	case CC_VALUE_ARRAY:
-		putchar('[');
-		for (size_t i = 0; i < v->u.array.len; i++) {
-			fputs(i ? ", " : "", stdout);
-			json_value(v->u.array.items[i]);
-		}
-		putchar(']');
-		break;
-	case CC_VALUE_MAP:
-		putchar('{');
-		for (size_t i = 0; i < v->u.map.len; i++) {
-			fputs(i ? ", " : "", stdout);
-			json_string(v->u.map.keys[i], v->u.map.key_lens[i]);
-			fputs(": ", stdout);
-			json_value(v->u.map.vals[i]);
-		}
-		putchar('}');
-		break;
-	}
+	cc_buf_printf(b, ", \"%s\": ", key);
+	cc_json_string(b, s ? s : "", s ? n : 0);
 }
 
 int main(int argc, char **argv)
@@ -130,19 +42,22 @@ int main(int argc, char **argv)
 	const char *out = r ? cc_result_stdout(r, &out_len) : "";
 	const char *serr = r ? cc_result_stderr(r, &err_len) : "";
 
-	fputs("{\"kind\": ", stdout);
-	json_cstring(kind == CC_OK ? "ok" : cc_error_kind_name(kind));
-	fputs(", \"type\": ", stdout);
-	json_cstring(r ? cc_result_error_type(r) : "");
-	fputs(", \"message\": ", stdout);
-	json_cstring(r ? cc_result_error_message(r) : err.message);
-	fputs(", \"value\": ", stdout);
-	json_value(r ? cc_result_value(r) : NULL);
-	fputs(", \"stdout\": ", stdout);
-	json_string(out, out_len);
-	fputs(", \"stderr\": ", stdout);
-	json_string(serr, err_len);
-	printf(", \"exit\": %d}\n", cc_error_kind_exit_code(kind));
+	/* The CLI's own JSON rendering (src/cli/json_out.c). */
+	struct cc_buf b = { 0 };
+	const char *kname = kind == CC_OK ? "ok" : cc_error_kind_name(kind);
+	cc_buf_puts(&b, "{\"kind\": ");
+	cc_json_string(&b, kname, strlen(kname));
+	const char *type = r ? cc_result_error_type(r) : "";
+	const char *msg = r ? cc_result_error_message(r) : err.message;
+	put_str(&b, "type", type, type ? strlen(type) : 0);
+	put_str(&b, "message", msg, msg ? strlen(msg) : 0);
+	cc_buf_puts(&b, ", \"value\": ");
+	cc_json_value(&b, r ? cc_result_value(r) : NULL);
+	put_str(&b, "stdout", out, out_len);
+	put_str(&b, "stderr", serr, err_len);
+	cc_buf_printf(&b, ", \"exit\": %d}\n", cc_error_kind_exit_code(kind));
+	fwrite(b.data, 1, b.len, stdout);
+	cc_buf_free(&b);
 
 	cc_result_free(r);
 	cc_runtime_close(rt);
