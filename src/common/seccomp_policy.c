@@ -14,8 +14,9 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	/* the channel and guest-visible I/O */
 	{ "read", BOTH, CC_SC_ALLOW, "frames from the channel; Python reads module files" },
 	{ "write", BOTH, CC_SC_ALLOW, "frames to the channel; Python writes scratch files" },
-	{ "recvfrom", BOTH, CC_SC_ALLOW, "recv(MSG_PEEK|MSG_DONTWAIT) polls the channel" },
-	{ "sendto", BOTH, CC_SC_ARGS, "send() of frames on the channel: never to an address" },
+	{ "recvfrom", BOTH, CC_SC_ARGS,
+	  "recv(MSG_PEEK|MSG_DONTWAIT) polls the channel; no MSG_OOB" },
+	{ "sendto", BOTH, CC_SC_ARGS, "send() of frames: never to an address, no MSG_OOB" },
 	{ "poll", BOTH, CC_SC_ALLOW, "waiting for the next frame" },
 	/* memory */
 	{ "mmap", BOTH, CC_SC_ALLOW, "allocator; Python maps extension modules" },
@@ -25,7 +26,7 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "madvise", BOTH, CC_SC_ALLOW, "allocator returns memory" },
 	{ "brk", BOTH, CC_SC_ALLOW, "allocator heap" },
 	/* process and threads */
-	{ "futex", BOTH, CC_SC_ALLOW, "libc locks; Python threads and the GIL" },
+	{ "futex", BOTH, CC_SC_ARGS, "libc locks, Python threads and the GIL: no PI operations" },
 	{ "exit", BOTH, CC_SC_ALLOW, "a thread ends" },
 	{ "exit_group", BOTH, CC_SC_ALLOW, "the worker ends" },
 	{ "rt_sigreturn", BOTH, CC_SC_ALLOW, "return from a signal handler" },
@@ -46,7 +47,6 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "clock_nanosleep", PY, CC_SC_ALLOW, "time.sleep, asyncio.sleep" },
 	{ "prlimit64", PY, CC_SC_ARGS, "resource.getrlimit: read only, own process" },
 	{ "uname", PY, CC_SC_ALLOW, "platform, sysconfig" },
-	{ "sysinfo", PY, CC_SC_ALLOW, "glibc's sysconf for memory sizes (numpy)" },
 	/* files: the mount namespace and Landlock decide which */
 	{ "openat", PY, CC_SC_ALLOW, "imports; files in the read-only tree and scratch" },
 	{ "close", PY, CC_SC_ALLOW, "files" },
@@ -58,7 +58,7 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "readlink", PY, CC_SC_ALLOW, "os.path.realpath" },
 	{ "getcwd", PY, CC_SC_ALLOW, "os.getcwd, import of the current directory" },
 	{ "access", PY, CC_SC_ALLOW, "os.access, shutil.which" },
-	{ "fcntl", PY, CC_SC_ALLOW, "close-on-exec and non-blocking flags" },
+	{ "fcntl", PY, CC_SC_ARGS, "fd and status flags, F_DUPFD_CLOEXEC: no locks, no F_SETOWN" },
 	{ "ioctl", PY, CC_SC_ARGS, "isatty (TCGETS) and FIONBIO only: never TIOCSTI" },
 	{ "dup", PY, CC_SC_ALLOW, "os.dup, io" },
 	{ "ftruncate", PY, CC_SC_ALLOW, "scratch files" },
@@ -71,7 +71,7 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "epoll_ctl", PY, CC_SC_ALLOW, "asyncio's selector" },
 	{ "epoll_wait", PY, CC_SC_ALLOW, "asyncio's selector" },
 	{ "epoll_pwait", PY, CC_SC_ALLOW, "asyncio's selector (newer glibc)" },
-	{ "socketpair", PY, CC_SC_ARGS, "asyncio's self-pipe: AF_UNIX only, no other sockets" },
+	{ "socketpair", PY, CC_SC_ARGS, "asyncio's self-pipe: AF_UNIX SOCK_STREAM only" },
 };
 const size_t cc_sc_allow_len = sizeof(cc_sc_allow) / sizeof(cc_sc_allow[0]);
 

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <setjmp.h>
@@ -94,10 +95,38 @@ static int add_checked(scmp_filter_ctx ctx, const char *name, int nr)
 		int r = seccomp_rule_add(ctx, A, nr, 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));
 		return r ? r : seccomp_rule_add(ctx, A, nr, 1, SCMP_A1(SCMP_CMP_EQ, FIONBIO));
 	}
-	if (!strcmp(name, "sendto")) /* send(): no destination address */
-		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A4(SCMP_CMP_EQ, 0));
-	if (!strcmp(name, "socketpair"))
-		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	if (!strcmp(name, "sendto")) /* send(): no destination address, no OOB */
+		return seccomp_rule_add(ctx, A, nr, 2, SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_OOB, 0),
+					SCMP_A4(SCMP_CMP_EQ, 0));
+	if (!strcmp(name, "recvfrom")) /* MSG_OOB: the primitive of CVE-2025-38236 */
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_OOB, 0));
+	if (!strcmp(name, "socketpair")) /* AF_UNIX, SOCK_STREAM (+ NONBLOCK/CLOEXEC) */
+		return seccomp_rule_add(ctx, A, nr, 2, SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
+					SCMP_A1(SCMP_CMP_MASKED_EQ,
+						~(uint64_t)(SOCK_NONBLOCK | SOCK_CLOEXEC),
+						SOCK_STREAM));
+	if (!strcmp(name, "futex")) {
+		/* The operations glibc's locks, condition variables and
+		 * semaphores use; the private and clock flags may be set. Not
+		 * the priority-inheritance ones, nor anything newer. */
+		static const int ops[] = { FUTEX_WAIT,	      FUTEX_WAKE,    FUTEX_REQUEUE,
+					   FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_WAIT_BITSET,
+					   FUTEX_WAKE_BITSET };
+		const uint64_t mask = ~(uint64_t)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+		int r = 0;
+		for (size_t i = 0; !r && i < sizeof(ops) / sizeof(ops[0]); i++)
+			r = seccomp_rule_add(ctx, A, nr, 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, mask, (uint64_t)ops[i]));
+		return r;
+	}
+	if (!strcmp(name, "fcntl")) {
+		static const int cmds[] = { F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC };
+		int r = 0;
+		for (size_t i = 0; !r && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			r = seccomp_rule_add(ctx, A, nr, 1,
+					     SCMP_A1(SCMP_CMP_EQ, (uint64_t)cmds[i]));
+		return r;
+	}
 	if (!strcmp(name, "prlimit64"))
 		return seccomp_rule_add(ctx, A, nr, 2, SCMP_A0(SCMP_CMP_EQ, 0),
 					SCMP_A2(SCMP_CMP_EQ, 0));
