@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -267,6 +268,26 @@ bool cc_child_try_reap(struct cc_child *c)
 	return c->reaped;
 }
 
+void cc_child_signal_kill(struct cc_child *c)
+{
+	if (c->pidfd >= 0 && !c->reaped)
+		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+}
+
+/* The worker's namespace child outlives the monitor we just reaped by a
+ * moment and is handed to the nearest subreaper. When that is this process
+ * (a host that is pid 1 in a container, or set PR_SET_CHILD_SUBREAPER),
+ * reap it here: it is in the worker's process group, already SIGKILLed.
+ * Otherwise init reaps it and there is nothing to wait for. */
+static void reap_orphans(pid_t pgid)
+{
+	int sub = 0;
+	if (getpid() != 1 && (prctl(PR_GET_CHILD_SUBREAPER, &sub) < 0 || !sub))
+		return;
+	while (waitpid(-pgid, NULL, __WALL) > 0)
+		;
+}
+
 void cc_child_kill(struct cc_child *c)
 {
 	if (c->sock >= 0) {
@@ -283,6 +304,7 @@ void cc_child_kill(struct cc_child *c)
 		 * issue) and seccomp's fork ban close that. */
 		kill(-c->pid, SIGKILL);
 		reap(c, 0);
+		reap_orphans(c->pid);
 	}
 	if (c->pidfd >= 0) {
 		close(c->pidfd);

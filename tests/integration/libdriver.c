@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,54 @@ static void many(cc_language lang, int n)
 	CHECK(fds1 == fds0, "open fds before %d, after %d", fds0, fds1);
 	CHECK(children() == 0, "no child process left (%ld)", children());
 	CHECK(rss1 - rss0 < 4096, "RSS grew by %ld KiB (limit 4096)", rss1 - rss0);
+}
+
+/* Children of every thread of this process (orphans are handed to any
+ * thread of a subreaper). */
+static long all_children(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	long n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[300], buf[4096];
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t k = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[k] = 0;
+		for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A host that is a subreaper (pid 1 of a container, or by prctl) gets the
+ * workers' namespace children when their monitors die: closed runtimes
+ * must not leave them behind as zombies (regression: they did). */
+static void subreaper(cc_language lang, int n)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	for (int i = 0; i < n; i++) {
+		cc_runtime *rt = start(lang);
+		cc_result *r = cc_runtime_eval(rt, "1", 1, 0);
+		cc_result_free(r);
+		cc_runtime_close(rt);
+	}
+	cc_runtime *rt = start(lang); /* and one ended by its deadline */
+	cc_result *r =
+		cc_runtime_eval(rt, lang == CC_LANG_PYTHON ? "while True: pass" : "while (true) {}",
+				lang == CC_LANG_PYTHON ? 16 : 15, 0.2);
+	cc_result_free(r);
+	cc_runtime_close(rt);
+	CHECK(all_children() == 0, "no zombie or live child after %d runtimes (%ld)", n + 1,
+	      all_children());
 }
 
 /* A dead runtime answers worker_crashed at once; a new one works. */
@@ -385,6 +434,8 @@ int main(int argc, char **argv)
 		roundtrip(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "state"))
 		state(lang_of(argv[2]));
+	else if (argc >= 4 && !strcmp(argv[1], "subreaper"))
+		subreaper(lang_of(argv[2]), atoi(argv[3]));
 	else if (argc >= 4 && !strcmp(argv[1], "many"))
 		many(lang_of(argv[2]), atoi(argv[3]));
 	else if (argc >= 4 && !strcmp(argv[1], "fake")) {

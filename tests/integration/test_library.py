@@ -47,6 +47,12 @@ def test_500_runtimes_no_leak(lang):
     drive("many", lang, "500", timeout=600)
 
 
+def test_subreaper_host_collects_no_zombies(lang):
+    """Regression (red team): a host that is a subreaper got every closed
+    runtime's namespace child as a zombie."""
+    drive("subreaper", lang, "5")
+
+
 # Lying workers (tests/integration/fake_worker.py): the supervisor ends them
 # with protocol_violation or a timeout, never trusts what they claim, and
 # leaves no process behind.
