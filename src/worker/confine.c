@@ -8,6 +8,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <linux/seccomp.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
@@ -23,6 +26,7 @@
 #include "error.h"
 #include "hygiene.h"
 #include "landlock.h"
+#include "monitor.h"
 #include "namespaces.h"
 #include "probes.h"
 #include "seccomp.h"
@@ -162,6 +166,66 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 	return in_ns;
 }
 
+/* The exec self-probe for a worker without a monitor, whose kill-list
+ * kills outright: a child installs the same filter f (or none, when
+ * seccomp is missing) and tries; the worker survives to report. Returns 1
+ * when exec got through. */
+static int exec_probe_in_child(const struct cc_bpf *f)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		cc_error e = { 0 };
+		if (f && cc_seccomp_install(f, false, &e) < 0)
+			_exit(10);
+		cc_probe_exec(cc_worker_ppid);
+		_exit(10);
+	}
+	int st = 0;
+	if (c < 0 || waitpid(c, &st, 0) < 0)
+		return 0; /* no process to try with: nor has the guest */
+	return WIFEXITED(st) && WEXITSTATUS(st) == CC_PROBE_EXEC_EXIT;
+}
+
+/* Step 6. With a monitor: the notify filter first, its listener handed
+ * to the monitor, then the main filter (seccomp.c explains the pair).
+ * Without: the main filter alone, killing outright, after the exec probe
+ * (*exec_breach) tried it in a child. The monitor is always told, listener
+ * or not, so it stops waiting. Returns 0, or -1 with err
+ * (sandbox_unavailable when the kernel has no seccomp filters). */
+static int install_seccomp(bool monitor, int *allowed, int *exec_breach, cc_error *err)
+{
+	struct cc_bpf main_f = { 0 }, notify_f = { 0 };
+	int r = cc_seccomp_available(err);
+	if (r == 0 && monitor) {
+		r = cc_seccomp_compile(CC_SC_NOTIFY_ONLY, EPERM, CC_KILL_BY_MONITOR, &notify_f,
+				       err);
+		int listener = r < 0 ? -1 : cc_seccomp_install(&notify_f, true, err);
+		cc_bpf_free(&notify_f);
+		if (listener < 0) {
+			cc_monitor_give_listener(-1, err);
+			return -1;
+		}
+		r = cc_monitor_give_listener(listener, err);
+		close(listener);
+	} else if (monitor && cc_monitor_give_listener(-1, err) < 0) {
+		return -1;
+	}
+	if (r < 0) {
+		if (!monitor)
+			*exec_breach = exec_probe_in_child(NULL);
+		return -1;
+	}
+	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM,
+			       monitor ? CC_KILL_BY_MONITOR : CC_KILL_PROCESS, &main_f, err) < 0)
+		return -1;
+	if (!monitor)
+		*exec_breach = exec_probe_in_child(&main_f);
+	r = cc_seccomp_install(&main_f, false, err);
+	*allowed = main_f.allowed;
+	cc_bpf_free(&main_f);
+	return r;
+}
+
 /* Steps 2 to 5. extra_procs: processes beyond the engine's threads the
  * caller will start inside the namespace (the sweep's children). */
 static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
@@ -207,32 +271,30 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 		return 0;
 
 	/* Step 6: seccomp last, so the steps above may use what it forbids. */
-	struct cc_bpf bpf = { 0 };
-	int r = cc_seccomp_available(err);
-	if (r == 0) {
-		if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM, &bpf, err) < 0)
-			return -1;
-		r = cc_seccomp_install(&bpf, err);
-		cc_bpf_free(&bpf);
-	}
+	bool monitor = cc_monitor_present();
+	int allowed = 0, exec_breach = 0;
+	int r = install_seccomp(monitor, &allowed, &exec_breach, err);
 	if (r < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
 		    missing(mode, rep, "seccomp", err) < 0)
 			return -1;
 	} else {
-		rep->seccomp_allowed = bpf.allowed;
+		rep->seccomp_allowed = allowed;
 		append(rep->applied, sizeof(rep->applied), "seccomp");
 	}
 
 	/* Step 7: try to get out. Any success refuses the start, in auto
 	 * mode too: what applied must at least stop these. */
 	char breached[160];
-	if (cc_probes_run(cc_worker_ppid, rep->namespaces, breached, sizeof(breached)) > 0)
+	if (cc_probes_run(cc_worker_ppid, rep->namespaces, monitor, breached, sizeof(breached)) > 0)
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
 			       "self-probes got through the sandbox (%s) with layers %s; "
 			       "refusing to start",
 			       breached, rep->applied);
 	append(rep->applied, sizeof(rep->applied), "self-probes");
+	/* From here a kill-list call kills (the probes' calls were refused). */
+	if (monitor && cc_monitor_arm(err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -244,17 +306,43 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 #define CC_SWEEP_ERRNO 4000
 #define CC_SWEEP_MAX_NR 512
 
-/* One child: install the filter, fire nr with zero arguments, report. */
-static const char *sweep_one(const struct cc_bpf *bpf, int nr, char *detail, size_t n)
+/* The sweep's stand-in for the monitor: take a notification from the
+ * child's listener and kill the child, as the monitor would. Returns 1 if
+ * one came within timeout_ms. */
+static int sweep_notified(int listener, pid_t child, int timeout_ms)
 {
-	int p[2];
+	struct pollfd pf = { .fd = listener, .events = POLLIN };
+	if (listener < 0 || poll(&pf, 1, timeout_ms) != 1 || !(pf.revents & POLLIN))
+		return 0;
+	struct seccomp_notif nt;
+	memset(&nt, 0, sizeof(nt));
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &nt) < 0)
+		return 0;
+	kill(child, SIGKILL);
+	return 1;
+}
+
+/* One child: install the production pair of filters (the notify filter's
+ * listener goes to us, standing in for the monitor), fire nr with zero
+ * arguments, report. */
+static const char *sweep_one(const struct cc_bpf *notify_f, const struct cc_bpf *main_f, int nr,
+			     char *detail, size_t n)
+{
+	int p[2], sv[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return "error";
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return "error";
+	}
 	pid_t c = fork();
 	if (c == 0) {
 		close(p[0]);
+		close(sv[0]);
 		cc_error e = { 0 };
-		if (cc_seccomp_install(bpf, &e) < 0)
+		int l = cc_seccomp_install(notify_f, true, &e);
+		if (l < 0 || cc_send_fd(sv[1], l) < 0 || cc_seccomp_install(main_f, false, &e) < 0)
 			_exit(90);
 		long r = syscall(nr, 0L, 0L, 0L, 0L, 0L, 0L);
 		long out[2] = { r, r < 0 ? errno : 0 };
@@ -263,19 +351,34 @@ static const char *sweep_one(const struct cc_bpf *bpf, int nr, char *detail, siz
 		_exit(0);
 	}
 	close(p[1]);
+	close(sv[1]);
 	if (c < 0) {
 		close(p[0]);
+		close(sv[0]);
 		return "error";
 	}
-	struct pollfd pf = { .fd = p[0], .events = POLLIN };
+	int listener = cc_recv_fd(sv[0]);
+	close(sv[0]);
+	struct pollfd pf[2] = { { p[0], POLLIN, 0 }, { listener, POLLIN, 0 } };
 	long out[2];
-	ssize_t got = poll(&pf, 1, 2000) == 1 ? read(p[0], out, sizeof(out)) : -1;
+	ssize_t got = -1;
+	bool notified = false;
+	if (poll(pf, 2, 2000) > 0) {
+		if (pf[1].revents & POLLIN)
+			notified = sweep_notified(listener, c, 0);
+		else
+			got = read(p[0], out, sizeof(out));
+	}
 	close(p[0]);
-	if (got < 0)
+	if (listener >= 0)
+		close(listener);
+	if (got < 0 && !notified)
 		kill(c, SIGKILL); /* hung: the call ran and blocked */
 	int st = 0;
 	waitpid(c, &st, 0);
 	snprintf(detail, n, "-");
+	if (notified)
+		return "killed";
 	if (got == (ssize_t)sizeof(out)) {
 		snprintf(detail, n, "ret=%ld,errno=%ld", out[0], out[1]);
 		if (out[0] == -1 && out[1] == CC_SWEEP_ERRNO)
@@ -284,8 +387,6 @@ static const char *sweep_one(const struct cc_bpf *bpf, int nr, char *detail, siz
 			return "enosys";
 		return "allowed";
 	}
-	if (WIFEXITED(st) && cc_sc_kill_name(WEXITSTATUS(st)))
-		return "killed";
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
 		return "killed";
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 90)
@@ -300,16 +401,22 @@ int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
 	struct cc_confine_report rep;
 	if (confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 1, &rep, err) < 0)
 		return -1;
-	struct cc_bpf bpf;
-	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, CC_SWEEP_ERRNO, &bpf, err) < 0)
+	if (cc_monitor_present() && cc_monitor_give_listener(-1, err) < 0)
+		return -1;
+	struct cc_bpf notify_f, main_f;
+	if (cc_seccomp_compile(CC_SC_NOTIFY_ONLY, EPERM, CC_KILL_BY_MONITOR, &notify_f, err) < 0)
+		return -1;
+	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, CC_SWEEP_ERRNO, CC_KILL_BY_MONITOR,
+			       &main_f, err) < 0)
 		return -1;
 	printf("layers %s\n", rep.applied);
 	for (int nr = 0; nr < CC_SWEEP_MAX_NR; nr++) {
 		char detail[64];
-		const char *v = sweep_one(&bpf, nr, detail, sizeof(detail));
+		const char *v = sweep_one(&notify_f, &main_f, nr, detail, sizeof(detail));
 		printf("%d %s %s\n", nr, v, detail);
 		fflush(stdout);
 	}
-	cc_bpf_free(&bpf);
+	cc_bpf_free(&notify_f);
+	cc_bpf_free(&main_f);
 	return 0;
 }

@@ -199,7 +199,8 @@ pid_t cc_worker_ppid;
 
 /* Test-only modes, never passed by the supervisor (and unreachable to a
  * guest: exec is on the kill-list):
- *   --export-bpf        the production seccomp filter, raw, on stdout
+ *   --export-bpf        the production main seccomp filter, raw, on stdout
+ *   --export-bpf-notify the notify filter stacked under it (seccomp.c)
  *   --print-policy      "<name> <nr> allow|args|kill|enosys" per line
  *   --probe-unconfined  the self-probes, each in a child, unconfined
  *   --sweep             confine, then fire every system call number from
@@ -207,9 +208,11 @@ pid_t cc_worker_ppid;
 static int test_mode(const char *mode)
 {
 	cc_error err = { 0 };
-	if (!strcmp(mode, "--export-bpf")) {
+	if (!strcmp(mode, "--export-bpf") || !strcmp(mode, "--export-bpf-notify")) {
 		struct cc_bpf bpf;
-		if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM, &bpf, &err) < 0)
+		unsigned which = !strcmp(mode, "--export-bpf") ? cc_worker_engine->seccomp_engine
+							       : CC_SC_NOTIFY_ONLY;
+		if (cc_seccomp_compile(which, EPERM, CC_KILL_BY_MONITOR, &bpf, &err) < 0)
 			return 1;
 		size_t n = bpf.prog.len * sizeof(bpf.prog.filter[0]);
 		size_t ok = fwrite(bpf.prog.filter, 1, n, stdout);

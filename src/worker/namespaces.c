@@ -31,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -39,6 +40,7 @@
 
 #include "error.h"
 #include "hygiene.h"
+#include "monitor.h"
 
 /* Inside the namespace the guest is an ordinary user (not 0): library
  * code that changes behaviour for root never sees root. */
@@ -104,55 +106,6 @@ static int become_guest(cc_error *err)
 		return cc_fail(err, CC_ERR_INTERNAL, "becoming uid %d: %s", CC_NS_ID,
 			       strerror(errno));
 	return 0;
-}
-
-/* ---- the monitor: the original worker process after the fork ---- */
-
-/* A hand-written filter for the monitor: it needs wait4, kill (itself,
- * to end the way its child ended) and exit_group. Anything else, or a
- * foreign architecture, kills it. */
-static void monitor_filter(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_wait4, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_kill, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-}
-
-static __attribute__((noreturn)) void monitor(pid_t child)
-{
-	pid_t self = getpid();
-	/* The guest's channel is the child's; the monitor holds nothing. */
-	close(CC_CHANNEL_FD);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGXFSZ, SIG_DFL);
-	/* It needs no privilege to wait and to end itself: none kept. */
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	memset(d, 0, sizeof(d));
-	syscall(SYS_capset, &h, d);
-	monitor_filter();
-	int st;
-	while (syscall(SYS_wait4, child, &st, 0, NULL) < 0)
-		if (errno != EINTR)
-			syscall(SYS_exit_group, 70);
-	if (WIFSIGNALED(st)) {
-		/* End the same way, so the supervisor's report is the child's. */
-		syscall(SYS_kill, self, WTERMSIG(st));
-		syscall(SYS_exit_group, 128 + WTERMSIG(st));
-	}
-	syscall(SYS_exit_group, WEXITSTATUS(st));
-	__builtin_unreachable();
 }
 
 /* ---- the minimal root ---- */
@@ -248,11 +201,13 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 {
 	/* ready: the child tells the parent it may be mapped; go: the parent
-	 * tells the child the maps are written (EOF means it failed or died). */
-	int ready[2], go[2];
+	 * tells the child the maps are written (EOF means it failed or died);
+	 * mon: the child and the monitor afterwards (monitor.c). */
+	int ready[2], go[2], mon[2];
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "pipe: %s", strerror(errno));
-	if (pipe2(go, O_CLOEXEC) < 0) {
+	if (pipe2(go, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, mon) < 0) {
 		close(ready[0]);
 		close(ready[1]);
 		return cc_fail(err, CC_ERR_INTERNAL, "pipe: %s", strerror(errno));
@@ -265,6 +220,8 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 		close(ready[1]);
 		close(go[0]);
 		close(go[1]);
+		close(mon[0]);
+		close(mon[1]);
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
 			       "namespaces: clone(user, mount, pid, net, ipc, uts, cgroup): %s "
 			       "(is kernel.unprivileged_userns_clone or "
@@ -274,6 +231,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 	if (child > 0) {
 		close(ready[1]);
 		close(go[0]);
+		close(mon[1]);
 		char c;
 		if (read(ready[0], &c, 1) != 1 || map_ids(child, err) < 0) {
 			if (!err->message)
@@ -291,11 +249,13 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 		close(ready[0]);
 		/* go[1] stays open for the monitor's life: its closing tells
 		 * the child the monitor is gone. */
-		monitor(child);
+		cc_monitor_run(child, mon[0]);
 	}
 
 	close(ready[0]);
 	close(go[1]);
+	close(mon[0]);
+	cc_monitor_attach(mon[1]);
 	/* Die with the monitor. The handshake below also fails if it is
 	 * already gone (its end of "go" closes). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)

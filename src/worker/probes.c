@@ -23,7 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "seccomp.h"
 #include "seccomp_policy.h"
 
 struct probe {
@@ -181,17 +180,6 @@ static const struct probe probes[] = {
 };
 #define N_PROBES (sizeof(probes) / sizeof(probes[0]))
 
-struct probe_call {
-	const struct probe *p;
-	pid_t ppid;
-};
-
-static int call_probe(void *arg)
-{
-	struct probe_call *c = arg;
-	return c->p->run(c->ppid);
-}
-
 size_t cc_probes_count(void)
 {
 	return N_PROBES;
@@ -200,16 +188,19 @@ size_t cc_probes_count(void)
 /* Run probe i in this process; a breach adds its name to breached. */
 static void run_one(size_t i, pid_t ppid, int *count, char *breached, size_t n)
 {
-	struct probe_call c = { &probes[i], ppid };
-	bool trapped;
-	if (cc_seccomp_probe(call_probe, &c, &trapped) && !trapped) {
+	if (probes[i].run(ppid)) {
 		size_t len = strlen(breached);
 		snprintf(breached + len, n - len, "%s%s", *count ? "," : "", probes[i].name);
 		(*count)++;
 	}
 }
 
-int cc_probes_run(pid_t ppid, bool own_net, char *breached, size_t n)
+void cc_probe_exec(pid_t ppid)
+{
+	exec_shell(ppid);
+}
+
+int cc_probes_run(pid_t ppid, bool own_net, bool with_exec, char *breached, size_t n)
 {
 	int count = 0;
 	size_t exec = 0;
@@ -223,7 +214,7 @@ int cc_probes_run(pid_t ppid, bool own_net, char *breached, size_t n)
 	}
 	/* exec last, and only if nothing else got through: if it works, the
 	 * worker is gone before it can name the others */
-	if (!count)
+	if (with_exec && !count)
 		run_one(exec, ppid, &count, breached, n);
 	return count;
 }

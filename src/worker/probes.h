@@ -12,12 +12,19 @@
 size_t cc_probes_count(void);
 
 /* Run every probe in this process, after confinement; ppid is the
- * supervisor's pid as the host sees it. Kill-list calls are caught by the
- * SIGSYS handler in probe mode. private_net: the worker is in a network
- * namespace of its own, whose abstract unix names are its own too.
- * Returns how many got through and writes their comma-separated names
- * into breached[n]. */
-int cc_probes_run(pid_t ppid, bool private_net, char *breached, size_t n);
+ * supervisor's pid as the host sees it. private_net: the worker is in a
+ * network namespace of its own, whose abstract unix names are its own too.
+ * with_exec: also try exec (last, and only if nothing else got through;
+ * the monitor answers its kill-list call with EPERM until armed). Returns
+ * how many got through and writes their comma-separated names into
+ * breached[n]. */
+int cc_probes_run(pid_t ppid, bool private_net, bool with_exec, char *breached, size_t n);
+
+/* The exec probe alone, for a worker without a monitor, in a child that
+ * installed the worker's filter (its kill-list would end the worker).
+ * Returns only if exec failed; if it worked, the process became a shell
+ * that exits CC_PROBE_EXEC_EXIT. */
+void cc_probe_exec(pid_t ppid);
 
 /* Test-only: run each probe in its own forked child and print
  * "<name> breach|blocked" lines to out. Returns the number of breaches,

@@ -1,14 +1,26 @@
 /* Step 6 of DESIGN.md section 3: the seccomp-bpf allow-list, compiled
  * with libseccomp from the tables in src/common/seccomp_policy.c.
  *
- * Actions, in the order the filter decides them:
+ * Two filters when the worker has a monitor (namespaces applied):
+ *   - the notify filter, installed first with a listener the monitor
+ *     holds: kill-list calls go to the monitor (SECCOMP_RET_USER_NOTIF),
+ *     which kills the worker and exits with a status naming the call.
+ *     Nothing in the worker can intercept that: the decision is the
+ *     monitor's, outside the guest's pid namespace and address space;
+ *     everything else is allowed by this filter;
+ *   - the main filter, below. Its kill-list action is SECCOMP_RET_TRACE,
+ *     which the notify filter's USER_NOTIF outranks (the kernel takes the
+ *     highest-precedence action of all filters), and which alone answers
+ *     ENOSYS (no tracer can attach: ptrace is on the kill-list).
+ * Without a monitor there is only the main filter, whose kill-list action
+ * is then SECCOMP_RET_KILL_PROCESS (the report says SIGSYS, without the
+ * call's name).
+ *
+ * The main filter's actions, in the order it decides them:
  *   - a foreign architecture or an x32 number: kill the process (libseccomp
  *     checks the audit arch, and on x86_64 sends numbers with the x32 bit
  *     to the bad-arch action);
- *   - kill-list: SECCOMP_RET_TRAP, so a SIGSYS handler can name the call
- *     in the exit status (CC_SC_KILL_EXIT_BASE + index). The call never
- *     runs either way: if guest code breaks the handler, the kernel's
- *     default for SIGSYS still ends the process;
+ *   - the kill-list: as above;
  *   - clone3: ENOSYS, so glibc falls back to clone, whose flags are checked;
  *   - allow-list: allowed, some only when their argument check passes;
  *   - everything else: EPERM. */
@@ -19,7 +31,6 @@
 #include <linux/futex.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,45 +45,6 @@
 
 #include "error.h"
 #include "seccomp_policy.h"
-
-/* ---- the SIGSYS handler: name the killed call, or (self-probes) return ---- */
-
-static volatile sig_atomic_t probe_mode;
-static sigjmp_buf probe_jump;
-
-/* The kill-list's numbers, resolved before the filter goes in so the
- * handler only compares integers. */
-static int kill_nr[256 - CC_SC_KILL_EXIT_BASE];
-
-static void on_sigsys(int sig, siginfo_t *si, void *ctx)
-{
-	(void)sig;
-	(void)ctx;
-	if (probe_mode)
-		siglongjmp(probe_jump, 1);
-	int code = 128 + SIGSYS;
-	for (size_t i = 0; i < cc_sc_kill_len; i++)
-		if (kill_nr[i] == si->si_syscall) {
-			code = CC_SC_KILL_EXIT_BASE + (int)i;
-			break;
-		}
-	syscall(SYS_exit_group, code);
-	__builtin_unreachable();
-}
-
-int cc_seccomp_probe(int (*fn)(void *), void *arg, bool *trapped)
-{
-	*trapped = false;
-	probe_mode = 1;
-	if (sigsetjmp(probe_jump, 1)) {
-		probe_mode = 0;
-		*trapped = true;
-		return 0;
-	}
-	int r = fn(arg);
-	probe_mode = 0;
-	return r;
-}
 
 /* ---- argument checks for the CC_SC_ARGS rules ---- */
 
@@ -143,9 +115,11 @@ static int add_checked(scmp_filter_ctx ctx, const char *name, int nr)
 	return -EINVAL; /* an ARGS rule without a check: refuse to build */
 }
 
-static int build(unsigned engine, uint32_t deny_action, scmp_filter_ctx *out, int *allowed,
-		 cc_error *err)
+static int build(unsigned engine, uint32_t deny_action, enum cc_kill_how kill, scmp_filter_ctx *out,
+		 int *allowed, cc_error *err)
 {
+	if (engine == CC_SC_NOTIFY_ONLY)
+		deny_action = SCMP_ACT_ALLOW;
 	scmp_filter_ctx ctx = seccomp_init(deny_action);
 	if (!ctx)
 		return cc_fail(err, CC_ERR_INTERNAL, "seccomp_init failed");
@@ -158,7 +132,7 @@ static int build(unsigned engine, uint32_t deny_action, scmp_filter_ctx *out, in
 		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	}
 	*allowed = 0;
-	for (size_t i = 0; !r && i < cc_sc_allow_len; i++) {
+	for (size_t i = 0; !r && engine != CC_SC_NOTIFY_ONLY && i < cc_sc_allow_len; i++) {
 		const struct cc_sc_rule *ru = &cc_sc_allow[i];
 		if (!(ru->engines & engine))
 			continue;
@@ -175,9 +149,12 @@ static int build(unsigned engine, uint32_t deny_action, scmp_filter_ctx *out, in
 	for (size_t i = 0; !r && i < cc_sc_kill_len; i++) {
 		what = cc_sc_kill[i];
 		int nr = seccomp_syscall_resolve_name(cc_sc_kill[i]);
-		r = nr == __NR_SCMP_ERROR ? -ENOENT : seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
+		uint32_t act = engine == CC_SC_NOTIFY_ONLY  ? SCMP_ACT_NOTIFY
+			       : kill == CC_KILL_BY_MONITOR ? SCMP_ACT_TRACE((uint16_t)i)
+							    : SCMP_ACT_KILL_PROCESS;
+		r = nr == __NR_SCMP_ERROR ? -ENOENT : seccomp_rule_add(ctx, act, nr, 0);
 	}
-	if (!r) {
+	if (!r && engine != CC_SC_NOTIFY_ONLY) {
 		what = "clone3";
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	}
@@ -190,11 +167,12 @@ static int build(unsigned engine, uint32_t deny_action, scmp_filter_ctx *out, in
 	return 0;
 }
 
-int cc_seccomp_compile(unsigned engine, int deny_errno, struct cc_bpf *bpf, cc_error *err)
+int cc_seccomp_compile(unsigned engine, int deny_errno, enum cc_kill_how kill, struct cc_bpf *bpf,
+		       cc_error *err)
 {
 	scmp_filter_ctx ctx = NULL;
 	memset(bpf, 0, sizeof(*bpf));
-	if (build(engine, SCMP_ACT_ERRNO(deny_errno), &ctx, &bpf->allowed, err) < 0)
+	if (build(engine, SCMP_ACT_ERRNO(deny_errno), kill, &ctx, &bpf->allowed, err) < 0)
 		return -1;
 	/* libseccomp 2.5 exports only to a file descriptor: a pipe, sized
 	 * generously (the filters here are a few KiB). */
@@ -250,22 +228,11 @@ int cc_seccomp_available(cc_error *err)
 		       strerror(errno));
 }
 
-int cc_seccomp_install(const struct cc_bpf *bpf, cc_error *err)
+int cc_seccomp_install(const struct cc_bpf *bpf, bool listener, cc_error *err)
 {
-	/* The handler first: the kill-list traps must find it. SIGSYS is
-	 * unblocked; the filter then refuses to let anyone change it. */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigsys;
-	sa.sa_flags = SA_SIGINFO;
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGSYS);
-	if (sigaction(SIGSYS, &sa, NULL) < 0 || sigprocmask(SIG_UNBLOCK, &set, NULL) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "SIGSYS handler: %s", strerror(errno));
-	for (size_t i = 0; i < cc_sc_kill_len; i++)
-		kill_nr[i] = seccomp_syscall_resolve_name(cc_sc_kill[i]);
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &bpf->prog) < 0)
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			 listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &bpf->prog);
+	if (r < 0)
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "seccomp: %s", strerror(errno));
-	return 0;
+	return listener ? (int)r : 0;
 }

@@ -15,11 +15,24 @@ struct cc_bpf {
 	int allowed; /* allow-list entries compiled in (argument-checked count once) */
 };
 
-/* Compile the policy for engine (CC_SC_JS or CC_SC_PY). deny_errno is the
- * errno of the default action: EPERM in production; the assume-breach
- * sweep uses a value no system call returns, to tell a denial from a call
- * that ran and failed. Returns 0, or -1 with err (kind internal). */
-int cc_seccomp_compile(unsigned engine, int deny_errno, struct cc_bpf *bpf, cc_error *err);
+/* What the main filter does with a kill-list call. */
+enum cc_kill_how {
+	CC_KILL_BY_MONITOR, /* SECCOMP_RET_TRACE: the notify filter's USER_NOTIF
+			       outranks it and the monitor kills; alone, ENOSYS */
+	CC_KILL_PROCESS,    /* SECCOMP_RET_KILL_PROCESS: no monitor to name it */
+};
+
+/* The engine value that compiles the notify filter instead: kill-list ->
+ * SECCOMP_RET_USER_NOTIF, foreign architectures killed, all else allowed. */
+#define CC_SC_NOTIFY_ONLY 0x100u
+
+/* Compile the policy for engine (CC_SC_JS, CC_SC_PY or CC_SC_NOTIFY_ONLY).
+ * deny_errno is the errno of the default action: EPERM in production; the
+ * assume-breach sweep uses a value no system call returns, to tell a
+ * denial from a call that ran and failed. Returns 0, or -1 with err (kind
+ * internal). */
+int cc_seccomp_compile(unsigned engine, int deny_errno, enum cc_kill_how kill, struct cc_bpf *bpf,
+		       cc_error *err);
 
 void cc_bpf_free(struct cc_bpf *bpf);
 
@@ -28,14 +41,11 @@ void cc_bpf_free(struct cc_bpf *bpf);
  * Returns 0, or -1 with err (sandbox_unavailable). */
 int cc_seccomp_available(cc_error *err);
 
-/* Install the SIGSYS handler for the kill-list, then the filter, on the
- * calling thread (the worker is single-threaded here). Needs no_new_privs
- * or CAP_SYS_ADMIN. Returns 0, or -1 with err (sandbox_unavailable when
- * the kernel refuses the filter). */
-int cc_seccomp_install(const struct cc_bpf *bpf, cc_error *err);
-
-/* Run fn(arg) with the SIGSYS handler in probe mode: a kill-list call in
- * fn sets *trapped and returns 0 here instead of ending the worker. */
-int cc_seccomp_probe(int (*fn)(void *), void *arg, bool *trapped);
+/* Install the filter on the calling thread (the worker is single-threaded
+ * here). Needs no_new_privs or CAP_SYS_ADMIN. With listener, the kernel
+ * makes a user-notification listener: its fd is returned (the caller
+ * owns it). Returns 0 (or the fd), or -1 with err (sandbox_unavailable
+ * when the kernel refuses the filter). */
+int cc_seccomp_install(const struct cc_bpf *bpf, bool listener, cc_error *err);
 
 #endif

@@ -332,3 +332,24 @@ class Program:
 
     def disassemble(self):
         return "\n".join("%4d: %s" % (pc, self.disassemble_one(pc)) for pc in range(len(self)))
+
+
+def _precedence(ret):
+    """Lower sorts first: the kernel keeps the filter result whose action,
+    read as a signed 32-bit number, is smallest (kernel/seccomp.c,
+    seccomp_run_filters: KILL_PROCESS, KILL_THREAD, TRAP, ERRNO,
+    USER_NOTIF, TRACE, LOG, ALLOW)."""
+    action = ret & SECCOMP_RET_ACTION_FULL
+    return action - (1 << 32) if action & 0x80000000 else action
+
+
+class Stack:
+    """Filters installed one after another on a thread: every one runs on
+    each system call and the highest-precedence result wins."""
+
+    def __init__(self, *programs):
+        self.programs = programs
+
+    def run(self, nr, arch=AUDIT_ARCH_X86_64, args=(), ip=0):
+        rets = [p.run(nr, arch, args, ip) for p in self.programs]
+        return min(rets, key=_precedence)

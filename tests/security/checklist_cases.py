@@ -14,6 +14,7 @@ Expected outcomes:
   killed(call)     worker_crashed: "killed by seccomp for calling <call>", a
                    call on the kill-list of src/common/seccomp_policy.c
   died(signal)     worker_crashed: the worker died of that signal
+  exited(status)   worker_crashed: the worker exited with that status
 
 Most Python cases are written with attempt(), whose value is
 "<ExceptionType> <ERRNO>" (e.g. "PermissionError EPERM") when an OSError stops
@@ -60,6 +61,10 @@ def died(signal):
     return ("died", signal)
 
 
+def exited(status):
+    return ("exited", status)
+
+
 # How an attempt names its failure: the exception type and the errno's name
 # (getaddrinfo's negative codes by their EAI_ name; URLError by its reason).
 _ERRNAME = '''def _errname(e):
@@ -103,6 +108,15 @@ def syscall(name, args=""):
 
 
 # Longer guest programs, named here and used in the table below.
+
+KILL_FROM_THREAD = '''import ctypes, signal, threading
+libc = ctypes.CDLL(None)
+def f():
+    signal.pthread_sigmask(signal.SIG_BLOCK, set(signal.Signals))
+    libc.syscall(101, 16, 1, 0, 0)
+t = threading.Thread(target=f); t.start(); t.join()
+"survived"'''
+
 
 # Every descriptor the guest can see: 0-2 are /dev/null (char 1:3), 3 is the
 # channel to the supervisor; nothing of the host's is inherited.
@@ -292,6 +306,13 @@ CASES = [
     Case("py-kill-parent", PY, attempt("import os; os.kill(os.getppid(), 15)"), value("PermissionError EPERM"), "seccomp"),
     Case("py-tgkill-host", PY, syscall("tgkill", "@HOSTPID@, @HOSTPID@, 9"), value("-1 EPERM"), "seccomp"),
     Case("py-pidfd-host", PY, attempt("import os; out = os.pidfd_open(@HOSTPID@)"), value("PermissionError EPERM"), "seccomp"),
+    # the kill is the monitor's: a thread with every signal blocked dies
+    # too, and nothing in the worker can catch or patch it (red team: a
+    # SIGSYS handler in the worker could be rewritten to return)
+    Case("py-kill-from-thread-signals-blocked", PY, KILL_FROM_THREAD, killed("ptrace"), "seccomp"),
+    # an exit status that would name a kill-list call is not the guest's to
+    # give: it arrives as 159, never as "killed by seccomp"
+    Case("py-fake-kill-status", PY, "import ctypes; ctypes.CDLL(None).syscall(231, 160)", exited(159), "monitor"),
     Case("py-ptrace-host", PY, syscall("ptrace", "16, @HOSTPID@, 0, 0"), killed("ptrace"), "seccomp"),
     Case("py-process-vm-readv", PY, syscall("process_vm_readv", "@HOSTPID@, 0, 0, 0, 0, 0"), killed("process_vm_readv"), "seccomp"),
     # ---- TIOCSTI: typing into the host's terminal ----

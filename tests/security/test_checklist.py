@@ -282,9 +282,13 @@ def check_outcome(expect, got):
     elif what == "died":
         assert got["kind"] == "worker_crashed", got
         assert "killed by %s" % expect[1] in got["message"], got
+    elif what == "exited":
+        assert got["kind"] == "worker_crashed", got
+        assert "exited with status %d" % expect[1] in got["message"], got
+        assert "seccomp" not in got["message"], got
     else:
         raise AssertionError("unknown expectation %r" % (expect,))
-    kind = "worker_crashed" if what in ("killed", "died") else what
+    kind = "worker_crashed" if what in ("killed", "died", "exited") else what
     assert got["exit"] == EXIT[kind], got
 
 
@@ -329,7 +333,7 @@ def test_the_table():
     assert len(set(ids)) == len(ids)
     assert {c.lang for c in CASES} == {PY, JS}
     assert all(c.id.startswith({PY: "py-", JS: "js-"}[c.lang]) for c in CASES)
-    assert all(c.expect[0] in ("ok", "guest_error", "syntax_error", "killed", "died")
+    assert all(c.expect[0] in ("ok", "guest_error", "syntax_error", "killed", "died", "exited")
                for c in CASES)
 
 

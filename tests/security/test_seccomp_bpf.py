@@ -41,7 +41,9 @@ ENGINES = sorted(EXE)
 ALLOW = bpf.SECCOMP_RET_ALLOW
 EPERM = bpf.errno_action(1)
 ENOSYS = bpf.errno_action(38)
-TRAP = bpf.SECCOMP_RET_TRAP
+# the kill-list: the notify filter's USER_NOTIF outranks the main filter's
+# TRACE, and the monitor, outside the guest's reach, kills the worker
+NOTIFY = bpf.SECCOMP_RET_USER_NOTIF
 KILL = bpf.SECCOMP_RET_KILL_PROCESS
 
 X86_64 = bpf.AUDIT_ARCH_X86_64
@@ -113,9 +115,21 @@ def worker(engine, *args):
 
 
 @functools.lru_cache(maxsize=None)
-def export_filter(engine):
-    """The production filter of an engine's worker, parsed and validated."""
+def export_main(engine):
+    """The main filter of an engine's worker, parsed and validated."""
     return bpf.Program.from_bytes(worker(engine, "--export-bpf"))
+
+
+@functools.lru_cache(maxsize=None)
+def export_notify(engine):
+    """The notify filter installed under it (kill-list -> the monitor)."""
+    return bpf.Program.from_bytes(worker(engine, "--export-bpf-notify"))
+
+
+def export_filter(engine):
+    """What the kernel decides with both production filters installed, as
+    a worker with a monitor has them (src/worker/seccomp.c)."""
+    return bpf.Stack(export_main(engine), export_notify(engine))
 
 
 @functools.lru_cache(maxsize=None)
@@ -145,7 +159,7 @@ def allowed_rules(engine):
 ARGS_RULE_AT_ZERO = {"clone": EPERM, "ioctl": EPERM, "socketpair": EPERM, "prlimit64": ALLOW,
                      "rt_sigaction": ALLOW, "sendto": ALLOW, "recvfrom": ALLOW,
                      "futex": ALLOW, "fcntl": EPERM}
-CLASS_AT_ZERO = {"allow": ALLOW, "kill": TRAP, "enosys": ENOSYS}
+CLASS_AT_ZERO = {"allow": ALLOW, "kill": NOTIFY, "enosys": ENOSYS}
 
 
 def expected_at_zero(rule):
@@ -231,8 +245,9 @@ TABLE = [
     ("py", "openat", (AT_FDCWD, P, 0), X86_64, ALLOW),
     ("js", "openat", (AT_FDCWD, P, 0), X86_64, EPERM),
     ("js", "close", (3,), X86_64, EPERM),
-    # the kill-list: TRAP, so the SIGSYS handler names the call
-    *[("both", name, args, X86_64, TRAP) for name, args in KILL_LIST_ROWS],
+    # the kill-list: USER_NOTIF, so the monitor kills the worker and names
+    # the call
+    *[("both", name, args, X86_64, NOTIFY) for name, args in KILL_LIST_ROWS],
     # clone: threads only, and only for Python
     ("py", "clone", (THREAD, P, P, P, P), X86_64, ALLOW),
     ("py", "clone", (THREAD | CLONE_PIDFD, P, P, P, P), X86_64, ALLOW),
@@ -277,7 +292,7 @@ TABLE = [
     ("py", "ioctl", (0, TCSETS, P), X86_64, EPERM),
     ("py", "ioctl", (0, FIONREAD, P), X86_64, EPERM),
     ("js", "ioctl", (0, TCGETS, P), X86_64, EPERM),
-    # rt_sigaction: Python's signal module, never SIGSYS (the kill-list handler)
+    # rt_sigaction: Python's signal module, never SIGSYS
     ("py", "rt_sigaction", (SIGINT, P, P, 8), X86_64, ALLOW),
     ("py", "rt_sigaction", (SIGRTMIN, P, P, 8), X86_64, ALLOW),
     ("py", "rt_sigaction", (32, P, P, 8), X86_64, ALLOW),
@@ -346,7 +361,7 @@ def test_instruction_pointer_is_ignored():
     for e in ENGINES:
         for ip in (0, 0x7FFFFFFFF000, 0xFFFFFFFFFFFFFFFF):
             assert export_filter(e).run(NR["read"], ip=ip) == ALLOW
-            assert export_filter(e).run(NR["ptrace"], ip=ip) == TRAP
+            assert export_filter(e).run(NR["ptrace"], ip=ip) == NOTIFY
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -406,11 +421,31 @@ def test_every_number_at_zero_args(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_actions_are_a_closed_set(engine):
-    """The program can return only these five actions (no KILL_THREAD, LOG,
-    TRACE, USER_NOTIF, and no errno but EPERM and ENOSYS)."""
-    rets = export_filter(engine).returns()
-    assert rets == {ALLOW, EPERM, ENOSYS, TRAP, KILL}, sorted(map(bpf.describe, rets))
-    assert not any(code == bpf.BPF_RET | bpf.BPF_A for code, _, _, _ in export_filter(engine).insns)
+    """The main program returns only ALLOW, EPERM, ENOSYS, KILL_PROCESS and
+    TRACE for the kill-list (data: the call's index, never reached without
+    a tracer: ENOSYS); the notify program only ALLOW, USER_NOTIF and
+    KILL_PROCESS. No KILL_THREAD, LOG or other errno."""
+    main = export_main(engine).returns()
+    traces = {r for r in main if r & bpf.SECCOMP_RET_ACTION_FULL == bpf.SECCOMP_RET_TRACE}
+    assert main - traces == {ALLOW, EPERM, ENOSYS, KILL}, sorted(map(bpf.describe, main))
+    kill_list = [r for r in read_policy(engine) if r.how == "kill"]
+    assert {r & bpf.SECCOMP_RET_DATA for r in traces} == set(range(len(kill_list)))
+    assert export_notify(engine).returns() == {ALLOW, NOTIFY, KILL}
+    for prog in (export_main(engine), export_notify(engine)):
+        assert not any(code == bpf.BPF_RET | bpf.BPF_A for code, _, _, _ in prog.insns)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_main_filter_alone_never_runs_the_kill_list(engine):
+    """If the notify filter were missing, the main filter still refuses
+    every kill-list call (TRACE without a tracer is ENOSYS), and the notify
+    filter alone lets nothing else through that the main one refuses."""
+    for r in read_policy(engine):
+        if r.how == "kill":
+            got = export_main(engine).run(r.nr)
+            assert got & bpf.SECCOMP_RET_ACTION_FULL == bpf.SECCOMP_RET_TRACE, (r, got)
+        else:
+            assert export_notify(engine).run(r.nr) == ALLOW
 
 
 u64 = st.integers(0, 2**64 - 1)
