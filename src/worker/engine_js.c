@@ -48,11 +48,27 @@ static size_t js_cap = SIZE_MAX; /* limits.max_memory */
  * block, so an "out of memory" error is known to be real before it is
  * reported as memory_limit, not a guest's own throw. */
 
+/* Once the cap has refused a block, QuickJS still needs memory to build
+ * the "out of memory" error and its backtrace, and some of those paths do
+ * not survive a second refusal (seen: build_backtrace() dereferencing a
+ * half-built object in QuickJS 2025-04-26). So after the first refusal of
+ * an eval, this much more is granted; the kernel's RLIMIT_DATA headroom
+ * is far above it. Reset with js_oom at the start of each eval. */
+#define JS_OOM_RESERVE (1u << 20)
+
+static size_t heap_limit(const JSMallocState *s)
+{
+	return js_oom && s->malloc_limit <= SIZE_MAX - JS_OOM_RESERVE
+		       ? s->malloc_limit + JS_OOM_RESERVE
+		       : s->malloc_limit;
+}
+
 static void *js_cc_malloc(JSMallocState *s, size_t size)
 {
 	void *p = NULL;
 	js_heap = s; /* the first call, in JS_NewRuntime2, passes a temporary */
-	if (s->malloc_size < s->malloc_limit && size <= s->malloc_limit - s->malloc_size)
+	size_t limit = heap_limit(s);
+	if (s->malloc_size < limit && size <= limit - s->malloc_size)
 		p = malloc(size);
 	if (!p) {
 		js_oom = true;
@@ -81,9 +97,9 @@ static void *js_cc_realloc(JSMallocState *s, void *ptr, size_t size)
 		return NULL;
 	}
 	size_t old = malloc_usable_size(ptr);
+	size_t limit = heap_limit(s);
 	void *p = NULL;
-	if (size <= old ||
-	    (s->malloc_size < s->malloc_limit && size - old <= s->malloc_limit - s->malloc_size))
+	if (size <= old || (s->malloc_size < limit && size - old <= limit - s->malloc_size))
 		p = realloc(ptr, size);
 	if (!p) {
 		js_oom = true;

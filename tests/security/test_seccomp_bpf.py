@@ -244,7 +244,7 @@ TABLE = [
     # files: Python imports, JavaScript has no file access at all
     ("py", "openat", (AT_FDCWD, P, 0), X86_64, ALLOW),
     ("js", "openat", (AT_FDCWD, P, 0), X86_64, EPERM),
-    ("js", "close", (3,), X86_64, EPERM),
+    ("js", "close", (3,), X86_64, ALLOW),  # the monitor's socket, after arming
     # the kill-list: USER_NOTIF, so the monitor kills the worker and names
     # the call
     *[("both", name, args, X86_64, NOTIFY) for name, args in KILL_LIST_ROWS],
