@@ -13,7 +13,8 @@
  *    (when the caller passes one); they never exit or abort the process.
  *  - Strings are UTF-8. Lengths never count a terminating NUL, but every
  *    string the library hands out is NUL-terminated as a convenience.
- *  - A cc_runtime is not thread-safe: use one from one thread at a time.
+ *  - A cc_runtime is not thread-safe: use one from one thread at a time
+ *    (cc_runtime_interrupt and answering a cc_tool_call are the exceptions).
  */
 #ifndef CODECAGE_H
 #define CODECAGE_H
@@ -241,6 +242,14 @@ CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt);
  * frees the runtime when the running eval returns (do not use rt after). */
 CC_EXPORT void cc_runtime_close(cc_runtime *rt);
 
+/* Stop a runtime's worker now (SIGKILL) while another thread runs a
+ * request on it: that request returns worker_crashed ("interrupted by the
+ * host") and the runtime is dead afterwards (close it as usual). The one
+ * function that may be called on a runtime in use by another thread; the
+ * caller must still ensure rt is not being closed concurrently. Does
+ * nothing on a dead runtime or NULL. */
+CC_EXPORT void cc_runtime_interrupt(cc_runtime *rt);
+
 /* ---- evaluation ---- */
 
 typedef struct cc_result cc_result;
@@ -329,6 +338,51 @@ typedef int (*cc_tool_fn)(void *user, const cc_value *args, cc_value **result, c
 CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
 				   cc_error *err);
 
+/* ---- deferred (asynchronous) tool replies ----
+ *
+ * A synchronous tool blocks the eval's thread until it returns, so calls the
+ * guest makes concurrently (Promise.all, asyncio.gather) still run one after
+ * another on the host. An asynchronous tool answers later instead: it is
+ * handed a pending call and returns at once; the supervisor keeps reading
+ * the worker's frames (more calls, output) and sends each answer as it
+ * comes, in any order. The worker already sends every call of a fan-out
+ * before it waits, so the host functions run concurrently.
+ *
+ * A pending call is owned by the host from the moment fn receives it until
+ * it is answered, exactly once, with cc_tool_call_return or
+ * cc_tool_call_fail, which free it. Answering is thread-safe and may happen
+ * inside fn, on another thread, after the eval ended or after the runtime
+ * was closed (the answer is then dropped). A call never answered is leaked
+ * and its eval waits for it until its deadline (timeout). Budgets, the
+ * deadline check before the host is reached, redaction and the result caps
+ * apply exactly as for synchronous tools. */
+typedef struct cc_tool_call cc_tool_call;
+
+/* An asynchronous tool. args: the guest's arguments, an array value,
+ * borrowed for the duration of this call only (copy what is needed later).
+ * Runs on the eval's thread like a synchronous tool; must not call into the
+ * same runtime. */
+typedef void (*cc_tool_async_fn)(void *user, const cc_value *args, cc_tool_call *call);
+
+/* Bind an asynchronous tool: like cc_runtime_bind_tool (same name rules,
+ * same errors, same guest functions), but fn answers through the pending
+ * call. Binding a name again replaces the tool, of either kind. */
+CC_EXPORT int cc_runtime_bind_tool_async(cc_runtime *rt, const char *name, cc_tool_async_fn fn,
+					 void *user, cc_error *err);
+
+/* Answer a pending call with value (takes ownership; NULL = null). Frees
+ * call. Returns 0 when the answer was queued for the eval, 1 when it was
+ * dropped because the eval it belongs to is over (or the runtime is
+ * closed), -1 when call is NULL. A value that cannot cross the boundary
+ * reaches the guest as a "ToolResultError", as for synchronous tools. */
+CC_EXPORT int cc_tool_call_return(cc_tool_call *call, cc_value *value);
+
+/* Answer a pending call with a failure named `name` (NULL = "Error") and a
+ * printf-formatted message, as cc_tool_fail does. Frees call. Returns as
+ * cc_tool_call_return. */
+CC_EXPORT int cc_tool_call_fail(cc_tool_call *call, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* A call budget: how many tool calls may reach the host, in total and per
  * tool. One budget can be shared by several runtimes (of either language);
  * it is thread-safe and reference-counted. A call over budget never
@@ -352,6 +406,15 @@ CC_EXPORT void cc_budget_unref(cc_budget *b);
 /* Count the runtime's tool calls against b (takes a reference; NULL = no
  * budget, the default). Replaces a previous budget. */
 CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b);
+
+/* Count the calls of tool `name`, bound on rt, against b instead of the
+ * runtime's budget (takes a reference; NULL = the runtime's budget again),
+ * so that tools from different owners sharing a runtime keep separate
+ * budgets (the Python package's ToolBridge). Survives rebinding the name.
+ * Borrows name. Errors: invalid_input (no tool of that name is bound, or
+ * called while the runtime runs a request). */
+CC_EXPORT int cc_runtime_set_tool_budget(cc_runtime *rt, const char *name, cc_budget *b,
+					 cc_error *err);
 
 /* Redaction: when on, a failing tool's message never reaches the guest,
  * only its name and a fixed text. Off by default in the library (the MCP

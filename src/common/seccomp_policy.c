@@ -49,7 +49,8 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "uname", PY, CC_SC_ALLOW, "platform, sysconfig" },
 	/* files: the mount namespace and Landlock decide which */
 	{ "openat", PY, CC_SC_ALLOW, "imports; files in the read-only tree and scratch" },
-	{ "close", BOTH, CC_SC_ALLOW, "the monitor's socket after the self-probes; Python's files" },
+	{ "close", BOTH, CC_SC_ALLOW,
+	  "the monitor's socket after the self-probes; Python's files" },
 	{ "newfstatat", PY, CC_SC_ALLOW, "import system, os.stat" },
 	{ "fstat", PY, CC_SC_ALLOW, "open files" },
 	{ "lseek", PY, CC_SC_ALLOW, "open files" },

@@ -92,6 +92,34 @@ static bool spin_for_input(int fd)
 	return false;
 }
 
+int cc_chan_wait_input(struct cc_child *c, int other_fd, int64_t deadline_ns, cc_error *err)
+{
+	/* The worker usually answers within microseconds: look before sleeping,
+	 * as recv_exact does. */
+	if (spin_for_input(c->sock))
+		return 0;
+	for (;;) {
+		int64_t left = deadline_ns - cc_now_ns();
+		if (left <= 0)
+			return cc_fail(err, CC_ERR_TIMEOUT, "deadline passed");
+		int ms = (int)((left + 999999) / 1000000);
+		struct pollfd p[3] = { { c->sock, POLLIN, 0 },
+				       { c->pidfd, POLLIN, 0 },
+				       { other_fd, POLLIN, 0 } };
+		int n = poll(p, 3, ms);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cc_fail(err, CC_ERR_INTERNAL, "poll: %s", strerror(errno));
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			return 0;
+		if (p[2].revents & POLLIN)
+			return 1;
+		if (p[1].revents)
+			return cc_fail(err, CC_ERR_WORKER_CRASHED, "the worker process ended");
+	}
+}
+
 static int recv_exact(struct cc_child *c, char *p, size_t n, int64_t deadline_ns, cc_error *err)
 {
 	size_t off = 0;

@@ -98,9 +98,13 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	}
 	/* Say how the worker died only if it died before we killed it. */
 	bool died = cc_child_try_reap(&rt->child);
+	pthread_mutex_lock(&rt->kill_lock);
 	cc_child_kill(&rt->child);
+	pthread_mutex_unlock(&rt->kill_lock);
 	char how[128];
-	if (died)
+	if (__atomic_load_n(&rt->interrupted, __ATOMIC_ACQUIRE))
+		snprintf(how, sizeof(how), "was interrupted by the host");
+	else if (died)
 		cc_child_describe(&rt->child, how, sizeof(how));
 	else
 		snprintf(how, sizeof(how), "was stopped by the supervisor");
@@ -208,10 +212,12 @@ CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error 
 	cc_runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	pthread_mutex_init(&rt->kill_lock, NULL);
 	rt->opts = *opts;
 	rt->opts.worker_dir = NULL; /* borrowed: only used while spawning */
 	rt->next_id = 1;
 	if (cc_spawn_worker(opts, &rt->child, err) < 0) {
+		pthread_mutex_destroy(&rt->kill_lock);
 		free(rt);
 		return -1;
 	}
@@ -263,9 +269,22 @@ CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt)
 	return rt && rt->alive;
 }
 
+CC_EXPORT void cc_runtime_interrupt(cc_runtime *rt)
+{
+	if (!rt)
+		return;
+	__atomic_store_n(&rt->interrupted, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&rt->kill_lock);
+	cc_child_signal_kill(&rt->child);
+	pthread_mutex_unlock(&rt->kill_lock);
+}
+
 static void runtime_free(cc_runtime *rt)
 {
+	pthread_mutex_lock(&rt->kill_lock);
 	cc_child_kill(&rt->child);
+	pthread_mutex_unlock(&rt->kill_lock);
+	pthread_mutex_destroy(&rt->kill_lock);
 	cc_tools_free(rt);
 	free(rt->death);
 	free(rt->version);
@@ -368,6 +387,9 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 	cc_error err = { 0 };
 	bool done = false;
 	rt->budget_refused = false;
+	/* Answers of asynchronous tools are accepted for this eval only. */
+	if (is_eval)
+		cc_replyq_open(rt->replyq, id);
 
 	if (cc_chan_send(&rt->child, req->data, req->size, hard, &err) < 0)
 		goto failed;
@@ -380,6 +402,18 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		if (cc_now_ns() >= hard) {
 			cc_fail(&err, CC_ERR_TIMEOUT, "deadline passed");
 			goto failed;
+		}
+		if (is_eval && rt->replyq) {
+			/* Send what asynchronous tools answered, then wait for
+			 * the worker or the next answer, whichever is first. */
+			if (cc_replyq_flush(rt, hard, &err) < 0)
+				goto failed;
+			int which = cc_chan_wait_input(&rt->child, cc_replyq_fd(rt->replyq), hard,
+						       &err);
+			if (which < 0)
+				goto failed;
+			if (which == 1)
+				continue;
 		}
 		if (cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), hard, &err) < 0)
 			goto failed;
@@ -402,7 +436,7 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 			 * or guess its way to a reply meant for another call.
 			 * Calls happen only in evals. */
 			rt->last_call = m.call;
-			rc = cc_tool_call(rt, &m, deadline, hard, &err);
+			rc = cc_tool_dispatch(rt, &m, deadline, hard, &err);
 			cc_msg_free(&m);
 			if (rc < 0)
 				goto failed;
@@ -474,6 +508,8 @@ failed:
 	}
 	cc_error_clear(&err);
 finish:
+	if (is_eval)
+		cc_replyq_open(rt->replyq, 0);
 	emit_lines(rt, &cap[1], 1, true);
 	emit_lines(rt, &cap[2], 2, true);
 	capture_finish(&cap[1], r, 1);

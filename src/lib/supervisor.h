@@ -3,6 +3,7 @@
 #ifndef CC_LIB_SUPERVISOR_H
 #define CC_LIB_SUPERVISOR_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,6 +31,9 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err);
 /* SIGKILL through the pidfd, reap, close everything. Idempotent. */
 void cc_child_kill(struct cc_child *c);
 
+/* SIGKILL through the pidfd only (no reap, nothing closed). */
+void cc_child_signal_kill(struct cc_child *c);
+
 /* Reap without killing if the worker has exited (non-blocking); returns
  * true when reaped. */
 bool cc_child_try_reap(struct cc_child *c);
@@ -52,6 +56,11 @@ int cc_chan_send(struct cc_child *c, const void *buf, size_t len, int64_t deadli
  * (over the cap). */
 int cc_chan_recv(struct cc_child *c, char **buf, size_t *len, size_t cap, int64_t deadline_ns,
 		 cc_error *err);
+
+/* Wait until the worker's socket or other_fd is readable, or the deadline
+ * passes. Returns 0 (socket; also on EOF, which the read then reports), 1
+ * (other_fd), or -1 with err: timeout, worker_crashed, internal. */
+int cc_chan_wait_input(struct cc_child *c, int other_fd, int64_t deadline_ns, cc_error *err);
 
 /* ---- protocol.c: validated worker messages ---- */
 
@@ -95,8 +104,10 @@ void cc_msg_free(struct cc_msg *m);
 
 struct cc_tool {
 	char *name;
-	cc_tool_fn fn;
+	cc_tool_fn fn;	      /* synchronous, or NULL */
+	cc_tool_async_fn afn; /* asynchronous, or NULL */
 	void *user;
+	cc_budget *budget; /* a reference, or NULL for the runtime's */
 };
 
 struct cc_runtime {
@@ -115,9 +126,14 @@ struct cc_runtime {
 	bool redact;
 	cc_output_fn on_output;
 	void *on_output_user;
-	bool budget_refused; /* a call was refused for budget in this request */
-	uint64_t last_call;  /* the highest call id seen; ids must grow */
-	bool close_pending;  /* cc_runtime_close ran inside a tool */
+	bool budget_refused;	  /* a call was refused for budget in this request */
+	uint64_t last_call;	  /* the highest call id seen; ids must grow */
+	bool close_pending;	  /* cc_runtime_close ran inside a tool */
+	struct cc_replyq *replyq; /* deferred.c: made by the first async bind */
+	/* Held around closing the worker's pidfd, so cc_runtime_interrupt
+	 * (another thread) never signals a reused descriptor. */
+	pthread_mutex_t kill_lock;
+	int interrupted; /* cc_runtime_interrupt ran (atomic) */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
 	 * channel. */
@@ -144,9 +160,42 @@ int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, c
  * Errors (the eval must end): the reply could not be sent (timeout,
  * worker_crashed). A failing or unknown tool is not an error here: the
  * guest gets it as a reply. */
-int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
-		 cc_error *err);
+int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
+		     cc_error *err);
 void cc_tools_free(cc_runtime *rt);
+
+/* Send one reply frame for `call` (tools.c): a value (ename NULL), or a
+ * failure name + message (cut to 4 KiB; redaction applied by the caller).
+ * A value that cannot cross becomes a ToolResultError. Errors: timeout,
+ * worker_crashed. */
+int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
+		       const char *emsg, int64_t deadline_ns, cc_error *err);
+/* The guest-visible name and message of a failed call (redaction,
+ * identifier and UTF-8 checks). Both borrowed from the arguments or static. */
+void cc_tool_failure_text(const cc_runtime *rt, const char *name, const char *msg,
+			  const char **ename, const char **emsg);
+
+/* ---- deferred.c: answers of asynchronous tools ----
+ *
+ * One queue per runtime, reference-counted (each pending call holds one),
+ * so a call answered after the runtime is gone is dropped safely. An
+ * eventfd wakes the eval's thread when an answer is queued. */
+struct cc_replyq;
+
+/* The runtime's queue, made on first use. Errors: internal. */
+int cc_replyq_ensure(cc_runtime *rt, cc_error *err);
+/* Accept answers for eval `eval_id` from now on (0: accept none and drop
+ * everything queued). */
+void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id);
+/* A pending call for `call` of the current eval. NULL when out of memory. */
+cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call);
+/* The eventfd to poll. */
+int cc_replyq_fd(const struct cc_replyq *q);
+/* Send every queued answer of the current eval. Returns 0 or -1 (err from
+ * cc_tool_send_reply). */
+int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err);
+/* The runtime lets go of its queue (pending calls keep it alive). */
+void cc_replyq_release(struct cc_replyq *q);
 
 /* ---- result.c ---- */
 

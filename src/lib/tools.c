@@ -165,10 +165,10 @@ static struct cc_tool *find_tool(cc_runtime *rt, const char *name)
 	return NULL;
 }
 
-CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
-				   cc_error *err)
+static int bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, cc_tool_async_fn afn,
+		     void *user, cc_error *err)
 {
-	if (!rt || !fn || !name || !cc_identifier_ok(name, strlen(name)))
+	if (!rt || (!fn && !afn) || !name || !cc_identifier_ok(name, strlen(name)))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "a tool needs a function and a name that is an ASCII identifier "
 			       "([A-Za-z_][A-Za-z0-9_]*, at most 256 characters)");
@@ -177,8 +177,11 @@ CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn 
 			       "cannot bind a tool while the runtime runs a request (from inside "
 			       "a tool, or from another thread)");
 	struct cc_tool *t = find_tool(rt, name);
+	if (afn && cc_replyq_ensure(rt, err) < 0)
+		return -1;
 	if (t) {
 		t->fn = fn;
+		t->afn = afn;
 		t->user = user;
 		return 0;
 	}
@@ -201,8 +204,20 @@ CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn 
 		free(copy);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	rt->tools[rt->ntools++] = (struct cc_tool){ copy, fn, user };
+	rt->tools[rt->ntools++] = (struct cc_tool){ copy, fn, afn, user, NULL };
 	return 0;
+}
+
+CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
+				   cc_error *err)
+{
+	return bind_tool(rt, name, fn, NULL, user, err);
+}
+
+CC_EXPORT int cc_runtime_bind_tool_async(cc_runtime *rt, const char *name, cc_tool_async_fn fn,
+					 void *user, cc_error *err)
+{
+	return bind_tool(rt, name, NULL, fn, user, err);
 }
 
 CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b)
@@ -214,6 +229,22 @@ CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b)
 	rt->budget = b;
 }
 
+CC_EXPORT int cc_runtime_set_tool_budget(cc_runtime *rt, const char *name, cc_budget *b,
+					 cc_error *err)
+{
+	struct cc_tool *t = rt && name ? find_tool(rt, name) : NULL;
+	if (!t)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "no tool named '%s' is bound",
+			       name ? name : "(null)");
+	if (__atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "cannot change a budget while the runtime runs a request");
+	cc_budget_ref(b);
+	cc_budget_unref(t->budget);
+	t->budget = b;
+	return 0;
+}
+
 CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact)
 {
 	if (rt)
@@ -222,19 +253,23 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact)
 
 void cc_tools_free(cc_runtime *rt)
 {
-	for (size_t i = 0; i < rt->ntools; i++)
+	for (size_t i = 0; i < rt->ntools; i++) {
 		free(rt->tools[i].name);
+		cc_budget_unref(rt->tools[i].budget);
+	}
 	free(rt->tools);
 	rt->tools = NULL;
 	rt->ntools = 0;
 	cc_budget_unref(rt->budget);
 	rt->budget = NULL;
+	cc_replyq_release(rt->replyq);
+	rt->replyq = NULL;
 }
 
 /* ---- answering calls ---- */
 
-static int send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
-		      const char *emsg, int64_t deadline_ns, cc_error *err)
+int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
+		       const char *emsg, int64_t deadline_ns, cc_error *err)
 {
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 4, "reply");
@@ -258,7 +293,8 @@ static int send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, cons
 				 enc.message ? enc.message : "larger than the result cap");
 			cc_error_clear(&enc);
 			cc_msgbuf_free(&m);
-			return send_reply(rt, call, NULL, "ToolResultError", msg, deadline_ns, err);
+			return cc_tool_send_reply(rt, call, NULL, "ToolResultError", msg,
+						  deadline_ns, err);
 		}
 	} else {
 		/* A host message can be any size: keep it well inside the
@@ -292,43 +328,62 @@ static const char *safe_name(const char *n)
 	return n;
 }
 
-int cc_tool_call(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
-		 cc_error *err)
+void cc_tool_failure_text(const cc_runtime *rt, const char *name, const char *msg,
+			  const char **ename, const char **emsg)
+{
+	*ename = safe_name(name);
+	*emsg = rt->redact				 ? CC_REDACTED_MESSAGE
+		: msg && cc_utf8_valid(msg, strlen(msg)) ? msg
+							 : "";
+}
+
+int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
+		     cc_error *err)
 {
 	const char *name = m->tool->u.str.ptr;
 	/* By length too: "x\0admin" is not "x". */
 	struct cc_tool *t = strlen(name) == m->tool->u.str.len ? find_tool(rt, name) : NULL;
 	char msg[256];
 	if (cc_now_ns() >= soft_ns)
-		return send_reply(rt, m->call, NULL, "TimeoutError",
-				  "the eval's deadline passed; the tool was not called",
-				  deadline_ns, err);
+		return cc_tool_send_reply(rt, m->call, NULL, "TimeoutError",
+					  "the eval's deadline passed; the tool was not called",
+					  deadline_ns, err);
 	if (!t) {
 		/* Uniform for every name that is not bound, whatever it is. */
-		return send_reply(rt, m->call, NULL, "ToolNotFoundError",
-				  "no tool of that name is bound to this runtime", deadline_ns,
-				  err);
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolNotFoundError",
+					  "no tool of that name is bound to this runtime",
+					  deadline_ns, err);
 	}
 	uint64_t limit = 0;
-	const char *broke = rt->budget ? budget_take(rt->budget, name, &limit) : NULL;
+	cc_budget *budget = t->budget ? t->budget : rt->budget;
+	const char *broke = budget ? budget_take(budget, name, &limit) : NULL;
 	if (broke) {
 		rt->budget_refused = true;
 		snprintf(msg, sizeof(msg), "the %s tool call budget of %llu calls is used up%s%s",
 			 broke, (unsigned long long)limit, strcmp(broke, "total") ? " for " : "",
 			 strcmp(broke, "total") ? name : "");
-		return send_reply(rt, m->call, NULL, "ToolBudgetError", msg, deadline_ns, err);
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolBudgetError", msg, deadline_ns,
+					  err);
+	}
+	if (t->afn) {
+		/* Answered later through the runtime's reply queue, flushed by
+		 * the eval's loop (runtime.c). */
+		cc_tool_call *pending = cc_replyq_new_call(rt->replyq, m->call);
+		if (!pending)
+			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError",
+						  "the host is out of memory", deadline_ns, err);
+		t->afn(t->user, m->args, pending);
+		return 0;
 	}
 	cc_value *result = NULL;
 	cc_tool_error te = { NULL, NULL };
 	int rc = t->fn(t->user, m->args, &result, &te);
 	if (rc == 0) {
-		rc = send_reply(rt, m->call, result, NULL, NULL, deadline_ns, err);
+		rc = cc_tool_send_reply(rt, m->call, result, NULL, NULL, deadline_ns, err);
 	} else {
-		const char *message = rt->redact ? CC_REDACTED_MESSAGE
-				      : te.message && cc_utf8_valid(te.message, strlen(te.message))
-					      ? te.message
-					      : "";
-		rc = send_reply(rt, m->call, NULL, safe_name(te.name), message, deadline_ns, err);
+		const char *ename, *message;
+		cc_tool_failure_text(rt, te.name, te.message, &ename, &message);
+		rc = cc_tool_send_reply(rt, m->call, NULL, ename, message, deadline_ns, err);
 	}
 	cc_value_free(result);
 	free(te.name);

@@ -1,0 +1,30 @@
+"""codecage: run the Python and JavaScript that AI agents write in a
+confined worker process, from Python.
+
+>>> from codecage import IsolatedRuntime
+>>> with IsolatedRuntime() as rt:
+...     rt.eval("[1, 2].map(x => x * 21)")
+[21, 42]
+
+The package is a thin layer over libcodecage (the C supervisor): the
+extension ``codecage._codecage`` drives it, and the worker executables ship
+in ``codecage/_bin`` (``$CODECAGE_WORKER_DIR`` overrides). See
+``IsolatedRuntime``, ``RuntimeConfig``, ``ToolBridge``, ``WEB_POLYFILLS``
+and ``codecage.errors``.
+"""
+
+from . import errors
+from ._polyfills import WEB_POLYFILLS, Bootstrap
+from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, RuntimeConfig,
+                       ToolBridge, configure_default_runtime, eval)
+from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
+                     InternalError, InvalidInputError, MemoryLimitError, OutputLimitError,
+                     ProtocolViolation, RuntimeBusyError, SandboxUnavailable, TimeoutError,
+                     ToolBudgetError, WorkerCrashed)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "IsolatedRuntime", "RuntimeConfig", "EvalResult", "ToolBridge", "configure_default_runtime",
+    "eval", "WEB_POLYFILLS", "Bootstrap", "DEFAULT_MAX_MEMORY", "errors", *errors.__all__,
+]

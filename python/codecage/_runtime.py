@@ -1,0 +1,539 @@
+"""IsolatedRuntime, RuntimeConfig, ToolBridge and the default runtime.
+
+The Python half of the package: thin wrappers over ``codecage._codecage``
+(src/python/), which drives libcodecage. Nothing here runs guest code: every
+eval goes to a confined worker process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import dataclasses
+import inspect
+import os
+import threading
+import weakref
+from typing import Any, Callable, Dict, Mapping, Optional
+
+from . import _codecage
+from .errors import (CodecageError, InternalError, InvalidInputError, ToolBudgetError,
+                     make)
+
+_codecage._set_error_factory(make)
+
+MiB = 1 << 20
+
+#: The package's default engine heap per language, bytes. QuickJS heaps are
+#: small, and a runaway allocation should end as ``memory_limit`` well
+#: before a short deadline; CPython with numpy or pandas needs more.
+DEFAULT_MAX_MEMORY = {"javascript": 128 * MiB, "python": 512 * MiB}
+
+#: What the guest sees of a failing tool's message when redaction is on.
+REDACTED_MESSAGE = "the host tool failed (details are not shown to guest code)"
+
+_LANGUAGES = {"javascript": "javascript", "js": "javascript", "python": "python",
+              "py": "python"}
+_SANDBOXES = ("require", "auto", "off")
+
+
+def _bin_dir() -> str:
+    """Where the worker executables are: $CODECAGE_WORKER_DIR, else the
+    package's own ``_bin`` directory (pip install puts them there)."""
+    return os.environ.get("CODECAGE_WORKER_DIR") or os.path.join(os.path.dirname(__file__),
+                                                                 "_bin")
+
+
+def _check_worker(worker_dir: str, language: str, chosen: bool) -> None:
+    """A clear error for a missing worker: InvalidInputError when the caller
+    chose the directory (worker_dir), InternalError when the installation is
+    broken."""
+    exe = os.path.join(worker_dir, "codecage-worker-" + ("py" if language == "python" else "js"))
+    if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        raise (InvalidInputError if chosen else InternalError)(
+            f"the codecage worker executable {exe} is missing or not executable: reinstall "
+            "codecage (pip install .), or point RuntimeConfig(worker_dir=...) or "
+            "$CODECAGE_WORKER_DIR at a directory holding codecage-worker-js and "
+            "codecage-worker-py")
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeConfig:
+    """Limits and start-up code of a runtime. All fields are optional.
+
+    - ``timeout``: wall-clock deadline per eval, seconds (float, in (0, 86400]);
+      30. Past it the worker is stopped (``TimeoutError``; the runtime is dead).
+    - ``max_memory``: engine heap, bytes; ``None`` = 128 MiB for JavaScript,
+      512 MiB for Python (``DEFAULT_MAX_MEMORY``); at least 16 MiB.
+    - ``bootstrap``: code run once when the runtime starts, in its language
+      (``WEB_POLYFILLS`` for JavaScript). A failure closes the runtime and
+      raises the bootstrap's error.
+    - ``grace``: seconds between the soft stop and SIGKILL; 0.5.
+    - ``max_stdout``, ``max_stderr``: captured output per eval, bytes; 1 MiB.
+    - ``max_result``: encoded result value, bytes; 16 MiB.
+    - ``max_source``: code per eval, bytes of UTF-8; 16 MiB.
+    - ``cpu_time``: CPU seconds for the whole session; 3600.
+    - ``max_open_files``: the worker's file descriptors; 64.
+    - ``max_file_size``: bytes of scratch files (a tmpfs at /tmp for Python);
+      0 = none.
+    - ``redact_host_errors``: a failing tool's message never reaches the
+      guest, only its name; False.
+    - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
+      ``"stderr"`` and each line of guest output as it arrives (on the
+      eval's thread); None.
+    - ``worker_dir``: directory holding ``codecage-worker-js``/``-py``;
+      None = ``$CODECAGE_WORKER_DIR`` or the package's ``_bin``.
+
+    Wrong types raise ``TypeError``; out-of-range values raise
+    ``InvalidInputError`` (here, or when the runtime starts).
+    """
+
+    timeout: float = 30.0
+    max_memory: Optional[int] = None
+    bootstrap: Optional[str] = None
+    grace: float = 0.5
+    max_stdout: int = 1 * MiB
+    max_stderr: int = 1 * MiB
+    max_result: int = 16 * MiB
+    max_source: int = 16 * MiB
+    cpu_time: int = 3600
+    max_open_files: int = 64
+    max_file_size: int = 0
+    redact_host_errors: bool = False
+    on_output: Optional[Callable[[str, str], Any]] = None
+    worker_dir: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        for f in ("timeout", "grace"):
+            v = getattr(self, f)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"RuntimeConfig.{f} must be a number of seconds, "
+                                f"not {type(v).__name__}")
+        if not 0 < self.timeout <= 86400:
+            raise InvalidInputError("RuntimeConfig.timeout must be in (0, 86400] seconds")
+        if not 0 <= self.grace <= 60:
+            raise InvalidInputError("RuntimeConfig.grace must be in [0, 60] seconds")
+        for f in ("max_memory", "max_stdout", "max_stderr", "max_result", "max_source",
+                  "cpu_time", "max_open_files", "max_file_size"):
+            v = getattr(self, f)
+            if v is None and f == "max_memory":
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"RuntimeConfig.{f} must be an int, not {type(v).__name__}")
+            if v < 0:
+                raise InvalidInputError(f"RuntimeConfig.{f} must not be negative")
+        if self.bootstrap is not None and not isinstance(self.bootstrap, str):
+            raise TypeError("RuntimeConfig.bootstrap must be source text (str)")
+        if self.on_output is not None and not callable(self.on_output):
+            raise TypeError("RuntimeConfig.on_output must be callable")
+        if self.worker_dir is not None and not isinstance(self.worker_dir, (str, os.PathLike)):
+            raise TypeError("RuntimeConfig.worker_dir must be a path")
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalResult:
+    """What a successful eval produced: ``value``, the guest's ``stdout`` and
+    ``stderr`` (str, each capped by the config), ``duration`` (float,
+    seconds of wall clock seen by the supervisor)."""
+
+    value: Any
+    stdout: str
+    stderr: str
+    duration: float
+
+
+def _failure_text(e: BaseException) -> str:
+    # KeyError('x') says "'x'"; the guest should get the host's text.
+    if len(e.args) == 1 and isinstance(e.args[0], str):
+        return e.args[0]
+    return str(e)
+
+
+def _reject(pending: Any, e: BaseException, redact: bool) -> None:
+    pending.reject(type(e).__name__, REDACTED_MESSAGE if redact else _failure_text(e))
+
+
+async def _await(aw: Any) -> Any:
+    return await aw
+
+
+def _run_blocking(aw: Any) -> Any:
+    """Run an awaitable to completion from synchronous code: in a fresh event
+    loop on this thread, or on a helper thread when this thread already runs
+    a loop (a synchronous eval called from a coroutine)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(aw))
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        return ex.submit(asyncio.run, _await(aw)).result()
+
+
+class IsolatedRuntime:
+    """One confined worker (a session): globals persist across evals until
+    :meth:`close`.
+
+    ``IsolatedRuntime(config=None, *, language="javascript", sandbox="require",
+    **options)``: ``language`` is ``"javascript"`` (``"js"``) or ``"python"``
+    (``"py"``); ``sandbox`` is ``"require"`` (every confinement layer or
+    ``SandboxUnavailable``), ``"auto"`` (what the kernel offers) or ``"off"``
+    (debugging only); ``options`` override fields of ``config``
+    (``IsolatedRuntime(timeout=2)``). Use it as a context manager.
+
+    Raises ``SandboxUnavailable``, ``InvalidInputError`` (bad options),
+    ``InternalError`` (a missing worker executable), ``WorkerCrashed`` or
+    ``ProtocolViolation`` (the worker failed to start), or the bootstrap's
+    error.
+
+    A runtime serves one thread at a time (``RuntimeBusyError`` otherwise);
+    the GIL is released while it waits for the worker.
+    """
+
+    def __init__(self, config: Optional[RuntimeConfig] = None, *, language: str = "javascript",
+                 sandbox: str = "require", **options: Any) -> None:
+        self._rt = None
+        if config is None:
+            config = RuntimeConfig(**options)
+        elif not isinstance(config, RuntimeConfig):
+            raise TypeError("config must be a RuntimeConfig")
+        elif options:
+            config = dataclasses.replace(config, **options)
+        if not isinstance(language, str) or language.lower() not in _LANGUAGES:
+            raise InvalidInputError(f"language must be 'javascript' or 'python', not {language!r}")
+        if sandbox not in _SANDBOXES:
+            raise InvalidInputError(f"sandbox must be 'require', 'auto' or 'off', not {sandbox!r}")
+        self.language = _LANGUAGES[language.lower()]
+        self.config = config
+        lang = getattr(config.bootstrap, "language", None)
+        if lang is not None and lang != self.language:
+            raise InvalidInputError(f"this bootstrap is {lang} code; the runtime is "
+                                    f"{self.language}")
+        self._local = threading.local()
+        self._tool_exc: Optional[BaseException] = None
+        worker_dir = os.fspath(config.worker_dir) if config.worker_dir else _bin_dir()
+        _check_worker(worker_dir, self.language, config.worker_dir is not None)
+        limits = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
+                  if f.name in ("timeout", "grace", "max_stdout", "max_stderr", "max_result",
+                                "max_source", "cpu_time", "max_open_files", "max_file_size")}
+        limits["max_memory"] = (config.max_memory if config.max_memory is not None
+                                else DEFAULT_MAX_MEMORY[self.language])
+        self._rt = _codecage.Runtime(self.language, sandbox, limits, worker_dir)
+        if config.redact_host_errors:
+            self._rt.set_redaction(True)
+        if config.on_output is not None:
+            cb = config.on_output
+            self._rt.set_output_handler(lambda fd, line: cb("stdout" if fd == 1 else "stderr",
+                                                            line))
+        if config.bootstrap:
+            try:
+                self.eval(config.bootstrap)
+            except BaseException:
+                self.close()
+                raise
+
+    # -- lifecycle --
+
+    def __enter__(self) -> "IsolatedRuntime":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker and free the runtime. Idempotent. From inside one
+        of the runtime's tools it stops the worker at once; from another
+        thread while an eval runs, the runtime closes when that eval ends."""
+        if self._rt is not None:
+            self._rt.close()
+
+    def interrupt(self) -> None:
+        """Stop the worker now, from any thread: an eval running in another
+        thread ends at once with ``WorkerCrashed`` ("interrupted by the
+        host"). The runtime is dead afterwards; close it."""
+        if self._rt is not None:
+            self._rt.interrupt()
+
+    @property
+    def alive(self) -> bool:
+        """False once closed, or after a crash, timeout or unclean stop."""
+        return self._rt is not None and self._rt.alive
+
+    @property
+    def closed(self) -> bool:
+        return self._rt is None or self._rt.closed
+
+    @property
+    def sandbox(self) -> Dict[str, Any]:
+        """The confinement the worker got: ``mode``, ``applied`` and
+        ``missing`` (comma-separated layer names), ``landlock_abi``,
+        ``seccomp_allowed`` (allow-list size)."""
+        return self._rt.sandbox
+
+    @property
+    def engine_version(self) -> str:
+        """E.g. ``"QuickJS 2025-04-26"`` or ``"CPython 3.11.2"``."""
+        return self._rt.engine_version
+
+    # -- evaluation --
+
+    def _raw(self, code: str, timeout: Optional[float], loop: Any = None) -> tuple:
+        if not isinstance(code, str):
+            raise TypeError(f"code must be str, not {type(code).__name__}")
+        if timeout is not None and (isinstance(timeout, bool) or
+                                    not isinstance(timeout, (int, float)) or
+                                    not 0 < timeout <= 86400):
+            raise InvalidInputError("timeout must be a number of seconds in (0, 86400]")
+        self._local.loop = loop
+        self._tool_exc = None
+        try:
+            return self._rt.eval(code, float(timeout or 0))
+        finally:
+            self._local.loop = None
+
+    def _finish(self, t: tuple) -> EvalResult:
+        kind, value, out, err, name, message, tb, duration = t
+        exc, self._tool_exc = self._tool_exc, None
+        if exc is not None:
+            raise exc  # KeyboardInterrupt or SystemExit raised inside a tool
+        if kind == "ok":
+            return EvalResult(value, out, err, duration)
+        raise make(kind, message, name=name, traceback=tb, stdout=out, stderr=err,
+                   duration=duration)
+
+    def run(self, code: str, *, timeout: Optional[float] = None) -> EvalResult:
+        """Like :meth:`eval`, but returns an :class:`EvalResult` with the
+        guest's output and the duration as well as the value."""
+        return self._finish(self._raw(code, timeout))
+
+    def eval(self, code: str, *, timeout: Optional[float] = None) -> Any:
+        """Run ``code`` (str) and return the value of its last expression
+        (Python, as in the REPL) or its completion value (JavaScript;
+        Promises and top-level ``await`` are awaited). ``timeout`` (seconds)
+        overrides the config's for this eval. Values follow DESIGN.md
+        section 5: None, bool, int, float, str, bytes, list, dict, datetime
+        (aware, UTC).
+
+        Raises ``GuestError`` (``.name``, ``.message``, ``.traceback``),
+        ``GuestSyntaxError``, ``TimeoutError``, ``MemoryLimitError``,
+        ``OutputLimitError``, ``ToolBudgetError``, ``WorkerCrashed``,
+        ``ProtocolViolation``, ``InvalidInputError`` (code not UTF-8 or over
+        ``max_source``, a closed runtime), ``RuntimeBusyError``.
+        """
+        return self._finish(self._raw(code, timeout)).value
+
+    async def eval_async(self, code: str, *, timeout: Optional[float] = None) -> Any:
+        """:meth:`eval` for asyncio: the eval runs on the loop's default
+        executor, so the event loop is never blocked. Coroutine host tools
+        run on this event loop, concurrently when the guest fans out
+        (``Promise.all``, ``asyncio.gather`` over ``atools``). If the
+        awaiting task is cancelled (``asyncio.wait_for`` past its time,
+        ``task.cancel()``), the worker is stopped at once and the runtime
+        closed: the guest is never left running unobserved.
+        ``CancelledError`` propagates."""
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(None, self._raw, code, timeout, loop)
+        try:
+            t = await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            self.interrupt()
+            self.close()
+            # The worker is dead: the eval's thread returns at once. Wait
+            # for it, so the runtime is really closed when this returns.
+            await asyncio.wait([fut])
+            raise
+        return self._finish(t).value
+
+    def set_global(self, name: str, value: Any) -> None:
+        """Bind guest global ``name`` (an identifier) to a copy of ``value``.
+        Raises ``InvalidInputError`` (bad name, a value that cannot cross),
+        ``GuestError`` (the engine cannot hold it), ``WorkerCrashed``."""
+        self._rt.set_global(name, value)
+
+    # -- tools --
+
+    def _callback(self, fn: Callable[..., Any], redact: bool) -> Callable[[list, Any], None]:
+        me = weakref.ref(self)
+
+        def settle(pending: Any, f: "concurrent.futures.Future[Any]") -> None:
+            if f.cancelled():
+                pending.reject("CancelledError", "the host tool was cancelled")
+            elif f.exception() is not None:
+                _reject(pending, f.exception(), redact)
+            else:
+                pending.resolve(f.result())
+
+        def callback(args: list, pending: Any) -> None:
+            try:
+                result = fn(*args)
+                if inspect.isawaitable(result):
+                    owner = me()
+                    loop = getattr(owner._local, "loop", None) if owner else None
+                    if loop is not None and loop.is_running():
+                        # eval_async: answer later, from the loop; the
+                        # supervisor keeps serving the guest meanwhile.
+                        cf = asyncio.run_coroutine_threadsafe(_await(result), loop)
+                        cf.add_done_callback(lambda f: settle(pending, f))
+                        return
+                    result = _run_blocking(result)
+            except Exception as e:
+                _reject(pending, e, redact)
+                return
+            except BaseException as e:
+                _reject(pending, e, redact)
+                owner = me()
+                if owner is not None:
+                    owner._tool_exc = e
+                return
+            pending.resolve(result)
+
+        return callback
+
+    def bind_function(self, name: str, fn: Callable[..., Any]) -> None:
+        """Make ``fn`` callable by the guest as ``name(...)`` (synchronous in
+        both languages), ``tools.name(...)`` (JavaScript: a Promise) and, in
+        Python, ``atools.name(...)`` (awaitable). ``fn`` gets the guest's
+        arguments converted to Python values and runs in the host with host
+        authority, on the eval's thread (a coroutine function runs on the
+        event loop of ``eval_async``). Its return value goes back to the
+        guest; an exception reaches the guest as an error of the same name
+        (``PermissionError``), with ``str(e)`` (or ``e.args[0]``) as message.
+
+        Raises ``InvalidInputError`` (``name`` is not an identifier, or
+        called from inside a tool), ``GuestError`` (the name clashes with a
+        guest constant), ``TypeError`` (``fn`` is not callable).
+        """
+        self._bind(name, fn, False)
+
+    def _bind(self, name: str, fn: Callable[..., Any], redact: bool) -> None:
+        if not callable(fn):
+            raise TypeError("fn must be callable")
+        if not isinstance(name, str):
+            raise TypeError("name must be str")
+        self._rt.bind(name, self._callback(fn, redact))
+
+
+class ToolBridge:
+    """A set of host tools with one call budget, attachable to any number of
+    runtimes (of either language), which then share the budget.
+
+    ``ToolBridge(tools, max_calls=None, *, per_tool=None,
+    redact_host_errors=False)``: ``tools`` maps identifier names to
+    callables (plain or coroutine functions); ``max_calls`` (int or None
+    for unlimited) caps the calls that reach the host, counted over every
+    attached runtime, failed calls included; ``per_tool`` maps names to
+    their own caps. A call over budget never reaches the host: the guest
+    gets a catchable ``ToolBudgetError``, and if it does not catch it the
+    eval raises :class:`codecage.ToolBudgetError`. With
+    ``redact_host_errors`` the guest sees a failing tool's error name but
+    not its message. The budget is enforced by the supervisor (libcodecage),
+    thread-safely. Raises ``TypeError`` or ``InvalidInputError`` for bad
+    arguments.
+    """
+
+    def __init__(self, tools: Mapping[str, Callable[..., Any]], max_calls: Optional[int] = None,
+                 *, per_tool: Optional[Mapping[str, int]] = None,
+                 redact_host_errors: bool = False) -> None:
+        if not isinstance(tools, Mapping):
+            raise TypeError("tools must be a mapping of names to callables")
+        for name, fn in tools.items():
+            if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
+                raise InvalidInputError(f"tool name {name!r} is not an ASCII identifier")
+            if not callable(fn):
+                raise TypeError(f"tool {name!r} is not callable")
+        if max_calls is not None and (isinstance(max_calls, bool) or
+                                      not isinstance(max_calls, int) or max_calls < 0):
+            raise InvalidInputError("max_calls must be None or a non-negative int")
+        self._tools = dict(tools)
+        self.max_calls = max_calls
+        self.redact_host_errors = bool(redact_host_errors)
+        self._budget = _codecage.Budget(max_calls)
+        for name, n in (per_tool or {}).items():
+            if name not in self._tools:
+                raise InvalidInputError(f"per_tool names {name!r}, which is not a tool here")
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise InvalidInputError("per_tool limits must be non-negative ints")
+            self._budget.limit_tool(name, n)
+
+    @property
+    def tools(self) -> Dict[str, Callable[..., Any]]:
+        return dict(self._tools)
+
+    @property
+    def calls_made(self) -> int:
+        """Calls that reached the host so far, over every attached runtime."""
+        return self._budget.calls_made
+
+    @property
+    def calls_remaining(self) -> Optional[int]:
+        """Calls left in ``max_calls``; None when unlimited."""
+        return self._budget.calls_remaining
+
+    def attach(self, rt: IsolatedRuntime) -> None:
+        """Bind every tool to ``rt`` and count their calls against this
+        bridge's budget (other tools of ``rt`` are not counted). Raises as
+        :meth:`IsolatedRuntime.bind_function`."""
+        if not isinstance(rt, IsolatedRuntime):
+            raise TypeError("attach takes an IsolatedRuntime")
+        for name, fn in self._tools.items():
+            rt._bind(name, fn, self.redact_host_errors)
+            rt._rt.set_tool_budget(name, self._budget)
+
+
+# ---- the default runtime ----
+
+# Re-entrant: a tool that calls codecage.eval gets InvalidInputError, not a
+# deadlock.
+_default_lock = threading.RLock()
+_default: Dict[str, Any] = {"isolated": True, "sandbox": "require", "language": "javascript",
+                            "config": None, "options": {}, "rt": None}
+
+
+def configure_default_runtime(isolated: bool = True, sandbox: str = "require", *,
+                              language: str = "javascript",
+                              config: Optional[RuntimeConfig] = None, **options: Any) -> None:
+    """Set up what module-level :func:`eval` uses: a runtime of ``language``
+    with ``sandbox`` and ``config``/``options`` as for
+    :class:`IsolatedRuntime`. Closes the previous default runtime.
+    ``isolated=False`` is refused (``InvalidInputError``): codecage never
+    runs guest code in the host process."""
+    if not isolated:
+        raise InvalidInputError("codecage always runs guest code in an isolated worker; "
+                                "isolated=False is not supported")
+    if sandbox not in _SANDBOXES:
+        raise InvalidInputError(f"sandbox must be 'require', 'auto' or 'off', not {sandbox!r}")
+    with _default_lock:
+        old = _default["rt"]
+        _default.update(sandbox=sandbox, language=language, config=config, options=options,
+                        rt=None)
+    if old is not None:
+        old.close()
+
+
+def eval(code: str, *, timeout: Optional[float] = None) -> Any:  # noqa: A001
+    """Run ``code`` in the default runtime (JavaScript, sandbox "require"
+    unless :func:`configure_default_runtime` said otherwise), started on
+    first use and started again if its worker died (its globals are then
+    lost). Thread-safe: evals are serialised. Returns and raises as
+    :meth:`IsolatedRuntime.eval`."""
+    with _default_lock:
+        rt = _default["rt"]
+        if rt is None or not rt.alive:
+            if rt is not None:
+                rt.close()
+            rt = IsolatedRuntime(_default["config"], language=_default["language"],
+                                 sandbox=_default["sandbox"], **_default["options"])
+            _default["rt"] = rt
+        return rt.eval(code, timeout=timeout)
+
+
+@atexit.register
+def _close_default() -> None:
+    rt = _default.get("rt")
+    if rt is not None:
+        rt.close()
+
+
+__all__ = ["IsolatedRuntime", "RuntimeConfig", "EvalResult", "ToolBridge",
+           "configure_default_runtime", "eval", "DEFAULT_MAX_MEMORY", "CodecageError",
+           "ToolBudgetError"]

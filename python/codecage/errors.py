@@ -1,0 +1,197 @@
+"""codecage's exceptions: one class per error kind of DESIGN.md section 6.
+
+Every exception the package raises for a sandbox outcome derives from
+:class:`CodecageError`, whose ``kind`` is the kind's wire name
+(``"guest_error"``, ``"timeout"`` ...). Errors that come from an eval also
+carry what the guest printed before it failed (``stdout``, ``stderr``) and
+the eval's wall-clock ``duration`` in seconds.
+
+=====================  ======================  ==========================
+kind                   class                   runtime usable after?
+=====================  ======================  ==========================
+guest_error            GuestError              yes
+syntax_error           GuestSyntaxError        yes (a GuestError)
+timeout                TimeoutError            no: create a new runtime
+memory_limit           MemoryLimitError        no, unless the engine
+                                               stopped cleanly
+output_limit           OutputLimitError        yes
+tool_budget            ToolBudgetError         yes
+worker_crashed         WorkerCrashed           no
+protocol_violation     ProtocolViolation       no
+sandbox_unavailable    SandboxUnavailable      no
+invalid_input          InvalidInputError       yes (also a ValueError)
+internal               InternalError           no
+=====================  ======================  ==========================
+
+``codecage.TimeoutError`` also derives from the builtin ``TimeoutError``,
+so ``except TimeoutError`` around ``asyncio`` code catches it too; it is
+left out of ``__all__`` so that ``from codecage import *`` never shadows
+the builtin.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Dict, Optional, Type
+
+__all__ = [
+    "CodecageError",
+    "GuestError",
+    "GuestSyntaxError",
+    "EvalTimeoutError",
+    "MemoryLimitError",
+    "OutputLimitError",
+    "ToolBudgetError",
+    "WorkerCrashed",
+    "ProtocolViolation",
+    "SandboxUnavailable",
+    "InvalidInputError",
+    "RuntimeBusyError",
+    "InternalError",
+]
+
+
+class CodecageError(Exception):
+    """Base of every codecage error.
+
+    Attributes: ``kind`` (str, the DESIGN.md section 6 name), ``message``
+    (str, what happened and what to do), ``name`` (str, the error's type
+    name as the engine or supervisor gave it, e.g. ``"InternalError"`` for
+    QuickJS's out-of-memory; ``""`` when none), ``traceback`` (str, guest
+    frames; ``""`` when none), ``stdout`` and ``stderr`` (str, guest output
+    of the failed eval; ``""`` outside evals), ``duration`` (float seconds
+    of that eval; ``0.0`` outside evals).
+    """
+
+    kind = "internal"
+
+    def __init__(self, message: str = "", *, name: str = "", traceback: str = "",
+                 stdout: str = "", stderr: str = "", duration: float = 0.0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.name = name
+        self.traceback = traceback
+        self.stdout = stdout
+        self.stderr = stderr
+        self.duration = duration
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class GuestError(CodecageError):
+    """The guest raised (Python) or threw (JavaScript) and did not catch it.
+
+    ``name`` is the guest exception's type (``"ZeroDivisionError"``,
+    ``"TypeError"``, a host tool's error name such as ``"PermissionError"``),
+    ``message`` its message, ``traceback`` the guest frames only (str; may be
+    empty). The runtime stays usable.
+    """
+
+    kind = "guest_error"
+
+    def __init__(self, message: str = "", *, name: str = "Error", **kw) -> None:
+        super().__init__(message, name=name, **kw)
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.message}" if self.message else self.name
+
+
+class GuestSyntaxError(GuestError):
+    """The code did not parse (kind ``syntax_error``). The runtime stays usable."""
+
+    kind = "syntax_error"
+
+
+class TimeoutError(CodecageError, builtins.TimeoutError):  # noqa: A001 (deliberate)
+    """The eval passed its deadline (``timeout`` seconds) and the worker was
+    stopped. The runtime is dead afterwards (``alive`` is False): create a
+    new one. Also a builtin ``TimeoutError``."""
+
+    kind = "timeout"
+
+
+EvalTimeoutError = TimeoutError
+
+
+class MemoryLimitError(CodecageError):
+    """The guest hit ``max_memory``. The runtime is usable only when the
+    engine stopped cleanly: check ``alive``."""
+
+    kind = "memory_limit"
+
+
+class OutputLimitError(CodecageError):
+    """stdout/stderr or the result value went over its cap. The runtime stays
+    usable."""
+
+    kind = "output_limit"
+
+
+class ToolBudgetError(CodecageError):
+    """A tool call over budget that the guest did not catch. The call never
+    reached the host. The runtime stays usable."""
+
+    kind = "tool_budget"
+
+
+class WorkerCrashed(CodecageError):
+    """The worker died (signal, seccomp kill, out of memory) or was stopped.
+    The runtime is unusable: create a new one."""
+
+    kind = "worker_crashed"
+
+
+class ProtocolViolation(CodecageError):
+    """The worker sent an invalid frame and was killed. The runtime is
+    unusable."""
+
+    kind = "protocol_violation"
+
+
+class SandboxUnavailable(CodecageError):
+    """``sandbox="require"`` could not be met; the message names the missing
+    confinement layers (``codecage doctor`` shows them)."""
+
+    kind = "sandbox_unavailable"
+
+
+class InvalidInputError(CodecageError, ValueError):
+    """The caller's request or configuration is invalid (bad option, code
+    that is not UTF-8, a value that cannot cross, a closed runtime, a tool
+    calling back into its own runtime). Also a ``ValueError``."""
+
+    kind = "invalid_input"
+
+
+class RuntimeBusyError(InvalidInputError):
+    """The runtime is already running a request in another thread: a
+    runtime serves one thread at a time."""
+
+
+class InternalError(CodecageError):
+    """A bug in codecage, or its installation is broken (a missing worker
+    executable)."""
+
+    kind = "internal"
+
+
+KIND_CLASSES: Dict[str, Type[CodecageError]] = {
+    cls.kind: cls
+    for cls in (GuestError, GuestSyntaxError, TimeoutError, MemoryLimitError,
+                OutputLimitError, ToolBudgetError, WorkerCrashed, ProtocolViolation,
+                SandboxUnavailable, InvalidInputError, InternalError)
+}
+
+
+def make(kind: str, message: str, detail: Optional[str] = None, *, name: str = "",
+         traceback: str = "", stdout: str = "", stderr: str = "",
+         duration: float = 0.0) -> CodecageError:
+    """The exception for an error ``kind`` (the extension calls this)."""
+    if detail == "busy":
+        return RuntimeBusyError(message)
+    cls = KIND_CLASSES.get(kind, InternalError)
+    if issubclass(cls, GuestError) and not name:
+        name = "SyntaxError" if kind == "syntax_error" else "Error"
+    return cls(message, name=name, traceback=traceback, stdout=stdout, stderr=stderr,
+               duration=duration)

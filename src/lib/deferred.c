@@ -1,0 +1,228 @@
+/* Deferred answers of asynchronous host tools (codecage.h, "deferred tool
+ * replies"). Supervisor side.
+ *
+ * An asynchronous tool gets a cc_tool_call and answers it later, from any
+ * thread. The answer goes into the runtime's queue and an eventfd wakes
+ * the eval's thread, which sends it to the worker (runtime.c polls the
+ * eventfd beside the socket). The queue is reference-counted: each pending
+ * call holds a reference, so an answer that comes after the eval ended or
+ * after the runtime was closed finds the queue still there and is dropped.
+ * Only answers for the eval that made the call are accepted: call ids grow
+ * over a session, and the queue remembers which eval is open. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "supervisor.h"
+
+struct answer {
+	struct answer *next;
+	uint64_t call;
+	cc_value *value; /* owned; when ename is NULL */
+	char *ename, *emsg;
+};
+
+struct cc_replyq {
+	pthread_mutex_t lock;
+	int refs;
+	int efd;
+	uint64_t eval_id; /* the eval whose answers are accepted; 0 = none */
+	struct answer *head, **tail;
+};
+
+struct cc_tool_call {
+	struct cc_replyq *q; /* a reference */
+	uint64_t eval_id;
+	uint64_t call;
+};
+
+static void answer_free(struct answer *a)
+{
+	cc_value_free(a->value);
+	free(a->ename);
+	free(a->emsg);
+	free(a);
+}
+
+/* Drop every queued answer. Called with the lock held. */
+static void drop_all(struct cc_replyq *q)
+{
+	while (q->head) {
+		struct answer *a = q->head;
+		q->head = a->next;
+		answer_free(a);
+	}
+	q->tail = &q->head;
+}
+
+static void unref(struct cc_replyq *q)
+{
+	pthread_mutex_lock(&q->lock);
+	int left = --q->refs;
+	pthread_mutex_unlock(&q->lock);
+	if (left)
+		return;
+	drop_all(q);
+	close(q->efd);
+	pthread_mutex_destroy(&q->lock);
+	free(q);
+}
+
+int cc_replyq_ensure(cc_runtime *rt, cc_error *err)
+{
+	if (rt->replyq)
+		return 0;
+	struct cc_replyq *q = calloc(1, sizeof(*q));
+	if (!q)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (q->efd < 0) {
+		free(q);
+		return cc_fail(err, CC_ERR_INTERNAL, "eventfd for asynchronous tools: %s",
+			       strerror(errno));
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	q->refs = 1;
+	q->tail = &q->head;
+	rt->replyq = q;
+	return 0;
+}
+
+void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->eval_id = eval_id;
+	drop_all(q);
+	pthread_mutex_unlock(&q->lock);
+}
+
+cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call)
+{
+	cc_tool_call *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&q->lock);
+	q->refs++;
+	c->eval_id = q->eval_id;
+	pthread_mutex_unlock(&q->lock);
+	c->q = q;
+	c->call = call;
+	return c;
+}
+
+int cc_replyq_fd(const struct cc_replyq *q)
+{
+	return q->efd;
+}
+
+void cc_replyq_release(struct cc_replyq *q)
+{
+	if (!q)
+		return;
+	cc_replyq_open(q, 0);
+	unref(q);
+}
+
+/* Queue an answer (takes ownership of a) for its call, or drop it. */
+static int deliver(cc_tool_call *c, struct answer *a)
+{
+	struct cc_replyq *q = c->q;
+	int rc = 1;
+	pthread_mutex_lock(&q->lock);
+	if (a && c->eval_id && c->eval_id == q->eval_id) {
+		a->call = c->call;
+		*q->tail = a;
+		q->tail = &a->next;
+		a = NULL;
+		rc = 0;
+		uint64_t one = 1;
+		/* Only fails when the counter would overflow: then it is
+		 * readable anyway. */
+		if (write(q->efd, &one, sizeof(one)) < 0) {
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (a)
+		answer_free(a);
+	free(c);
+	unref(q);
+	return rc;
+}
+
+CC_EXPORT int cc_tool_call_return(cc_tool_call *call, cc_value *value)
+{
+	if (!call) {
+		cc_value_free(value);
+		return -1;
+	}
+	struct answer *a = calloc(1, sizeof(*a));
+	if (a)
+		a->value = value;
+	else
+		cc_value_free(value);
+	/* Out of memory: the answer is lost and the eval waits until its
+	 * deadline, which is what an unanswered call does. */
+	return deliver(call, a);
+}
+
+CC_EXPORT int cc_tool_call_fail(cc_tool_call *call, const char *name, const char *fmt, ...)
+{
+	if (!call)
+		return -1;
+	struct answer *a = calloc(1, sizeof(*a));
+	if (a) {
+		va_list ap;
+		va_start(ap, fmt);
+		if (vasprintf(&a->emsg, fmt ? fmt : "", ap) < 0)
+			a->emsg = NULL;
+		va_end(ap);
+		a->ename = strdup(name ? name : "Error");
+		if (!a->ename || !a->emsg) {
+			answer_free(a);
+			a = NULL;
+		}
+	}
+	return deliver(call, a);
+}
+
+int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err)
+{
+	struct cc_replyq *q = rt->replyq;
+	if (!q)
+		return 0;
+	uint64_t n;
+	if (read(q->efd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: nothing new since the last flush. */
+	}
+	pthread_mutex_lock(&q->lock);
+	struct answer *list = q->head;
+	q->head = NULL;
+	q->tail = &q->head;
+	pthread_mutex_unlock(&q->lock);
+	int rc = 0;
+	while (list) {
+		struct answer *a = list;
+		list = a->next;
+		if (rc == 0) {
+			if (a->ename) {
+				const char *ename, *emsg;
+				cc_tool_failure_text(rt, a->ename, a->emsg, &ename, &emsg);
+				rc = cc_tool_send_reply(rt, a->call, NULL, ename, emsg, deadline_ns,
+							err);
+			} else {
+				rc = cc_tool_send_reply(rt, a->call, a->value, NULL, NULL,
+							deadline_ns, err);
+			}
+		}
+		answer_free(a);
+	}
+	return rc;
+}

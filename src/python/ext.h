@@ -1,0 +1,55 @@
+/* codecage._codecage: the CPython extension over libcodecage (the Python
+ * package's native half; python/codecage/ is the Python half). Internal
+ * interfaces shared by its three files:
+ *   module.c   the module, Budget and the error factory
+ *   runtime.c  Runtime (one cc_runtime) and PendingCall (one deferred tool call)
+ *   values.c   Python objects <-> cc_value trees
+ * Every function here needs the GIL unless it says otherwise. */
+#ifndef CC_PY_EXT_H
+#define CC_PY_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "codecage.h"
+
+/* ---- values.c ---- */
+
+/* A new cc_value for o (None, bool, int, float, str, bytes-like, list,
+ * tuple, dict with str keys, datetime; numpy values through tolist()),
+ * nesting at most CC_VALUE_MAX_DEPTH. *out is owned by the caller (NULL =
+ * None). Returns 0, or -1 with a Python exception set: TypeError (a type
+ * that cannot cross), ValueError (too deep, a bigint over 4300 digits,
+ * duplicate keys after U+FFFD repair), MemoryError. */
+int cc_py_to_value(PyObject *o, cc_value **out);
+
+/* A new Python object for v (borrowed): None, bool, int, float, str,
+ * bytes, list, dict, datetime (aware, UTC). NULL with an exception set:
+ * OverflowError (a timestamp outside datetime's years 1-9999),
+ * MemoryError. */
+PyObject *cc_py_from_value(const cc_value *v);
+
+/* Import the datetime C API. Returns 0 or -1 with an exception set. */
+int cc_py_values_init(void);
+
+/* ---- module.c ---- */
+
+/* Raise the codecage exception for kind (its class comes from the Python
+ * half, registered with _set_error_factory) with message. Returns NULL. */
+PyObject *cc_py_raise(cc_error_kind kind, const char *message);
+/* The same with a detail the Python half maps to a subclass ("busy":
+ * RuntimeBusyError). */
+PyObject *cc_py_raise_detail(cc_error_kind kind, const char *message, const char *detail);
+
+/* Budget object: a cc_budget reference. */
+typedef struct {
+	PyObject_HEAD cc_budget *budget;
+} cc_py_budget;
+extern PyTypeObject cc_py_budget_type;
+
+/* ---- runtime.c ---- */
+
+extern PyTypeObject cc_py_runtime_type;
+extern PyTypeObject cc_py_pending_type;
+
+#endif

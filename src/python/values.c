@@ -1,0 +1,334 @@
+/* Python objects <-> cc_value trees for codecage._codecage (DESIGN.md
+ * section 5, "host Python" column). Host side: the caps that matter are
+ * applied again by libcodecage's encoder; the depth cap here keeps the C
+ * stack safe from deep or cyclic containers. */
+#include <string.h>
+
+#include "ext.h"
+/* After Python.h (ext.h), which it needs. */
+#include <datetime.h>
+
+int cc_py_values_init(void)
+{
+	PyDateTime_IMPORT;
+	return PyDateTimeAPI ? 0 : -1;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's
+ * days_from_civil). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static cc_value *from_datetime(PyObject *o)
+{
+	int64_t sec = days_from_civil(PyDateTime_GET_YEAR(o), PyDateTime_GET_MONTH(o),
+				      PyDateTime_GET_DAY(o)) *
+			      86400 +
+		      PyDateTime_DATE_GET_HOUR(o) * 3600 + PyDateTime_DATE_GET_MINUTE(o) * 60 +
+		      PyDateTime_DATE_GET_SECOND(o);
+	/* Aware: subtract the offset; naive: taken as UTC (DESIGN.md). */
+	PyObject *off = PyObject_CallMethod(o, "utcoffset", NULL);
+	if (!off)
+		return NULL;
+	if (off != Py_None) {
+		PyObject *s = PyObject_CallMethod(off, "total_seconds", NULL);
+		double d = s ? PyFloat_AsDouble(s) : -1;
+		Py_XDECREF(s);
+		if (!s || (d == -1 && PyErr_Occurred())) {
+			Py_DECREF(off);
+			return NULL;
+		}
+		sec -= (int64_t)d;
+	}
+	Py_DECREF(off);
+	cc_value *v =
+		cc_value_new_timestamp(sec, (uint32_t)PyDateTime_DATE_GET_MICROSECOND(o) * 1000);
+	if (!v)
+		PyErr_NoMemory();
+	return v;
+}
+
+/* str as UTF-8; lone surrogates become U+FFFD, as they do in the guests. */
+static cc_value *from_str(PyObject *o)
+{
+	Py_ssize_t n;
+	const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+	if (s) {
+		cc_value *v = cc_value_new_string(s, (size_t)n);
+		return v ? v : (cc_value *)PyErr_NoMemory();
+	}
+	if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+		return NULL;
+	PyErr_Clear();
+	PyObject *b = PyUnicode_AsEncodedString(o, "utf-16-le", "surrogatepass");
+	PyObject *fixed = b ? PyUnicode_DecodeUTF16(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b),
+						    "replace", &(int){ -1 })
+			    : NULL;
+	Py_XDECREF(b);
+	if (!fixed)
+		return NULL;
+	cc_value *v = NULL;
+	s = PyUnicode_AsUTF8AndSize(fixed, &n);
+	if (s && !(v = cc_value_new_string(s, (size_t)n)))
+		PyErr_NoMemory();
+	Py_DECREF(fixed);
+	return v;
+}
+
+static cc_value *from_int(PyObject *o)
+{
+	int overflow = 0;
+	long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
+	if (!overflow) {
+		if (i == -1 && PyErr_Occurred())
+			return NULL;
+		cc_value *v = cc_value_new_int(i);
+		return v ? v : (cc_value *)PyErr_NoMemory();
+	}
+	/* Beyond int64: a bigint in decimal, at most 4300 digits (str() of
+	 * a longer int raises ValueError itself). */
+	PyObject *s = PyObject_Str(o);
+	if (!s)
+		return NULL;
+	Py_ssize_t n;
+	const char *d = PyUnicode_AsUTF8AndSize(s, &n);
+	cc_value *v = NULL;
+	if (d && (size_t)n - (d[0] == '-') > CC_BIGINT_MAX_DIGITS)
+		PyErr_Format(PyExc_ValueError, "an int of more than %d digits cannot cross",
+			     CC_BIGINT_MAX_DIGITS);
+	else if (d && !(v = cc_value_new_bigint(d, (size_t)n)))
+		PyErr_NoMemory();
+	Py_DECREF(s);
+	return v;
+}
+
+static int convert(PyObject *o, int depth, cc_value **out);
+
+static cc_value *from_sequence(PyObject *o, int depth)
+{
+	/* A copy: a tzinfo's utcoffset() or a numpy tolist() met on the way
+	 * runs Python code that could change the list under us. */
+	PyObject *seq = PySequence_Tuple(o);
+	if (!seq)
+		return NULL;
+	cc_value *arr = cc_value_new_array();
+	if (!arr) {
+		Py_DECREF(seq);
+		return (cc_value *)PyErr_NoMemory();
+	}
+	Py_ssize_t n = PyTuple_GET_SIZE(seq);
+	for (Py_ssize_t i = 0; i < n; i++) {
+		cc_value *item = NULL;
+		if (convert(PyTuple_GET_ITEM(seq, i), depth + 1, &item) < 0 ||
+		    (cc_value_array_push(arr, item) < 0 && !PyErr_NoMemory())) {
+			cc_value_free(arr);
+			Py_DECREF(seq);
+			return NULL;
+		}
+	}
+	Py_DECREF(seq);
+	return arr;
+}
+
+static cc_value *from_dict(PyObject *orig, int depth)
+{
+	/* A copy holds the keys and values for the walk (see from_sequence). */
+	PyObject *o = PyDict_Copy(orig);
+	if (!o)
+		return NULL;
+	cc_value *map = cc_value_new_map();
+	if (!map) {
+		Py_DECREF(o);
+		return (cc_value *)PyErr_NoMemory();
+	}
+	PyObject *k, *val;
+	Py_ssize_t pos = 0;
+	while (PyDict_Next(o, &pos, &k, &val)) {
+		if (!PyUnicode_Check(k)) {
+			PyErr_Format(
+				PyExc_TypeError,
+				"dict keys must be str to cross the sandbox boundary, not %.100s",
+				Py_TYPE(k)->tp_name);
+			goto fail;
+		}
+		cc_value *key = from_str(k), *item = NULL;
+		if (!key)
+			goto fail;
+		if (convert(val, depth + 1, &item) < 0) {
+			cc_value_free(key);
+			goto fail;
+		}
+		int rc = cc_value_map_set(map, key->u.str.ptr, key->u.str.len, item);
+		cc_value_free(key);
+		if (rc < 0) {
+			PyErr_SetString(PyExc_ValueError,
+					"duplicate dict key after lone surrogates became U+FFFD");
+			goto fail;
+		}
+	}
+	Py_DECREF(o);
+	return map;
+fail:
+	Py_DECREF(o);
+	cc_value_free(map);
+	return NULL;
+}
+
+static cc_value *from_buffer(PyObject *o)
+{
+	Py_buffer b;
+	if (PyObject_GetBuffer(o, &b, PyBUF_C_CONTIGUOUS) < 0)
+		return NULL;
+	cc_value *v = cc_value_new_bytes(b.buf, (size_t)b.len);
+	PyBuffer_Release(&b);
+	return v ? v : (cc_value *)PyErr_NoMemory();
+}
+
+/* numpy arrays and scalars cross as what tolist() gives. */
+static int from_numpy(PyObject *o, int depth, cc_value **out)
+{
+	PyObject *l = PyObject_CallMethod(o, "tolist", NULL);
+	if (!l)
+		return -1;
+	int rc = -1;
+	if (Py_TYPE(l)->tp_name && !strncmp(Py_TYPE(l)->tp_name, "numpy.", 6))
+		PyErr_SetString(PyExc_TypeError, "numpy value whose tolist() is not plain");
+	else
+		rc = convert(l, depth, out);
+	Py_DECREF(l);
+	return rc;
+}
+
+static int convert(PyObject *o, int depth, cc_value **out)
+{
+	cc_value *v = NULL;
+	*out = NULL;
+	if (depth > CC_VALUE_MAX_DEPTH) {
+		PyErr_Format(PyExc_ValueError,
+			     "the value is nested deeper than %d levels (or contains itself)",
+			     CC_VALUE_MAX_DEPTH);
+		return -1;
+	}
+	if (o == Py_None)
+		return 0;
+	if (PyBool_Check(o))
+		v = cc_value_new_bool(o == Py_True);
+	else if (PyLong_Check(o))
+		return (*out = from_int(o)) ? 0 : -1;
+	else if (PyFloat_Check(o))
+		v = cc_value_new_float(PyFloat_AS_DOUBLE(o));
+	else if (PyUnicode_Check(o))
+		return (*out = from_str(o)) ? 0 : -1;
+	else if (PyBytes_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o))
+		return (*out = from_buffer(o)) ? 0 : -1;
+	else if (PyList_Check(o) || PyTuple_Check(o))
+		return (*out = from_sequence(o, depth)) ? 0 : -1;
+	else if (PyDict_Check(o))
+		return (*out = from_dict(o, depth)) ? 0 : -1;
+	else if (PyDateTime_Check(o))
+		return (*out = from_datetime(o)) ? 0 : -1;
+	else if (!strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) && PyObject_HasAttrString(o, "tolist"))
+		return from_numpy(o, depth, out);
+	else {
+		PyErr_Format(PyExc_TypeError,
+			     "a %.100s cannot cross the sandbox boundary: use None, bool, int, "
+			     "float, str, bytes, list, tuple, dict with str keys or datetime",
+			     Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	if (!v) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cc_py_to_value(PyObject *o, cc_value **out)
+{
+	return convert(o, 0, out);
+}
+
+static PyObject *to_datetime(const cc_value *v)
+{
+	static PyObject *epoch;
+	if (!epoch) {
+		PyObject *utc = PyDateTime_TimeZone_UTC;
+		epoch = PyDateTimeAPI->DateTime_FromDateAndTime(1970, 1, 1, 0, 0, 0, 0, utc,
+								PyDateTimeAPI->DateTimeType);
+		if (!epoch)
+			return NULL;
+	}
+	int64_t days = v->u.ts.sec / 86400, rem = v->u.ts.sec % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	if (days > 3000000 || days < -3000000) {
+		PyErr_SetString(PyExc_OverflowError,
+				"the timestamp is outside Python's datetime range (years 1-9999)");
+		return NULL;
+	}
+	PyObject *delta = PyDelta_FromDSU((int)days, (int)rem, (int)(v->u.ts.nsec / 1000));
+	if (!delta)
+		return NULL;
+	PyObject *r = PyNumber_Add(epoch, delta);
+	Py_DECREF(delta);
+	return r;
+}
+
+PyObject *cc_py_from_value(const cc_value *v)
+{
+	if (!v)
+		Py_RETURN_NONE;
+	switch (v->type) {
+	case CC_VALUE_BOOL:
+		return PyBool_FromLong(v->u.b);
+	case CC_VALUE_INT:
+		return PyLong_FromLongLong(v->u.i);
+	case CC_VALUE_FLOAT:
+		return PyFloat_FromDouble(v->u.f);
+	case CC_VALUE_BIGINT:
+		return PyLong_FromString(v->u.str.ptr, NULL, 10);
+	case CC_VALUE_STRING:
+		return PyUnicode_DecodeUTF8(v->u.str.ptr, (Py_ssize_t)v->u.str.len, "replace");
+	case CC_VALUE_BYTES:
+		return PyBytes_FromStringAndSize(v->u.str.ptr, (Py_ssize_t)v->u.str.len);
+	case CC_VALUE_ARRAY: {
+		PyObject *l = PyList_New((Py_ssize_t)v->u.array.len);
+		for (size_t i = 0; l && i < v->u.array.len; i++) {
+			PyObject *item = cc_py_from_value(v->u.array.items[i]);
+			if (!item) {
+				Py_CLEAR(l);
+				break;
+			}
+			PyList_SET_ITEM(l, (Py_ssize_t)i, item);
+		}
+		return l;
+	}
+	case CC_VALUE_MAP: {
+		PyObject *d = PyDict_New();
+		for (size_t i = 0; d && i < v->u.map.len; i++) {
+			PyObject *k = PyUnicode_DecodeUTF8(
+				v->u.map.keys[i], (Py_ssize_t)v->u.map.key_lens[i], "replace");
+			PyObject *item = k ? cc_py_from_value(v->u.map.vals[i]) : NULL;
+			if (!item || PyDict_SetItem(d, k, item) < 0)
+				Py_CLEAR(d);
+			Py_XDECREF(k);
+			Py_XDECREF(item);
+		}
+		return d;
+	}
+	case CC_VALUE_TIMESTAMP:
+		return to_datetime(v);
+	default:
+		Py_RETURN_NONE;
+	}
+}

@@ -1,0 +1,336 @@
+/* cc-asyncdriver: deferred tool replies (cc_runtime_bind_tool_async,
+ * cc_tool_call_return/_fail) and per-tool budgets (cc_runtime_set_tool_budget)
+ * and cc_runtime_interrupt end to end, for test_async_tools.py. Prints "ok ..." / "FAIL ..." per
+ * check and "N failed" last.
+ * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codecage.h"
+#include "driver.h"
+
+static cc_runtime *start(cc_language lang, uint64_t max_result)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.timeout_s = 20;
+	if (max_result)
+		o.limits.max_result = max_result;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		printf("FAIL runtime_new: %s\n", err.message);
+		exit(1);
+	}
+	return rt;
+}
+
+static const char *eval_str(cc_runtime *rt, const char *code, cc_result **keep)
+{
+	*keep = cc_runtime_eval(rt, code, strlen(code), 0);
+	const cc_value *v = cc_result_value(*keep);
+	if (!cc_result_ok(*keep))
+		return cc_result_error_message(*keep);
+	return cc_value_type_of(v) == CC_VALUE_STRING ? v->u.str.ptr : "(not a string)";
+}
+
+/* a() and b() are answered only once both were called, by another thread,
+ * b first: the supervisor must keep serving the worker while calls wait. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cc_tool_call *held_a, *held_b;
+static int answers_queued;
+
+static void *answer_both(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	cc_tool_call *a = held_a, *b = held_b;
+	held_a = held_b = NULL;
+	pthread_mutex_unlock(&lock);
+	answers_queued += cc_tool_call_return(b, cc_value_new_string("B", 1)) == 0;
+	answers_queued += cc_tool_call_return(a, cc_value_new_string("A", 1)) == 0;
+	return NULL;
+}
+
+static void hold(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)args;
+	pthread_mutex_lock(&lock);
+	*(user ? &held_b : &held_a) = call;
+	bool both = held_a && held_b;
+	pthread_mutex_unlock(&lock);
+	if (both) {
+		pthread_t t;
+		pthread_create(&t, NULL, answer_both, NULL);
+		pthread_detach(t);
+	}
+}
+
+/* Answered inside the callback, on the eval's thread. */
+static void now(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	int n = args->u.array.len ? (int)args->u.array.items[0]->u.i : 0;
+	if (n < 0) {
+		cc_tool_call_fail(call, "PermissionError", "negative %d", n);
+		return;
+	}
+	cc_tool_call_return(call, cc_value_new_int(n * 2));
+}
+
+/* A value over max_result: the guest gets ToolResultError. */
+static void huge(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	(void)args;
+	static char big[8192];
+	memset(big, 'h', sizeof(big));
+	cc_tool_call_return(call, cc_value_new_string(big, sizeof(big)));
+}
+
+static void fanout(cc_language lang)
+{
+	bool py = lang == CC_LANG_PYTHON;
+	cc_runtime *rt = start(lang, 4096);
+	cc_error err = { 0 };
+	int rc = cc_runtime_bind_tool_async(rt, "a", hold, NULL, &err);
+	rc |= cc_runtime_bind_tool_async(rt, "b", hold, (void *)1, &err);
+	rc |= cc_runtime_bind_tool_async(rt, "now", now, NULL, &err);
+	rc |= cc_runtime_bind_tool_async(rt, "huge", huge, NULL, &err);
+	CHECK(rc == 0, "bind async tools");
+	rc = cc_runtime_bind_tool_async(rt, "bad name", now, NULL, &err);
+	CHECK(rc < 0 && err.kind == CC_ERR_INVALID_INPUT, "a bad name is invalid_input");
+	cc_error_clear(&err);
+	cc_result *r;
+	const char *s = eval_str(
+		rt,
+		py ? "import asyncio\n''.join(await asyncio.gather(atools.a(), atools.b()))"
+		   : "(await Promise.all([tools.a(), tools.b()])).join('')",
+		&r);
+	CHECK(!strcmp(s, "AB") && answers_queued == 2,
+	      "two calls wait together, answered out of order from another thread: %s", s);
+	cc_result_free(r);
+	s = eval_str(rt, py ? "str(now(21))" : "String(now(21))", &r);
+	CHECK(!strcmp(s, "42"), "answered inside the callback, synchronous form: %s", s);
+	cc_result_free(r);
+	s = eval_str(rt,
+		     py ? "try:\n    now(-1)\nexcept PermissionError as e:\n    r = str(e)\nr"
+			: "try { now(-1) } catch (e) { e.name + ': ' + e.message }",
+		     &r);
+	CHECK(strstr(s, "negative -1") != NULL, "cc_tool_call_fail reaches the guest: %s", s);
+	cc_result_free(r);
+	cc_runtime_set_redaction(rt, true);
+	s = eval_str(rt,
+		     py ? "try:\n    now(-1)\nexcept PermissionError as e:\n    r = str(e)\nr"
+			: "try { now(-1) } catch (e) { e.name + ': ' + e.message }",
+		     &r);
+	CHECK(strstr(s, "negative") == NULL, "redaction applies to deferred failures: %s", s);
+	cc_result_free(r);
+	s = eval_str(rt,
+		     py ? "try:\n    huge()\nexcept Exception as e:\n    r = type(e).__name__\nr"
+			: "try { huge() } catch (e) { e.name }",
+		     &r);
+	CHECK(!strcmp(s, "ToolResultError"), "a value over the cap fails the call: %s", s);
+	cc_result_free(r);
+	cc_runtime_close(rt);
+}
+
+/* Calls answered after their eval, or after the runtime is gone. */
+static cc_tool_call *kept[4];
+static int nkept;
+static void keep(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	(void)args;
+	kept[nkept++] = call;
+}
+
+static void late(cc_language lang)
+{
+	bool py = lang == CC_LANG_PYTHON;
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.timeout_s = 0.5;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		printf("FAIL runtime_new: %s\n", err.message);
+		exit(1);
+	}
+	cc_runtime_bind_tool_async(rt, "keep", keep, NULL, &err);
+	cc_result *r = cc_runtime_eval(rt, py ? "keep()" : "keep()", 6, 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT && nkept == 1,
+	      "an unanswered call ends in timeout (%s)",
+	      cc_error_kind_name(cc_result_error_kind(r)));
+	cc_result_free(r);
+	/* CHECK evaluates its condition twice: answer outside it. */
+	int rc = cc_tool_call_return(kept[0], cc_value_new_int(1));
+	CHECK(rc == 1, "answering after the eval ended drops the answer");
+	if (!cc_runtime_alive(rt)) {
+		cc_runtime_close(rt);
+		rt = NULL;
+		cc_runtime_new(&o, &rt, &err);
+		cc_runtime_bind_tool_async(rt, "keep", keep, NULL, &err);
+	}
+	/* JavaScript: a call nobody awaits does not hold the eval. (Python's
+	 * engine waits for the tasks it started, so there it is a timeout
+	 * again.) */
+	const char *fire = py ? "keep()" : "tools.keep(); 7";
+	r = cc_runtime_eval(rt, fire, strlen(fire), 0);
+	const cc_value *v = cc_result_value(r);
+	if (py)
+		CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT && nkept == 2,
+		      "a second unanswered call (%s)", cc_error_kind_name(cc_result_error_kind(r)));
+	else
+		CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 7 &&
+			      nkept == 2,
+		      "a call nobody awaits does not hold the eval (%s)",
+		      cc_result_error_message(r));
+	cc_result_free(r);
+	if (!cc_runtime_alive(rt)) {
+		cc_runtime_close(rt);
+		rt = NULL;
+		cc_runtime_new(&o, &rt, &err);
+	}
+	r = cc_runtime_eval(rt, "8", 1, 0);
+	v = cc_result_value(r);
+	CHECK(cc_result_ok(r) && v && v->u.i == 8, "the runtime carries on");
+	cc_result_free(r);
+	cc_runtime_close(rt);
+	rc = cc_tool_call_fail(kept[1], "Error", "after close");
+	CHECK(rc == 1, "answering after the runtime was closed is safe and dropped");
+	rc = cc_tool_call_return(NULL, NULL);
+	CHECK(rc == -1, "a NULL call is refused");
+}
+
+static int calls;
+static int count(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)err;
+	calls++;
+	*result = cc_value_new_int(calls);
+	return 0;
+}
+
+static void budget(void)
+{
+	cc_runtime *rt = start(CC_LANG_JAVASCRIPT, 0);
+	cc_budget *own = cc_budget_new(1), *shared = cc_budget_new(5);
+	cc_error err = { 0 };
+	cc_runtime_bind_tool(rt, "x", count, NULL, &err);
+	cc_runtime_bind_tool_async(rt, "y", now, NULL, &err);
+	cc_runtime_set_budget(rt, shared);
+	int rc = cc_runtime_set_tool_budget(rt, "x", own, &err);
+	CHECK(rc == 0, "set a tool's own budget");
+	rc = cc_runtime_set_tool_budget(rt, "nope", own, &err);
+	CHECK(rc < 0 && err.kind == CC_ERR_INVALID_INPUT, "an unbound name is invalid_input (%s)",
+	      err.message);
+	cc_error_clear(&err);
+	cc_result *r;
+	const char *s = eval_str(rt,
+				 "const out = []; for (const f of [x, x, y, y]) { try { "
+				 "out.push(String(f(1))) } catch (e) { out.push(e.name) } } "
+				 "out.join(',')",
+				 &r);
+	CHECK(!strcmp(s, "1,ToolBudgetError,2,2"), "x counts against its own budget only: %s", s);
+	cc_result_free(r);
+	CHECK(cc_budget_calls_made(own) == 1 && cc_budget_calls_made(shared) == 2 && calls == 1,
+	      "own 1, shared 2, the host ran x once (%llu %llu %d)",
+	      (unsigned long long)cc_budget_calls_made(own),
+	      (unsigned long long)cc_budget_calls_made(shared), calls);
+	cc_runtime_bind_tool(rt, "x", count, NULL, &err); /* rebinding keeps the budget */
+	r = cc_runtime_eval(rt, "x()", 3, 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_TOOL_BUDGET,
+	      "uncaught, a per-tool refusal surfaces as tool_budget (%s)",
+	      cc_error_kind_name(cc_result_error_kind(r)));
+	cc_result_free(r);
+	cc_runtime_set_tool_budget(rt, "x", NULL, &err);
+	s = eval_str(rt, "String(x())", &r);
+	CHECK(!strcmp(s, "2") && cc_budget_calls_made(shared) == 3,
+	      "NULL puts x back on the runtime's budget: %s", s);
+	cc_result_free(r);
+	cc_budget_unref(own);
+	cc_runtime_close(rt);
+	cc_budget_unref(shared);
+}
+
+/* cc_runtime_interrupt from another thread stops a guest that never ends. */
+static pthread_cond_t started_cond = PTHREAD_COND_INITIALIZER;
+static bool started;
+static void mark_started(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	(void)args;
+	pthread_mutex_lock(&lock);
+	started = true;
+	pthread_cond_signal(&started_cond);
+	pthread_mutex_unlock(&lock);
+	cc_tool_call_return(call, NULL);
+}
+
+struct evaluation {
+	cc_runtime *rt;
+	const char *code;
+	cc_result *r;
+};
+
+static void *run_eval(void *arg)
+{
+	struct evaluation *e = arg;
+	e->r = cc_runtime_eval(e->rt, e->code, strlen(e->code), 0);
+	return NULL;
+}
+
+static void interrupt(cc_language lang)
+{
+	cc_runtime *rt = start(lang, 0);
+	cc_error err = { 0 };
+	cc_runtime_bind_tool_async(rt, "started", mark_started, NULL, &err);
+	struct evaluation e = { rt,
+				lang == CC_LANG_PYTHON ? "started()\nwhile True: pass"
+						       : "started(); for (;;) {}",
+				NULL };
+	pthread_t t;
+	pthread_create(&t, NULL, run_eval, &e);
+	pthread_mutex_lock(&lock);
+	while (!started)
+		pthread_cond_wait(&started_cond, &lock);
+	pthread_mutex_unlock(&lock);
+	cc_runtime_interrupt(rt);
+	pthread_join(t, NULL);
+	CHECK(cc_result_error_kind(e.r) == CC_ERR_WORKER_CRASHED &&
+		      strstr(cc_result_error_message(e.r), "interrupted") && !cc_runtime_alive(rt),
+	      "an interrupted eval ends as worker_crashed: %s", cc_result_error_message(e.r));
+	cc_result_free(e.r);
+	cc_runtime_interrupt(rt); /* a dead runtime: nothing happens */
+	cc_runtime_close(rt);
+	cc_runtime_interrupt(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: cc-asyncdriver fanout LANG | late LANG | budget | "
+				"interrupt LANG\n");
+		return 2;
+	}
+	cc_language lang =
+		argc > 2 && !strcmp(argv[2], "python") ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT;
+	if (!strcmp(argv[1], "fanout"))
+		fanout(lang);
+	else if (!strcmp(argv[1], "late"))
+		late(lang);
+	else if (!strcmp(argv[1], "budget"))
+		budget();
+	else if (!strcmp(argv[1], "interrupt"))
+		interrupt(lang);
+	printf("children=%ld\n", children());
+	printf("%d failed\n", failures);
+	return failures != 0;
+}

@@ -1,0 +1,25 @@
+"""Deferred (asynchronous) tool replies and per-tool budgets through the C
+API (tests/integration/async_tools_driver.c): calls answered later, out of
+order, from another thread; answers after the eval or the runtime is gone;
+a tool's own budget; cc_runtime_interrupt from another thread."""
+import conftest
+
+
+def drive(*args, timeout=300):
+    return conftest.drive("cc-asyncdriver", *args, timeout=timeout)
+
+
+def test_deferred_replies_fan_out(lang):
+    drive("fanout", lang)
+
+
+def test_late_answers_are_dropped_safely(lang):
+    drive("late", lang)
+
+
+def test_per_tool_budget():
+    drive("budget")
+
+
+def test_interrupt_from_another_thread(lang):
+    drive("interrupt", lang)

@@ -1,0 +1,155 @@
+"""The package's API surface: runtimes, config, tools and bridges, output,
+the sandbox report, typing files."""
+import os
+
+import pytest
+
+import ccpkg
+
+import codecage
+from codecage import (GuestError, InvalidInputError, IsolatedRuntime, RuntimeConfig, ToolBridge,
+                      ToolBudgetError)
+
+
+def test_runtime_basics_both_languages():
+    with IsolatedRuntime() as js, IsolatedRuntime(language="py") as py:
+        assert js.language == "javascript" and py.language == "python"
+        assert js.eval("[1, 2].map(x => x * 21)") == [21, 42]
+        assert py.eval("x = 5\nx * 2") == 10
+        assert py.eval("x") == 5  # globals persist
+        assert js.engine_version.startswith("QuickJS")
+        assert py.engine_version.startswith("CPython 3.11")
+        for rt in (js, py):
+            s = rt.sandbox
+            assert s["mode"] == "require" and s["missing"] == ""
+            assert "seccomp" in s["applied"] and s["landlock_abi"] >= 1
+    assert not js.alive and js.closed
+
+
+def test_run_returns_output_and_duration():
+    with IsolatedRuntime(language="python") as rt:
+        r = rt.run("import sys\nprint('out')\nprint('err', file=sys.stderr)\n6 * 7")
+        assert (r.value, r.stdout, r.stderr) == (42, "out\n", "err\n")
+        assert r.duration >= 0
+
+
+def test_on_output_streams_lines():
+    lines = []
+    cfg = RuntimeConfig(on_output=lambda stream, line: lines.append((stream, line)))
+    with IsolatedRuntime(cfg) as rt:
+        rt.eval("console.log('a\\nb'); console.error('c'); 1")
+    assert lines == [("stdout", "a"), ("stdout", "b"), ("stderr", "c")]
+
+
+def test_options_override_config():
+    cfg = RuntimeConfig(timeout=5.0, max_memory=64 << 20)
+    with IsolatedRuntime(cfg, timeout=9.0) as rt:
+        assert rt.config.timeout == 9.0 and rt.config.max_memory == 64 << 20
+    assert cfg.timeout == 5.0
+
+
+def test_bind_function_errors_reach_the_guest_by_name():
+    def lookup(sku):
+        return {"A1": 3.5}[sku]
+
+    with IsolatedRuntime() as js, IsolatedRuntime(language="python") as py:
+        for rt in (js, py):
+            rt.bind_function("lookup", lookup)
+            assert rt.eval("lookup('A1') * 2") == 7.0
+        assert js.eval("try { lookup('B') } catch (e) { [e.name, e.message, e instanceof Error] }") \
+            == ["KeyError", "B", True]
+        assert py.eval("try:\n    lookup('B')\nexcept KeyError as e:\n    r = e.args[0]\nr") == "B"
+        assert py.eval("tools.lookup('A1')") == 3.5
+        assert py.eval("import asyncio\nawait atools.lookup('A1')") == 3.5
+        assert js.eval("typeof tools.nope") == "undefined"
+        # rebinding replaces
+        js.bind_function("lookup", lambda sku: "new")
+        assert js.eval("lookup('x')") == "new"
+
+
+def test_uncaught_tool_error_is_a_guest_error_with_the_tools_name():
+    with IsolatedRuntime() as rt:
+        rt.bind_function("deny", lambda: (_ for _ in ()).throw(PermissionError("no")))
+        with pytest.raises(GuestError) as ei:
+            rt.eval("deny()")
+        assert (ei.value.name, ei.value.message) == ("PermissionError", "no")
+
+
+def test_keyboard_interrupt_in_a_tool_propagates_to_the_host():
+    def interrupt():
+        raise KeyboardInterrupt
+
+    with IsolatedRuntime() as rt:
+        rt.bind_function("interrupt", interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            rt.eval("try { interrupt() } catch (e) {} 1")
+        assert rt.eval("2") == 2
+
+
+def test_bridge_budget_is_shared_across_runtimes_and_languages():
+    calls = []
+    bridge = ToolBridge({"ping": lambda: calls.append(1) or len(calls)}, max_calls=3)
+    assert (bridge.calls_made, bridge.calls_remaining) == (0, 3)
+    with IsolatedRuntime() as js, IsolatedRuntime(language="python") as py:
+        bridge.attach(js)
+        bridge.attach(py)
+        js.bind_function("free", lambda: "free")  # not the bridge's: never counted
+        assert js.eval("ping()") == 1
+        assert py.eval("ping()") == 2
+        assert js.eval("free() + free()") == "freefree"
+        assert py.eval("ping()") == 3
+        assert js.eval("try { ping() } catch (e) { e.name }") == "ToolBudgetError"
+        with pytest.raises(ToolBudgetError):
+            py.eval("ping()")
+    assert len(calls) == 3
+    assert (bridge.calls_made, bridge.calls_remaining) == (3, 0)
+
+
+def test_bridge_per_tool_limits_and_unlimited():
+    bridge = ToolBridge({"a": lambda: 1, "b": lambda: 2}, per_tool={"a": 1})
+    assert bridge.calls_remaining is None
+    with IsolatedRuntime(language="python") as rt:
+        bridge.attach(rt)
+        assert rt.eval("a() + b() + b()") == 5
+        assert rt.eval("try:\n    a()\nexcept Exception as e:\n    r = type(e).__name__\nr") == \
+            "ToolBudgetError"
+    assert bridge.calls_made == 3
+
+
+@pytest.mark.parametrize("args,exc", [
+    (({"bad name": len},), InvalidInputError),
+    (({"f": 3},), TypeError),
+    (({"f": len}, -1), InvalidInputError),
+    ((["f"],), TypeError),
+])
+def test_bridge_bad_arguments(args, exc):
+    with pytest.raises(exc):
+        ToolBridge(*args)
+
+
+def test_redaction_on_the_runtime():
+    def fail():
+        raise ValueError("secret detail")
+
+    with IsolatedRuntime(redact_host_errors=True) as rt:
+        rt.bind_function("fail", fail)
+        name, msg = rt.eval("try { fail() } catch (e) { [e.name, e.message] }")
+        assert name == "ValueError" and "secret" not in msg
+
+
+def test_typing_files_ship_with_the_package():
+    pkg = os.path.join(ccpkg.PKG_DIR, "codecage")
+    for f in ("py.typed", "_codecage.pyi", "web_polyfills.js"):
+        assert os.path.isfile(os.path.join(pkg, f)), f
+    for f in ("codecage-worker-js", "codecage-worker-py", "libcodecage.so.0"):
+        assert os.access(os.path.join(pkg, "_bin", f), os.X_OK), f
+    assert codecage.__file__.startswith(ccpkg.PKG_DIR)
+
+
+def test_public_names_have_docstrings():
+    for name in codecage.__all__:
+        obj = getattr(codecage, name)
+        if callable(obj) or isinstance(obj, type):
+            assert obj.__doc__ and len(obj.__doc__) > 20, name
+    for meth in ("eval", "eval_async", "run", "bind_function", "set_global", "close"):
+        assert getattr(IsolatedRuntime, meth).__doc__, meth

@@ -1,0 +1,232 @@
+"""Every error kind of DESIGN.md section 6 reaches Python as its own
+exception class under CodecageError, with the right attributes, and the
+runtime is usable afterwards exactly when the table says so."""
+import os
+
+import pytest
+
+import ccpkg
+
+import codecage
+from codecage import (CodecageError, GuestError, GuestSyntaxError, InternalError,
+                      InvalidInputError, IsolatedRuntime, MemoryLimitError, OutputLimitError,
+                      ProtocolViolation, RuntimeConfig, SandboxUnavailable, ToolBridge,
+                      ToolBudgetError, WorkerCrashed)
+
+LANGS = ["javascript", "python"]
+
+
+def test_one_class_per_kind():
+    from codecage import _codecage
+    from codecage.errors import KIND_CLASSES
+    kinds = [k for k in _codecage.kind_names() if k != "ok"]
+    assert sorted(kinds) == sorted(KIND_CLASSES)
+    for kind, cls in KIND_CLASSES.items():
+        assert issubclass(cls, CodecageError)
+        assert cls.kind == kind
+    assert issubclass(codecage.TimeoutError, TimeoutError)
+    assert issubclass(InvalidInputError, ValueError)
+    assert issubclass(GuestSyntaxError, GuestError)
+
+
+@pytest.mark.parametrize("lang,code,name,msg", [
+    ("javascript", "throw new RangeError('too far')", "RangeError", "too far"),
+    ("python", "raise KeyError('k')", "KeyError", "'k'"),
+    ("python", "1/0", "ZeroDivisionError", "division by zero"),
+])
+def test_guest_error(lang, code, name, msg):
+    with IsolatedRuntime(language=lang) as rt:
+        with pytest.raises(GuestError) as ei:
+            rt.eval(code)
+        e = ei.value
+        assert (e.kind, e.name, e.message) == ("guest_error", name, msg)
+        assert name in e.traceback
+        assert str(e) == f"{name}: {msg}"
+        assert rt.eval("1 + 1") == 2  # usable after
+
+
+@pytest.mark.parametrize("lang,code", [("javascript", "1 +"), ("python", "def (")])
+def test_syntax_error(lang, code):
+    with IsolatedRuntime(language=lang) as rt:
+        with pytest.raises(GuestSyntaxError) as ei:
+            rt.eval(code)
+        assert ei.value.kind == "syntax_error"
+        assert ei.value.name == "SyntaxError"
+        assert rt.eval("2") == 2
+
+
+@pytest.mark.parametrize("lang,code", [("javascript", "for (;;) {}"),
+                                       ("python", "while True: pass")])
+def test_timeout_engine_stops_cleanly(lang, code):
+    with IsolatedRuntime(language=lang, timeout=0.5) as rt:
+        with pytest.raises(codecage.TimeoutError) as ei:
+            rt.eval(code)
+        assert isinstance(ei.value, TimeoutError)
+        assert ei.value.kind == "timeout"
+        # the engine stopped within the grace period: still usable
+        assert rt.alive
+        assert rt.eval("40 + 2") == 42
+
+
+def test_timeout_that_needs_a_kill():
+    # Array.prototype.fill runs in C without polling the interrupt: only
+    # the supervisor's SIGKILL after the grace period stops it.
+    with IsolatedRuntime(timeout=0.3, grace=0.1, max_memory=8 << 30) as rt:
+        with pytest.raises(codecage.TimeoutError, match="killed"):
+            rt.eval("new Array(2 ** 32 - 1).fill(0)")
+        assert not rt.alive
+        with pytest.raises(WorkerCrashed, match="create a new runtime"):
+            rt.eval("1")
+
+
+def test_per_eval_timeout_overrides_config():
+    with IsolatedRuntime(timeout=60) as rt:
+        with pytest.raises(codecage.TimeoutError):
+            rt.eval("for (;;) {}", timeout=0.3)
+
+
+@pytest.mark.parametrize("lang,code", [
+    ("javascript", "let a = []; for (;;) a.push('x'.repeat(1 << 20) + a.length)"),
+    ("python", "x = bytearray(200 * 1024 * 1024)"),
+])
+def test_memory_limit(lang, code):
+    with IsolatedRuntime(language=lang, max_memory=64 << 20, timeout=60) as rt:
+        with pytest.raises((MemoryLimitError, WorkerCrashed)) as ei:
+            rt.eval(code)
+        assert ei.value.kind in ("memory_limit", "worker_crashed")
+
+
+@pytest.mark.parametrize("lang,code", [("javascript", "console.log('y'.repeat(5000))"),
+                                       ("python", "print('y' * 5000)")])
+def test_output_limit(lang, code):
+    with IsolatedRuntime(language=lang, max_stdout=1024) as rt:
+        with pytest.raises(OutputLimitError) as ei:
+            rt.eval(code)
+        assert "truncated" in ei.value.stdout
+        assert rt.eval("3") == 3
+
+
+def test_result_over_its_cap_is_output_limit():
+    with IsolatedRuntime(max_result=4096) as rt:
+        with pytest.raises(OutputLimitError):
+            rt.eval("'z'.repeat(100000)")
+        assert rt.alive
+
+
+@pytest.mark.parametrize("lang,code", [("javascript", "t(); t()"), ("python", "t(); t()")])
+def test_uncaught_budget_error_is_tool_budget(lang, code):
+    calls = []
+    bridge = ToolBridge({"t": lambda: calls.append(1)}, max_calls=1)
+    with IsolatedRuntime(language=lang) as rt:
+        bridge.attach(rt)
+        with pytest.raises(ToolBudgetError) as ei:
+            rt.eval(code)
+        assert ei.value.kind == "tool_budget"
+        assert calls == [1]
+        assert rt.eval("7") == 7
+
+
+def test_worker_crashed_when_a_tool_closes_its_runtime():
+    with IsolatedRuntime() as rt:
+        rt.bind_function("stop", rt.close)
+        with pytest.raises(WorkerCrashed):
+            rt.eval("stop(); 1")
+        assert rt.closed and not rt.alive
+        with pytest.raises(InvalidInputError, match="closed"):
+            rt.eval("1")
+
+
+def test_worker_that_exits_is_worker_crashed(tmp_path):
+    d = ccpkg.fake_worker_dir(tmp_path, "exit")
+    with IsolatedRuntime(worker_dir=d, sandbox="off") as rt:
+        with pytest.raises(WorkerCrashed):
+            rt.eval("1")
+
+
+def test_protocol_violation(tmp_path):
+    d = ccpkg.fake_worker_dir(tmp_path, "wrong-id")
+    with IsolatedRuntime(worker_dir=d, sandbox="off") as rt:
+        with pytest.raises(ProtocolViolation):
+            rt.eval("1")
+        assert not rt.alive
+
+
+def test_sandbox_unavailable(tmp_path):
+    # A worker that reports a missing layer: "require" refuses, naming it.
+    d = ccpkg.fake_worker_dir(tmp_path, "claims-require")
+    with pytest.raises(SandboxUnavailable, match="seccomp"):
+        IsolatedRuntime(worker_dir=d, sandbox="require")
+
+
+def test_missing_worker_is_a_clear_error(tmp_path, monkeypatch):
+    with pytest.raises(InvalidInputError, match="codecage-worker-js"):
+        IsolatedRuntime(worker_dir=str(tmp_path))
+    monkeypatch.setenv("CODECAGE_WORKER_DIR", str(tmp_path))
+    with pytest.raises(InternalError, match="missing or not executable"):
+        IsolatedRuntime(language="python")
+
+
+def test_wrong_worker_is_a_clear_error(tmp_path):
+    # Something executable that is not a worker: it never answers init.
+    exe = tmp_path / "codecage-worker-js"
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    os.chmod(exe, 0o755)
+    with pytest.raises((WorkerCrashed, ProtocolViolation), match="starting the javascript"):
+        IsolatedRuntime(worker_dir=str(tmp_path), sandbox="off")
+
+
+@pytest.mark.parametrize("kwargs,exc", [
+    (dict(language="ruby"), InvalidInputError),
+    (dict(sandbox="maybe"), InvalidInputError),
+    (dict(timeout=0), InvalidInputError),
+    (dict(timeout="1"), TypeError),
+    (dict(max_memory=1 << 20), InvalidInputError),
+    (dict(max_memory=-1), InvalidInputError),
+    (dict(max_open_files=2), InvalidInputError),
+    (dict(nonsense=1), TypeError),
+    (dict(bootstrap=b"x"), TypeError),
+])
+def test_bad_config(kwargs, exc):
+    with pytest.raises(exc):
+        IsolatedRuntime(**kwargs)
+
+
+def test_invalid_input_from_calls():
+    with IsolatedRuntime() as rt:
+        with pytest.raises(InvalidInputError, match="UTF-8"):
+            rt.eval("'\ud800'")
+        with pytest.raises(TypeError):
+            rt.eval(b"1")
+        with pytest.raises(InvalidInputError):
+            rt.eval("1", timeout=-1)
+        with pytest.raises(InvalidInputError, match="identifier"):
+            rt.bind_function("not a name", len)
+        with pytest.raises(TypeError):
+            rt.bind_function("f", 42)
+        with pytest.raises(InvalidInputError, match="identifier"):
+            rt.set_global("1x", 1)
+        with pytest.raises(InvalidInputError, match="cannot cross"):
+            rt.set_global("x", object())
+        with pytest.raises(InvalidInputError, match="deeper"):
+            v = []
+            v.append(v)
+            rt.set_global("x", v)
+        with pytest.raises(InvalidInputError, match="source"):
+            IsolatedRuntime(max_source=10).eval("1 + 1 + 1 + 1 + 1")
+        assert rt.eval("'still' + ' fine'") == "still fine"
+
+
+def test_bootstrap_failure_raises_and_closes():
+    with pytest.raises(GuestError, match="boom"):
+        IsolatedRuntime(RuntimeConfig(bootstrap="throw new Error('boom')"))
+    with pytest.raises(InvalidInputError, match="javascript"):
+        IsolatedRuntime(RuntimeConfig(bootstrap=codecage.WEB_POLYFILLS), language="python")
+
+
+def test_errors_carry_output_and_duration():
+    with IsolatedRuntime() as rt:
+        with pytest.raises(GuestError) as ei:
+            rt.eval("console.log('before'); null.x")
+        assert ei.value.stdout == "before\n"
+        assert ei.value.name == "TypeError"
+        assert ei.value.duration >= 0
