@@ -78,7 +78,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "humaneval-x"))
     ap.add_argument("--codecage", default=os.path.join(ROOT, "build", "codecage"))
-    ap.add_argument("--sandbox", default="auto")
+    ap.add_argument("--sandbox", default="require")
     ap.add_argument("--lang", choices=sorted(FILES), action="append")
     ap.add_argument("--limit", type=int, default=0, help="first N programs per language")
     ap.add_argument("--json", help="write per-program outcomes here")

@@ -7,7 +7,9 @@ Measures on this machine, in one run:
     `node -e 1+1` as fresh processes (the cost an agent pays for a plain
     interpreter without any sandbox);
   - a warm `1+1` eval round trip on a live runtime;
-  - a synchronous host tool call round trip (guest -> host -> guest).
+  - a synchronous host tool call round trip (guest -> host -> guest);
+  - what confinement costs: the same new session in sandbox mode off
+    (resource limits only) next to the default, require (every layer).
 Prints medians and ratios; paste the table into BENCHMARKS.md.
 
 usage: bench/run.py [--cold N] [--warm N]
@@ -38,10 +40,14 @@ def main():
     a = ap.parse_args()
     rows = []
     cc = {}
+    off = {}
     for lang in ("javascript", "python"):
         out = subprocess.run([BENCH, lang, str(a.cold), str(a.warm)], check=True,
                              capture_output=True, text=True).stdout.split()
         cc[lang] = (float(out[0]), float(out[1]), float(out[2]))
+        out = subprocess.run([BENCH, lang, str(a.cold), "1", "off"], check=True,
+                             capture_output=True, text=True).stdout.split()
+        off[lang] = float(out[0])
     refs = {
         "python3 -c": process_start_ms(["/usr/bin/python3", "-c", "1+1"], a.cold),
         "python3 -I -S -c": process_start_ms(["/usr/bin/python3", "-I", "-S", "-c", "1+1"], a.cold),
@@ -52,6 +58,10 @@ def main():
         print("  codecage %-10s %8.2f ms   %-18s %8.2f ms   ratio %.2fx" %
               (lang, cc[lang][0], ref, refs[ref], cc[lang][0] / refs[ref]))
     print("  %-19s %8.2f ms" % ("python3 -I -S -c", refs["python3 -I -S -c"]))
+    print("what confinement costs: new session + first 1+1, sandbox require vs off")
+    for lang in ("javascript", "python"):
+        print("  codecage %-10s %8.2f ms   off %8.2f ms   +%.2f ms" %
+              (lang, cc[lang][0], off[lang], cc[lang][0] - off[lang]))
     print("warm eval round trip 1+1 (median of %d)" % a.warm)
     for lang in ("javascript", "python"):
         print("  codecage %-10s %8.1f us" % (lang, cc[lang][1]))
