@@ -17,7 +17,13 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, Mapping, Optional
 
-from . import _codecage
+try:
+    from . import _codecage
+except ImportError as e:  # the source tree, or a broken install
+    raise ImportError(
+        "codecage's C extension (codecage._codecage) is not built here (%s): install the "
+        "package with `pip install .` from the repository root and import it from "
+        "outside the source tree" % e) from None
 from .errors import (CodecageError, InternalError, InvalidInputError, ToolBudgetError,
                      make)
 
@@ -361,7 +367,7 @@ class IsolatedRuntime:
             elif f.exception() is not None:
                 _reject(pending, f.exception(), redact)
             else:
-                pending.resolve(f.result())
+                pending.resolve(f.result(), redact)
 
         def callback(args: list, pending: Any) -> None:
             try:
@@ -385,7 +391,7 @@ class IsolatedRuntime:
                 if owner is not None:
                     owner._tool_exc = e
                 return
-            pending.resolve(result)
+            pending.resolve(result, redact)
 
         return callback
 

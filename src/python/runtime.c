@@ -57,8 +57,12 @@ static void fail_from_exception(cc_tool_call *call, const char *prefix)
 	Py_XDECREF(tb);
 }
 
-static PyObject *pending_resolve(pending_obj *self, PyObject *value)
+static PyObject *pending_resolve(pending_obj *self, PyObject *args)
 {
+	PyObject *value;
+	int redact = 0;
+	if (!PyArg_ParseTuple(args, "O|p:resolve", &value, &redact))
+		return NULL;
 	if (!self->call)
 		Py_RETURN_FALSE;
 	cc_tool_call *call = self->call;
@@ -66,8 +70,16 @@ static PyObject *pending_resolve(pending_obj *self, PyObject *value)
 	cc_value *v = NULL;
 	int rc;
 	if (cc_py_to_value(value, &v) < 0) {
-		fail_from_exception(call, "the host tool returned a value that cannot cross the "
-					  "sandbox boundary: ");
+		if (redact) { /* the host's type names stay on the host */
+			PyErr_Clear();
+			cc_tool_call_fail(
+				call, "ToolResultError",
+				"the host tool returned a value that cannot cross the sandbox "
+				"boundary (details are not shown to guest code)");
+		} else {
+			fail_from_exception(call, "the host tool returned a value that cannot "
+						  "cross the sandbox boundary: ");
+		}
 		Py_RETURN_TRUE;
 	}
 	rc = cc_tool_call_return(call, v);
@@ -102,10 +114,10 @@ static void pending_dealloc(pending_obj *self)
 }
 
 static PyMethodDef pending_methods[] = {
-	{ "resolve", (PyCFunction)pending_resolve, METH_O,
-	  "resolve(value) -> bool: answer with value (converted now; a value that cannot "
-	  "cross fails the call as ToolResultError). False when already answered or the "
-	  "eval is over. Thread-safe." },
+	{ "resolve", (PyCFunction)pending_resolve, METH_VARARGS,
+	  "resolve(value, redact=False) -> bool: answer with value (converted now; a value "
+	  "that cannot cross fails the call as ToolResultError, without details when "
+	  "redact). False when already answered or the eval is over. Thread-safe." },
 	{ "reject", (PyCFunction)pending_reject, METH_VARARGS,
 	  "reject(name, message) -> bool: fail the call; the guest sees an error named "
 	  "`name`. False when already answered or the eval is over." },

@@ -176,8 +176,19 @@ void cc_monitor_run(pid_t child, int sock)
 					   ? sz.seccomp_notif
 					   : sizeof(struct seccomp_notif);
 			memset(notif, 0, n);
-			if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, notif) < 0)
+			if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, notif) < 0) {
+				/* ENOENT: a signal interrupted the calling thread
+				 * before we took the call (it got EINTR; the call
+				 * did not run). Once armed, that still ends the
+				 * worker, without the name. */
+				if (armed && errno == ENOENT) {
+					syscall(SYS_kill, child, SIGKILL);
+					int st;
+					syscall(SYS_wait4, child, &st, 0, NULL);
+					syscall(SYS_kill, self, SIGSYS);
+				}
 				continue;
+			}
 			struct seccomp_notif *nt = notif;
 			if (!armed) {
 				/* a self-probe: the call is refused, the worker lives */

@@ -228,10 +228,22 @@ int cc_seccomp_available(cc_error *err)
 		       strerror(errno));
 }
 
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
 int cc_seccomp_install(const struct cc_bpf *bpf, bool listener, cc_error *err)
 {
-	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			 listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &bpf->prog);
+	/* With a listener: once the monitor has received a notification, a
+	 * signal can no longer interrupt the call (Linux 5.19+; older kernels
+	 * refuse the flag and get the plain listener). */
+	unsigned long flags =
+		listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+			 : 0;
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &bpf->prog);
+	if (r < 0 && listener && errno == EINVAL)
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			    &bpf->prog);
 	if (r < 0)
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "seccomp: %s", strerror(errno));
 	return listener ? (int)r : 0;

@@ -137,6 +137,24 @@ def test_redaction_on_the_runtime():
         assert name == "ValueError" and "secret" not in msg
 
 
+def test_redacted_bridge_hides_unconvertible_results():
+    """Regression (red team): a bridge with redaction passed the host's
+    class name through the ToolResultError of a value that cannot cross."""
+    class Conn_postgres_prod_10_0_0_5:
+        pass
+
+    bridge = ToolBridge({"conn": lambda: Conn_postgres_prod_10_0_0_5()},
+                        redact_host_errors=True)
+    with IsolatedRuntime() as rt:
+        bridge.attach(rt)
+        name, msg = rt.eval("try { conn() } catch (e) { [e.name, e.message] }")
+    assert name == "ToolResultError" and "postgres" not in msg and "Conn" not in msg
+    open_bridge = ToolBridge({"conn": lambda: Conn_postgres_prod_10_0_0_5()})
+    with IsolatedRuntime() as rt:
+        open_bridge.attach(rt)
+        assert "Conn_postgres" in rt.eval("try { conn() } catch (e) { e.message }")
+
+
 def test_typing_files_ship_with_the_package():
     pkg = os.path.join(ccpkg.PKG_DIR, "codecage")
     for f in ("py.typed", "_codecage.pyi", "web_polyfills.js"):
