@@ -29,7 +29,7 @@
 #include "monitor.h"
 #include "namespaces.h"
 #include "probes.h"
-#include "seccomp.h"
+#include "seccomp_filter.h"
 #include "seccomp_policy.h"
 #include "worker_internal.h"
 

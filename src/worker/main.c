@@ -17,7 +17,7 @@
 #include "confine.h"
 #include "hygiene.h"
 #include "probes.h"
-#include "seccomp.h"
+#include "seccomp_filter.h"
 #include "seccomp_policy.h"
 #include "message.h"
 #include "value.h"

@@ -24,7 +24,7 @@
  *   - clone3: ENOSYS, so glibc falls back to clone, whose flags are checked;
  *   - allow-list: allowed, some only when their argument check passes;
  *   - everything else: EPERM. */
-#include "seccomp.h"
+#include "seccomp_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>

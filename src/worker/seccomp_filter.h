@@ -1,8 +1,8 @@
 /* Step 6 of DESIGN.md section 3: compile and install the seccomp filter
  * (src/worker/seccomp.c), and the self-probes' way of surviving a trapped
  * kill-list call. Worker side only. */
-#ifndef CC_WORKER_SECCOMP_H
-#define CC_WORKER_SECCOMP_H
+#ifndef CC_WORKER_SECCOMP_FILTER_H
+#define CC_WORKER_SECCOMP_FILTER_H
 
 #include <linux/filter.h>
 #include <stdbool.h>
