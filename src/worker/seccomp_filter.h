@@ -1,6 +1,6 @@
-/* Step 6 of DESIGN.md section 3: compile and install the seccomp filter
- * (src/worker/seccomp.c), and the self-probes' way of surviving a trapped
- * kill-list call. Worker side only. */
+/* Step 6 of DESIGN.md section 3: compile and install the seccomp filters
+ * (src/worker/seccomp.c: the main filter and the notify filter whose
+ * listener the monitor holds). Worker side only. */
 #ifndef CC_WORKER_SECCOMP_FILTER_H
 #define CC_WORKER_SECCOMP_FILTER_H
 
