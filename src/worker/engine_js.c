@@ -506,8 +506,8 @@ static void js_begin(bool is_eval)
 
 /* After every eval: jobs an error left behind still run (as they would in
  * Node) until the queue is empty or the guest is stopped; after a stop
- * they are discarded; promises of tool calls nobody waited for are let go
- * (the core drops their replies); after a stop or a refused allocation
+ * they are discarded; promises of tool calls still in flight are rejected
+ * (the core drops their late replies); after a stop or a refused allocation
  * the cycle collector runs, so the next eval starts with the memory back. */
 static void js_end(void)
 {
@@ -518,6 +518,12 @@ static void js_end(void)
 	if (js_stop_seen())
 		js_discard_jobs();
 	cc_js_tools_end(ctx);
+	/* the rejections just made may have queued reactions: same rule */
+	while (!js_stop_seen() && JS_IsJobPending(rt))
+		if (JS_ExecutePendingJob(rt, &jc) < 0)
+			JS_FreeValue(ctx, JS_GetException(ctx));
+	if (js_stop_seen())
+		js_discard_jobs();
 	if (js_stop_seen() || js_oom)
 		JS_RunGC(rt);
 }

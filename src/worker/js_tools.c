@@ -35,9 +35,26 @@ void cc_js_tools_begin(bool is_eval)
 	in_eval = is_eval;
 }
 
+static JSValue tool_error(JSContext *ctx, const struct cc_call_reply *r);
+
 void cc_js_tools_end(JSContext *ctx)
 {
+	/* A call still in flight when its eval ends never gets its answer
+	 * (the core drops late replies): reject its promise now, so a later
+	 * eval awaiting it gets an error at once instead of waiting for its
+	 * deadline (red team, round 2). */
+	struct cc_call_reply gone = {
+		.err_name = "ToolError",
+		.err_message = "the eval that made this tool call ended before the host answered; "
+			       "await tool calls within the eval that makes them",
+	};
 	for (size_t i = 0; i < waiting.n; i++) {
+		JSValue e = tool_error(ctx, &gone);
+		if (!JS_IsException(e)) {
+			JS_FreeValue(ctx, JS_Call(ctx, waiting.v[i].reject, JS_UNDEFINED, 1, &e));
+			JS_FreeValue(ctx, e);
+		}
+		JS_FreeValue(ctx, JS_GetException(ctx));
 		JS_FreeValue(ctx, waiting.v[i].resolve);
 		JS_FreeValue(ctx, waiting.v[i].reject);
 	}

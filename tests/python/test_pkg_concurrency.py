@@ -265,3 +265,25 @@ def test_default_runtime_is_shared_and_thread_safe():
     codecage.configure_default_runtime(language="python")
     assert codecage.eval("sum(range(5))") == 10
     codecage.configure_default_runtime()
+
+
+def test_tool_promise_left_in_flight_rejects_at_eval_end():
+    """Regression (red team, round 2): a JavaScript tool promise still in
+    flight when its eval ended never settled, so a later `await` of it hung
+    until that eval's deadline. It now rejects with a ToolError at once."""
+    async def slow():
+        await asyncio.sleep(0.3)
+        return 1
+
+    async def main():
+        with IsolatedRuntime() as rt:
+            rt.bind_function("slow", slow)
+            assert await rt.eval_async("globalThis.p = tools.slow(); 1") == 1
+            got = await rt.eval_async(
+                "try { await globalThis.p; 'settled' } catch (e) { [e.name, e.message] }")
+            assert got[0] == "ToolError" and "ended before the host answered" in got[1], got
+            # a rejection nobody handles costs the next eval nothing
+            assert await rt.eval_async("globalThis.q = tools.slow(); 2") == 2
+            assert await rt.eval_async("3") == 3
+
+    asyncio.run(asyncio.wait_for(main(), 20))
