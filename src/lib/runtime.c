@@ -57,7 +57,9 @@ static int check_options(const cc_options *o, cc_error *err)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "grace must be in [0, 60] seconds");
 	if (l->max_memory < (16ull << 20) || l->max_memory > (1ull << 40))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "max_memory must be between 16 MiB and 1 TiB");
+			       "max_memory is %llu bytes; it must be between 16 MiB (16777216) and "
+			       "1 TiB, in bytes",
+			       (unsigned long long)l->max_memory);
 	if (l->max_stdout > (256u << 20) || l->max_stderr > (256u << 20))
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "output caps must be at most 256 MiB");
 	if (l->max_result < 1024 || l->max_result > (1u << 30))
