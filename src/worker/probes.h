@@ -6,11 +6,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* How many probes there are (read a host file, list /, write outside
- * scratch, exec, fork, connect over TCP, connect to an abstract unix
- * socket, signal the supervisor, read the supervisor's environment). */
-size_t cc_probes_count(void);
-
 /* Run every probe in this process, after confinement; ppid is the
  * supervisor's pid as the host sees it. private_net: the worker is in a
  * network namespace of its own, whose abstract unix names are its own too.

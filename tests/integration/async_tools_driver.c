@@ -13,19 +13,7 @@
 
 static cc_runtime *start(cc_language lang, uint64_t max_result)
 {
-	cc_options o;
-	cc_options_init(&o, lang);
-	o.sandbox = CC_SANDBOX_AUTO;
-	o.limits.timeout_s = 20;
-	if (max_result)
-		o.limits.max_result = max_result;
-	cc_runtime *rt = NULL;
-	cc_error err = { 0 };
-	if (cc_runtime_new(&o, &rt, &err) < 0) {
-		printf("FAIL runtime_new: %s\n", err.message);
-		exit(1);
-	}
-	return rt;
+	return driver_start(lang, 20, max_result);
 }
 
 static const char *eval_str(cc_runtime *rt, const char *code, cc_result **keep)
@@ -151,16 +139,8 @@ static void keep(void *user, const cc_value *args, cc_tool_call *call)
 static void late(cc_language lang)
 {
 	bool py = lang == CC_LANG_PYTHON;
-	cc_options o;
-	cc_options_init(&o, lang);
-	o.sandbox = CC_SANDBOX_AUTO;
-	o.limits.timeout_s = 0.5;
-	cc_runtime *rt = NULL;
+	cc_runtime *rt = driver_start(lang, 0.5, 0);
 	cc_error err = { 0 };
-	if (cc_runtime_new(&o, &rt, &err) < 0) {
-		printf("FAIL runtime_new: %s\n", err.message);
-		exit(1);
-	}
 	cc_runtime_bind_tool_async(rt, "keep", keep, NULL, &err);
 	cc_result *r = cc_runtime_eval(rt, py ? "keep()" : "keep()", 6, 0);
 	CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT && nkept == 1,
@@ -173,7 +153,7 @@ static void late(cc_language lang)
 	if (!cc_runtime_alive(rt)) {
 		cc_runtime_close(rt);
 		rt = NULL;
-		cc_runtime_new(&o, &rt, &err);
+		rt = driver_start(lang, 0.5, 0);
 		cc_runtime_bind_tool_async(rt, "keep", keep, NULL, &err);
 	}
 	/* JavaScript: a call nobody awaits does not hold the eval. (Python's
@@ -194,7 +174,7 @@ static void late(cc_language lang)
 	if (!cc_runtime_alive(rt)) {
 		cc_runtime_close(rt);
 		rt = NULL;
-		cc_runtime_new(&o, &rt, &err);
+		rt = driver_start(lang, 0.5, 0);
 	}
 	r = cc_runtime_eval(rt, "8", 1, 0);
 	v = cc_result_value(r);

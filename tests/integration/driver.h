@@ -1,4 +1,5 @@
-/* Shared by the C test drivers (libdriver.c, tools_driver.c): one line per
+/* Shared by the C test drivers (libdriver.c, tools_driver.c,
+ * async_tools_driver.c): one line per
  * check, "ok ..." or "FAIL ...", and the host's own resource readings.
  * Each driver ends with printf("%d failed\n", failures). */
 #ifndef CC_TESTS_DRIVER_H
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codecage.h"
+
 static int failures;
 
 #define CHECK(cond, ...)                                                                           \
@@ -18,6 +21,26 @@ static int failures;
 		printf(__VA_ARGS__);                                                               \
 		printf("\n");                                                                      \
 	} while (0)
+
+/* A runtime in sandbox mode auto with a timeout_s deadline (and
+ * max_result bytes of result cap unless 0); exits the driver with a FAIL
+ * line when it cannot start. */
+static inline cc_runtime *driver_start(cc_language lang, double timeout_s, uint64_t max_result)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.timeout_s = timeout_s;
+	if (max_result)
+		o.limits.max_result = max_result;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		printf("FAIL runtime_new: %s: %s\n", cc_error_kind_name(err.kind), err.message);
+		exit(1);
+	}
+	return rt;
+}
 
 /* The host's resident set, KiB (/proc/self/status VmRSS); -1 if unknown. */
 static inline long rss_kib(void)

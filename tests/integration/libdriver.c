@@ -23,17 +23,7 @@ static cc_language lang_of(const char *s)
 
 static cc_runtime *start(cc_language lang)
 {
-	cc_options o;
-	cc_options_init(&o, lang);
-	o.sandbox = CC_SANDBOX_AUTO;
-	o.limits.timeout_s = 10;
-	cc_runtime *rt = NULL;
-	cc_error err = { 0 };
-	if (cc_runtime_new(&o, &rt, &err) < 0) {
-		printf("FAIL runtime_new: %s: %s\n", cc_error_kind_name(err.kind), err.message);
-		exit(1);
-	}
-	return rt;
+	return driver_start(lang, 10, 0);
 }
 
 static cc_value *nested(unsigned depth)

@@ -12,17 +12,7 @@
 
 static cc_runtime *start(cc_language lang)
 {
-	cc_options o;
-	cc_options_init(&o, lang);
-	o.sandbox = CC_SANDBOX_AUTO;
-	o.limits.timeout_s = 20;
-	cc_runtime *rt = NULL;
-	cc_error err = { 0 };
-	if (cc_runtime_new(&o, &rt, &err) < 0) {
-		printf("FAIL runtime_new: %s\n", err.message);
-		exit(1);
-	}
-	return rt;
+	return driver_start(lang, 20, 0);
 }
 
 static int calls;
