@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ext.h"
+#include "py_from_value.h"
 /* After Python.h (ext.h), which it needs. */
 #include <datetime.h>
 
@@ -286,49 +287,5 @@ static PyObject *to_datetime(const cc_value *v)
 
 PyObject *cc_py_from_value(const cc_value *v)
 {
-	if (!v)
-		Py_RETURN_NONE;
-	switch (v->type) {
-	case CC_VALUE_BOOL:
-		return PyBool_FromLong(v->u.b);
-	case CC_VALUE_INT:
-		return PyLong_FromLongLong(v->u.i);
-	case CC_VALUE_FLOAT:
-		return PyFloat_FromDouble(v->u.f);
-	case CC_VALUE_BIGINT:
-		return PyLong_FromString(v->u.str.ptr, NULL, 10);
-	case CC_VALUE_STRING:
-		return PyUnicode_DecodeUTF8(v->u.str.ptr, (Py_ssize_t)v->u.str.len, "replace");
-	case CC_VALUE_BYTES:
-		return PyBytes_FromStringAndSize(v->u.str.ptr, (Py_ssize_t)v->u.str.len);
-	case CC_VALUE_ARRAY: {
-		PyObject *l = PyList_New((Py_ssize_t)v->u.array.len);
-		for (size_t i = 0; l && i < v->u.array.len; i++) {
-			PyObject *item = cc_py_from_value(v->u.array.items[i]);
-			if (!item) {
-				Py_CLEAR(l);
-				break;
-			}
-			PyList_SET_ITEM(l, (Py_ssize_t)i, item);
-		}
-		return l;
-	}
-	case CC_VALUE_MAP: {
-		PyObject *d = PyDict_New();
-		for (size_t i = 0; d && i < v->u.map.len; i++) {
-			PyObject *k = PyUnicode_DecodeUTF8(
-				v->u.map.keys[i], (Py_ssize_t)v->u.map.key_lens[i], "replace");
-			PyObject *item = k ? cc_py_from_value(v->u.map.vals[i]) : NULL;
-			if (!item || PyDict_SetItem(d, k, item) < 0)
-				Py_CLEAR(d);
-			Py_XDECREF(k);
-			Py_XDECREF(item);
-		}
-		return d;
-	}
-	case CC_VALUE_TIMESTAMP:
-		return to_datetime(v);
-	default:
-		Py_RETURN_NONE;
-	}
+	return cc_py_object_from_value(v, to_datetime);
 }

@@ -30,6 +30,7 @@
  * like any other shape that cannot be returned); too many elements and
  * too many digits are ValueError. */
 #include "py_value.h"
+#include "py_from_value.h"
 
 #include <datetime.h>
 #include <stdarg.h>
@@ -587,69 +588,14 @@ static PyObject *timestamp_to_datetime(int64_t sec, uint32_t nsec)
 		(int)(nsec / 1000), PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
 }
 
-static PyObject *from_value(const cc_value *v, unsigned depth)
+static PyObject *value_datetime(const cc_value *v)
 {
-	if (!v)
-		Py_RETURN_NONE;
-	if (depth > CC_VALUE_MAX_DEPTH) {
-		PyErr_SetString(PyExc_ValueError, "value nested too deeply");
-		return NULL;
-	}
-	switch (v->type) {
-	case CC_VALUE_BOOL:
-		return PyBool_FromLong(v->u.b);
-	case CC_VALUE_INT:
-		return PyLong_FromLongLong(v->u.i);
-	case CC_VALUE_FLOAT:
-		return PyFloat_FromDouble(v->u.f);
-	case CC_VALUE_BIGINT: {
-		/* via str: the digits need not be NUL-terminated. At most 4300
-		 * digits, within int_max_str_digits unless the guest lowered it */
-		PyObject *s = PyUnicode_FromStringAndSize(v->u.str.ptr, (Py_ssize_t)v->u.str.len);
-		PyObject *i = s ? PyLong_FromUnicodeObject(s, 10) : NULL;
-		Py_XDECREF(s);
-		return i;
-	}
-	case CC_VALUE_STRING:
-		return PyUnicode_DecodeUTF8(v->u.str.ptr, (Py_ssize_t)v->u.str.len, "strict");
-	case CC_VALUE_BYTES:
-		return PyBytes_FromStringAndSize(v->u.str.ptr, (Py_ssize_t)v->u.str.len);
-	case CC_VALUE_ARRAY: {
-		PyObject *list = PyList_New((Py_ssize_t)v->u.array.len);
-		for (size_t i = 0; list && i < v->u.array.len; i++) {
-			PyObject *item = from_value(v->u.array.items[i], depth + 1);
-			if (!item) {
-				Py_CLEAR(list);
-				break;
-			}
-			PyList_SET_ITEM(list, (Py_ssize_t)i, item);
-		}
-		return list;
-	}
-	case CC_VALUE_MAP: {
-		PyObject *dict = PyDict_New();
-		for (size_t i = 0; dict && i < v->u.map.len; i++) {
-			PyObject *key = PyUnicode_DecodeUTF8(
-				v->u.map.keys[i], (Py_ssize_t)v->u.map.key_lens[i], "strict");
-			PyObject *val = key ? from_value(v->u.map.vals[i], depth + 1) : NULL;
-			if (!val || PyDict_SetItem(dict, key, val) < 0)
-				Py_CLEAR(dict);
-			Py_XDECREF(key);
-			Py_XDECREF(val);
-		}
-		return dict;
-	}
-	case CC_VALUE_TIMESTAMP:
-		return timestamp_to_datetime(v->u.ts.sec, v->u.ts.nsec);
-	default:
-		PyErr_Format(PyExc_ValueError, "unknown value type %d", (int)v->type);
-		return NULL;
-	}
+	return timestamp_to_datetime(v->u.ts.sec, v->u.ts.nsec);
 }
 
 PyObject *cc_py_from_value(const cc_value *v)
 {
-	return from_value(v, 0);
+	return cc_py_object_from_value(v, value_datetime);
 }
 
 size_t cc_py_fix_surrogates(char *p, size_t n)
