@@ -430,6 +430,88 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
 typedef void (*cc_output_fn)(void *user, int fd, const char *line, size_t len);
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user);
 
+/* A process id in the caller's pid namespace, for monitoring from
+ * outside (memory, CPU): for a forked session, the process running the
+ * guest; for a spawned worker, the process the library started (with
+ * namespaces, the guest runs in its child). Signal it only through the
+ * library. -1 when the worker is gone. */
+CC_EXPORT int cc_runtime_pid(const cc_runtime *rt);
+
+/* ---- fork server and pools: sessions in about a millisecond ----
+ *
+ * A fork server is one template worker, confined once (every layer of
+ * cc_runtime_new, with a seccomp filter that also lets it fork) with its
+ * engine started and, for Python, modules imported. Each session is a
+ * fork of it that adds its own layers before any guest code runs: a
+ * Landlock domain of its own (signals and abstract sockets scoped to the
+ * session, so it cannot reach the template or a sibling) and the
+ * engine's seccomp filter (no fork, nothing the template needed); the
+ * supervisor signals it through a pidfd. Sessions share no writable
+ * state; they do share the template's address-space layout and Python's
+ * hash secret (SECURITY.md). Random generators are reseeded per session.
+ * A forked session is an ordinary cc_runtime: evaluate, bind tools and
+ * close it as any other. Its start-up cost is fork() plus those two
+ * layers instead of an exec, confinement and engine start. */
+typedef struct cc_forkserver cc_forkserver;
+
+/* Start a fork server for opts (language, sandbox mode, limits; every
+ * session gets these). preload: Python modules the template imports,
+ * comma-separated, a trailing '?' marking one that may be missing; NULL
+ * gives "json,re,math,datetime,collections,itertools,functools,numpy?,
+ * pandas?" ("" for none; JavaScript ignores it). Takes as long as
+ * cc_runtime_new plus the imports. *out is owned by the caller (close with
+ * cc_forkserver_close). Errors: those of cc_runtime_new; invalid_input
+ * for opts->limits.max_file_size > 0 (forked sessions get no scratch
+ * directory of their own yet: use cc_runtime_new) or a preload module
+ * that fails to import (the message names it). */
+CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_forkserver **out,
+				cc_error *err);
+
+/* A new session forked from the template; *out is an owned runtime (close
+ * with cc_runtime_close). Thread-safe: concurrent calls take turns on the
+ * template's channel (each takes well under a millisecond). Errors:
+ * worker_crashed (the template is gone; start a new fork server),
+ * invalid_input (the template holds its maximum of 256 sessions),
+ * sandbox_unavailable (the session could not add its layers), internal,
+ * timeout, protocol_violation (a malformed reply: the template is closed). */
+CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err);
+
+/* The template's confinement report (what every session has, plus its
+ * own Landlock domain and filter). Borrowed; valid until the close. */
+CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs);
+
+/* Let go of the fork server. Sessions still open keep its template alive
+ * (they live in its pid namespace) until the last of them is closed. */
+CC_EXPORT void cc_forkserver_close(cc_forkserver *fs);
+
+/* A pool: up to `size` ready sessions (1..1024), kept full by a thread of
+ * the pool's own, from a fork server (fork_server true, preload as for
+ * cc_forkserver_new) or by cc_runtime_new. A checked-out session belongs
+ * to the caller and never returns to the pool: close it with
+ * cc_runtime_close, and the pool makes a fresh one, so no state crosses
+ * between users. Sessions that may write files (max_file_size > 0) are
+ * always spawned. *out is owned (close with cc_pool_close). Errors: those
+ * of cc_forkserver_new (started here, so a host that cannot confine says
+ * so now); invalid_input (size out of range); internal. */
+typedef struct cc_pool cc_pool;
+CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
+			  const char *preload, cc_pool **out, cc_error *err);
+
+/* Take a ready session, waiting up to timeout_s seconds (0: only if one
+ * is ready now) for the pool's thread to make one. Thread-safe. A session
+ * that died while waiting in the pool is never handed out. Errors:
+ * timeout (none became ready in time), invalid_input, and the last
+ * failure of the pool's thread when it cannot make sessions at all
+ * (sandbox_unavailable, say), with its kind. */
+CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, cc_error *err);
+
+/* Sessions ready to check out right now. */
+CC_EXPORT unsigned cc_pool_ready(cc_pool *p);
+
+/* Stop the pool's thread and close the sessions it holds. Checked-out
+ * sessions stay usable until their own close. */
+CC_EXPORT void cc_pool_close(cc_pool *p);
+
 #ifdef __cplusplus
 }
 #endif

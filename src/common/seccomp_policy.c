@@ -9,6 +9,7 @@
 #define JS CC_SC_JS
 #define PY CC_SC_PY
 #define BOTH (CC_SC_JS | CC_SC_PY)
+#define FORK CC_SC_FORK
 
 const struct cc_sc_rule cc_sc_allow[] = {
 	/* the channel and guest-visible I/O */
@@ -73,6 +74,19 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "epoll_wait", PY, CC_SC_ALLOW, "asyncio's selector" },
 	{ "epoll_pwait", PY, CC_SC_ALLOW, "asyncio's selector (newer glibc)" },
 	{ "socketpair", PY, CC_SC_ARGS, "asyncio's self-pipe: AF_UNIX SOCK_STREAM only" },
+	/* the fork server's template only (src/worker/forkserver.c): each
+	 * session it forks stacks the engine's own filter on top, which
+	 * refuses all of these again before any guest code runs */
+	{ "clone", FORK, CC_SC_ARGS, "fork() of a session: exactly glibc's fork flags" },
+	{ "wait4", FORK, CC_SC_ALLOW, "reaping ended sessions" },
+	{ "restart_syscall", FORK, CC_SC_ALLOW, "poll resumed after SIGCHLD under a tracer" },
+	{ "recvmsg", FORK, CC_SC_ALLOW, "a fork request carries the session's channel" },
+	{ "sendmsg", FORK, CC_SC_ALLOW, "the reply carries the session's pidfd" },
+	{ "pidfd_open", FORK, CC_SC_ALLOW, "a pidfd of the new session for the supervisor" },
+	{ "dup2", FORK, CC_SC_ALLOW, "the session's channel becomes fd 3" },
+	{ "landlock_create_ruleset", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
+	{ "landlock_restrict_self", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
+	{ "seccomp", FORK, CC_SC_ARGS, "the session's own filter: SET_MODE_FILTER, no flags" },
 };
 const size_t cc_sc_allow_len = sizeof(cc_sc_allow) / sizeof(cc_sc_allow[0]);
 

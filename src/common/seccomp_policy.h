@@ -14,6 +14,9 @@
 /* Which workers a rule applies to (bit mask). */
 #define CC_SC_JS 1u
 #define CC_SC_PY 2u
+/* Rules only the fork server's template gets, on top of its engine's
+ * (compiled as CC_SC_JS | CC_SC_FORK or CC_SC_PY | CC_SC_FORK). */
+#define CC_SC_FORK 4u
 
 /* How a rule is allowed. ARGS rules are allowed only when their argument
  * check passes (the check lives next to the filter compiler in

@@ -23,9 +23,7 @@ int64_t cc_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Wait until the socket is ready for `events` or the deadline passes.
- * Returns 0 ready, or -1 with err: timeout or worker_crashed. */
-static int wait_ready(struct cc_child *c, short events, int64_t deadline_ns, cc_error *err)
+int cc_chan_wait(struct cc_child *c, short events, int64_t deadline_ns, cc_error *err)
 {
 	for (;;) {
 		int64_t left = deadline_ns - cc_now_ns();
@@ -66,7 +64,7 @@ int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t de
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-				if (wait_ready(c, POLLOUT, deadline_ns, err) < 0)
+				if (cc_chan_wait(c, POLLOUT, deadline_ns, err) < 0)
 					return -1;
 				continue;
 			}
@@ -134,7 +132,8 @@ static int recv_exact(struct cc_child *c, char *p, size_t n, int64_t deadline_ns
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!spin_for_input(c->sock) && wait_ready(c, POLLIN, deadline_ns, err) < 0)
+			if (!spin_for_input(c->sock) &&
+			    cc_chan_wait(c, POLLIN, deadline_ns, err) < 0)
 				return -1;
 			continue;
 		}

@@ -18,9 +18,6 @@
  * "id": u64, "ok": true, "value": ...} takes 32. */
 #define CC_RESULT_ENVELOPE 64
 
-/* How long a worker may take to confine itself and start its engine. */
-#define CC_STARTUP_TIMEOUT_S 30.0
-
 CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 {
 	memset(o, 0, sizeof(*o));
@@ -40,7 +37,7 @@ CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 	};
 }
 
-static int check_options(const cc_options *o, cc_error *err)
+int cc_options_check(const cc_options *o, cc_error *err)
 {
 	const cc_limits *l = &o->limits;
 	if (o->language != CC_LANG_JAVASCRIPT && o->language != CC_LANG_PYTHON)
@@ -115,7 +112,7 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 		rt->death = NULL;
 }
 
-static int send_init(cc_runtime *rt, int64_t deadline, cc_error *err)
+static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_error *err)
 {
 	static const char *const modes[] = { "require", "auto", "off" };
 	const cc_limits *l = &rt->opts.limits;
@@ -131,12 +128,18 @@ static int send_init(cc_runtime *rt, int64_t deadline, cc_error *err)
 	};
 	size_t n = sizeof(limits) / sizeof(limits[0]);
 	struct cc_msgbuf m;
-	cc_msgbuf_begin(&m, 2 + n, "init");
+	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0), "init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, modes[rt->opts.sandbox]);
 	for (size_t i = 0; i < n; i++) {
 		cc_pack_cstr(&m.pk, limits[i].name);
 		msgpack_pack_uint64(&m.pk, limits[i].value);
+	}
+	if (preload) { /* a fork server's template (forkserver.c) */
+		cc_pack_cstr(&m.pk, "template");
+		msgpack_pack_true(&m.pk);
+		cc_pack_cstr(&m.pk, "preload");
+		cc_pack_cstr(&m.pk, preload);
 	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
 	cc_msgbuf_free(&m);
@@ -204,39 +207,34 @@ static void startup_death(cc_runtime *rt, cc_error *err)
 	free(msg);
 }
 
-CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
+cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 {
-	*out = NULL;
-	if (!opts)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
-	if (check_options(opts, err) < 0)
-		return -1;
 	cc_runtime *rt = calloc(1, sizeof(*rt));
-	if (!rt)
-		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	if (!rt) {
+		cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
 	pthread_mutex_init(&rt->kill_lock, NULL);
 	rt->opts = *opts;
 	rt->opts.worker_dir = NULL; /* borrowed: only used while spawning */
 	rt->next_id = 1;
-	if (cc_spawn_worker(opts, &rt->child, err) < 0) {
-		pthread_mutex_destroy(&rt->kill_lock);
-		free(rt);
-		return -1;
-	}
-	rt->alive = true;
+	rt->child.pid = -1;
+	rt->child.pidfd = -1;
+	rt->child.sock = -1;
+	return rt;
+}
 
-	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
+int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	struct cc_msg m;
-	if (send_init(rt, deadline, err) < 0 ||
-	    cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), deadline, err) < 0 ||
-	    cc_msg_parse(buf, len, opts->limits.max_result, &m, err) < 0) {
+	if (cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), deadline, err) < 0 ||
+	    cc_msg_parse(buf, len, rt->opts.limits.max_result, &m, err) < 0) {
 		free(buf);
 		startup_death(rt, err);
-		cc_fail_wrap(err, "starting the %s worker",
-			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
-		goto fail;
+		return cc_fail_wrap(err, "starting the %s worker",
+				    rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript");
 	}
 	free(buf);
 	int rc;
@@ -247,13 +245,43 @@ CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error 
 	else
 		rc = check_ready(rt, &m, err);
 	cc_msg_free(&m);
-	if (rc < 0)
-		goto fail;
+	return rc;
+}
+
+int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **out, cc_error *err)
+{
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_options_check(opts, err) < 0)
+		return -1;
+	cc_runtime *rt = cc_runtime_alloc(opts, err);
+	if (!rt)
+		return -1;
+	if (cc_spawn_worker(opts, &rt->child, err) < 0) {
+		cc_runtime_close(rt);
+		return -1;
+	}
+	rt->alive = true;
+	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
+	if (send_init(rt, preload, deadline, err) < 0) {
+		startup_death(rt, err);
+		cc_fail_wrap(err, "starting the %s worker",
+			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
+		cc_runtime_close(rt);
+		return -1;
+	}
+	if (cc_runtime_await_ready(rt, deadline, err) < 0) {
+		cc_runtime_close(rt);
+		return -1;
+	}
 	*out = rt;
 	return 0;
-fail:
-	cc_runtime_close(rt);
-	return -1;
+}
+
+CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
+{
+	return cc_runtime_start(opts, NULL, out, err);
 }
 
 CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt)
@@ -264,6 +292,11 @@ CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt)
 CC_EXPORT const char *cc_runtime_engine_version(const cc_runtime *rt)
 {
 	return rt && rt->version ? rt->version : "";
+}
+
+CC_EXPORT int cc_runtime_pid(const cc_runtime *rt)
+{
+	return rt && rt->alive ? (int)rt->child.pid : -1;
 }
 
 CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt)
@@ -286,6 +319,8 @@ static void runtime_free(cc_runtime *rt)
 	pthread_mutex_lock(&rt->kill_lock);
 	cc_child_kill(&rt->child);
 	pthread_mutex_unlock(&rt->kill_lock);
+	if (rt->forkserver)
+		cc_forkserver_unref(rt->forkserver);
 	pthread_mutex_destroy(&rt->kill_lock);
 	cc_tools_free(rt);
 	free(rt->death);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -172,6 +174,7 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 	c->pidfd = -1;
 	c->sock = -1;
 	c->reaped = false;
+	c->forked = false;
 	if (find_worker(opts, path, sizeof(path), err) < 0)
 		return -1;
 
@@ -236,8 +239,68 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 	return 0;
 }
 
+/* PIDFD_GET_INFO (Linux 6.13) and its exit record (PIDFD_INFO_EXIT,
+ * Linux 6.15): from the kernel's include/uapi/linux/pidfd.h, defined here
+ * because Debian 12's headers predate them. The first 64 bytes are the
+ * structure's version 0, which every kernel with the ioctl accepts. */
+struct cc_pidfd_info {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code; /* a wait status, as waitpid's */
+};
+#define CC_PIDFD_INFO_PID (1ull << 0)
+#define CC_PIDFD_INFO_EXIT (1ull << 3)
+#define CC_PIDFD_GET_INFO _IOWR(0xFF, 11, struct cc_pidfd_info)
+
+pid_t cc_pidfd_pid(int pidfd)
+{
+	struct cc_pidfd_info info;
+	memset(&info, 0, sizeof(info));
+	info.mask = CC_PIDFD_INFO_PID;
+	if (ioctl(pidfd, CC_PIDFD_GET_INFO, &info) < 0 || !(info.mask & CC_PIDFD_INFO_PID))
+		return -1;
+	return (pid_t)info.pid;
+}
+
+/* A forked session is the template's child, not ours: once its pidfd
+ * says it exited, ask the kernel for the status it kept. */
+static void reap_forked(struct cc_child *c, int timeout_ms)
+{
+	struct pollfd p = { c->pidfd, POLLIN, 0 };
+	if (poll(&p, 1, timeout_ms) != 1)
+		return; /* still running */
+	c->reaped = true;
+	c->wstatus_code = 0;
+	struct cc_pidfd_info info;
+	for (int i = 0; i < 50; i++) {
+		memset(&info, 0, sizeof(info));
+		info.mask = CC_PIDFD_INFO_EXIT;
+		if (ioctl(c->pidfd, CC_PIDFD_GET_INFO, &info) < 0)
+			return; /* older kernel: exited, status unknown */
+		if (info.mask & CC_PIDFD_INFO_EXIT)
+			break;
+		/* exited, not yet reaped by the template, which polls its
+		 * sessions' pidfds and reaps at once */
+		if (i == 49)
+			return;
+		usleep(1000);
+	}
+	int st = info.exit_code;
+	if (WIFEXITED(st)) {
+		c->wstatus_code = CLD_EXITED;
+		c->wstatus = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		c->wstatus_code = WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED;
+		c->wstatus = WTERMSIG(st);
+	}
+}
+
 static void reap(struct cc_child *c, int options)
 {
+	if (c->forked) {
+		reap_forked(c, options & WNOHANG ? 0 : 2000);
+		return;
+	}
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
 	for (;;) {
@@ -296,6 +359,15 @@ void cc_child_kill(struct cc_child *c)
 	}
 	if (c->pid > 0 && !c->reaped) {
 		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		if (c->forked) {
+			/* No process group of its own and no children (it
+			 * cannot fork); its template reaps it. Wait for the
+			 * exit itself, not for the status (nobody asks now). */
+			struct pollfd p = { c->pidfd, POLLIN, 0 };
+			poll(&p, 1, 2000);
+			c->reaped = true;
+			goto close_pidfd;
+		}
 		/* The worker leads its own session and process group (setsid in
 		 * cc_hygiene); kill what the guest started in it too. Safe before
 		 * the reap: until then the worker's pid, and so this group id,
@@ -306,6 +378,7 @@ void cc_child_kill(struct cc_child *c)
 		reap(c, 0);
 		reap_orphans(c->pid);
 	}
+close_pidfd:
 	if (c->pidfd >= 0) {
 		close(c->pidfd);
 		c->pidfd = -1;
@@ -317,6 +390,10 @@ void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
 {
 	if (!c->reaped) {
 		snprintf(buf, n, "closed its channel");
+	} else if (c->wstatus_code == 0 && c->forked) {
+		snprintf(buf, n,
+			 "ended (this kernel keeps no exit status for a forked session; "
+			 "Linux 6.15 does)");
 	} else if (c->wstatus_code == 0) {
 		snprintf(buf, n,
 			 "ended; its exit status was collected elsewhere (does the host "

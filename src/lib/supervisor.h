@@ -18,6 +18,8 @@ struct cc_child {
 	int pidfd; /* -1 when none */
 	int sock;  /* supervisor end of the channel, nonblocking; -1 when none */
 	bool reaped;
+	bool forked; /* a fork server's session: not our child (no waitid; the
+			exit status comes from the pidfd, PIDFD_INFO_EXIT) */
 	int wstatus_code; /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
 	int wstatus;	  /* exit status or signal number */
 };
@@ -27,6 +29,10 @@ struct cc_child {
  * dispositions, empty environment; then a pidfd. Errors: internal (the
  * message names the worker path and the failing call). */
 int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err);
+
+/* The pid (in the caller's pid namespace) a pidfd refers to, or -1 when
+ * the kernel cannot say (before Linux 6.13). */
+pid_t cc_pidfd_pid(int pidfd);
 
 /* SIGKILL through the pidfd, reap, close everything. Idempotent. */
 void cc_child_kill(struct cc_child *c);
@@ -44,6 +50,11 @@ void cc_child_describe(const struct cc_child *c, char *buf, size_t n);
 /* ---- channel.c: frames with deadlines ---- */
 
 int64_t cc_now_ns(void);
+
+/* Wait until the socket is ready for poll `events` (POLLIN, POLLOUT),
+ * hangs up, or the deadline passes. Returns 0, or -1 with err: timeout,
+ * worker_crashed (the process ended), internal. */
+int cc_chan_wait(struct cc_child *c, short events, int64_t deadline_ns, cc_error *err);
 
 /* Send one frame before deadline_ns (CLOCK_MONOTONIC). Errors: timeout
  * (the worker stopped reading), worker_crashed (peer gone). */
@@ -134,11 +145,35 @@ struct cc_runtime {
 	 * (another thread) never signals a reused descriptor. */
 	pthread_mutex_t kill_lock;
 	int interrupted; /* cc_runtime_interrupt ran (atomic) */
+	struct cc_forkserver *forkserver; /* a reference, for a forked session */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
 	 * channel. */
 	int busy;
 };
+
+/* How long a worker (or a forked session) may take to confine itself and
+ * start its engine. */
+#define CC_STARTUP_TIMEOUT_S 30.0
+
+/* Check options against the documented ranges. Errors: invalid_input. */
+int cc_options_check(const cc_options *o, cc_error *err);
+
+/* A runtime with no worker yet (child fields -1). Errors: internal. */
+cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err);
+
+/* Spawn a worker, send init and wait for "ready": cc_runtime_new, or a
+ * fork server's template when preload is not NULL (the init frame then
+ * says template and carries the list). Same errors as cc_runtime_new. */
+int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **out,
+		     cc_error *err);
+
+/* Receive and check the worker's "ready" (or "fail") before deadline.
+ * Errors: as cc_runtime_new. */
+int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err);
+
+/* forkserver.c: drop one reference (a session, or the owner's close). */
+void cc_forkserver_unref(struct cc_forkserver *fs);
 
 /* Take the runtime for one request; false (and err = invalid_input) when
  * a request is already in flight. */

@@ -298,6 +298,109 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 	return 0;
 }
 
+/* ---- the fork server (src/worker/forkserver.c) ---- */
+
+int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err)
+{
+	memset(session_f, 0, sizeof(*session_f));
+	/* RLIMIT_NPROC in the user namespace counts every session with its
+	 * threads, the probe session too. */
+	unsigned extra = (CC_FORK_MAX_SESSIONS + 1) * cc_worker_engine->max_threads;
+	if (confine_until_seccomp(mode, lim, extra, rep, err) < 0)
+		return -1;
+	if (mode == CC_SANDBOX_OFF)
+		return 0;
+	/* No listener for the monitor: each session's own filter kills a
+	 * kill-list call outright (SECCOMP_RET_KILL_PROCESS outranks every
+	 * other action), so there is nothing for the monitor to decide. It
+	 * is told, armed (a no-op) and let go. */
+	if (cc_monitor_present() &&
+	    (cc_monitor_give_listener(-1, err) < 0 || cc_monitor_arm(err) < 0))
+		return -1;
+	/* Both filters are compiled here, once: forking a session then only
+	 * installs one. The template's is the engine's list plus the calls
+	 * forking needs (CC_SC_FORK); a session stacks the engine's own. */
+	struct cc_bpf tmpl = { 0 };
+	unsigned engine = cc_worker_engine->seccomp_engine;
+	int r = cc_seccomp_available(err);
+	if (r == 0)
+		r = cc_seccomp_compile(engine, EPERM, CC_KILL_PROCESS, session_f, err);
+	if (r == 0)
+		r = cc_seccomp_compile(engine | CC_SC_FORK, EPERM, CC_KILL_PROCESS, &tmpl, err);
+	if (r == 0)
+		r = cc_seccomp_install(&tmpl, false, err);
+	cc_bpf_free(&tmpl);
+	if (r < 0) {
+		cc_bpf_free(session_f);
+		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
+		    missing(mode, rep, "seccomp", err) < 0)
+			return -1;
+	} else {
+		rep->seccomp_allowed = session_f->allowed;
+		append(rep->applied, sizeof(rep->applied), "seccomp");
+	}
+	return 0;
+}
+
+int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf *session_f,
+		       cc_error *err)
+{
+	int abi = 0;
+	if (rep->landlock_abi > 0 && cc_landlock_session(&abi, err) < 0)
+		return -1;
+	if (session_f->prog.filter && cc_seccomp_install(session_f, false, err) < 0)
+		return -1;
+	return 0;
+}
+
+int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf *session_f,
+			     cc_error *err)
+{
+	pid_t c = fork();
+	if (c < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "forking the probe session: %s",
+			       strerror(errno));
+	if (c == 0) {
+		/* Exactly what a session does, then the probes; exec in a
+		 * child of its own (the filter kills the caller). */
+		cc_error e = { 0 };
+		int exec_breach = session_f->prog.filter ? exec_probe_in_child(session_f) : 0;
+		char breached[160];
+		if (cc_confine_session(rep, session_f, &e) < 0)
+			_exit(2);
+		int n = cc_probes_run(cc_worker_ppid, rep->namespaces, false, breached,
+				      sizeof(breached));
+		/* pid 1 is the template: a session must not reach it either */
+		if (syscall(SYS_kill, 1, 0) == 0) {
+			size_t len = strlen(breached);
+			snprintf(breached + len, sizeof(breached) - len, "%ssignal_template",
+				 n ? "," : "");
+			n++;
+		}
+		if (exec_breach)
+			n++;
+		_exit(n ? 3 : 0);
+	}
+	int st = 0;
+	while (waitpid(c, &st, 0) < 0)
+		if (errno != EINTR)
+			return cc_fail(err, CC_ERR_INTERNAL, "waiting for the probe session: %s",
+				       strerror(errno));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		append(rep->applied, sizeof(rep->applied), "self-probes");
+		return 0;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "a forked session could not add its own layers (Landlock domain, "
+			       "seccomp filter); refusing to start the fork server");
+	return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+		       "self-probes got through a forked session's sandbox with layers %s "
+		       "(status %d); refusing to start the fork server",
+		       rep->applied, st);
+}
+
 /* ---- the assume-breach sweep (test-only; worker flag --sweep) ---- */
 
 /* An errno no system call returns (the kernel caps errno at 4095): the

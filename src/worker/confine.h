@@ -43,6 +43,38 @@ struct cc_confine_report {
 int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 	       struct cc_confine_report *rep, cc_error *err);
 
+/* ---- the fork server: a template confines once, sessions fork from it ---- */
+
+struct cc_bpf;
+
+/* Sessions one template may hold at once: its RLIMIT_NPROC counts them
+ * (with their threads) in its user namespace; a fork beyond fails. */
+#define CC_FORK_MAX_SESSIONS 256
+
+/* Steps 2..6 for a template: as cc_confine, but the seccomp filter
+ * installed is the engine's list plus CC_SC_FORK (fork, hand out pidfds,
+ * add a Landlock domain and a filter), kill-list calls kill outright (no
+ * listener for the monitor), and *session_f receives the engine's own
+ * filter, compiled, for each session to install (owned by the caller;
+ * empty when seccomp did not apply). Self-probes are not run here: see
+ * cc_confine_probe_session. Errors as cc_confine. */
+int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err);
+
+/* In a freshly forked session: its own Landlock domain (scoped signals
+ * and abstract sockets, no TCP; when the template had Landlock), then the
+ * engine's seccomp filter stacked on the template's (no fork, nothing of
+ * CC_SC_FORK). Returns 0, or -1 with err (sandbox_unavailable). */
+int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf *session_f,
+		       cc_error *err);
+
+/* Step 7 for a template: fork one session that adds its layers as every
+ * session will and runs the self-probes (and signals the template); any
+ * breach refuses the start. Adds "self-probes" to rep->applied. Errors:
+ * sandbox_unavailable, internal. */
+int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf *session_f,
+			     cc_error *err);
+
 /* Test-only entry points behind worker flags (src/worker/main.c). */
 int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err);
 

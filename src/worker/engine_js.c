@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "error.h"
 #include "js_value.h"
@@ -156,6 +157,56 @@ static JSModuleDef *js_no_module(JSContext *c, const char *name, void *opaque)
 	return NULL;
 }
 
+/* ---- Math.random ----
+ *
+ * QuickJS seeds its own generator once, from the time of day, when the
+ * context is made; forked sessions would all replay the template's
+ * sequence. This one (xorshift128+, as V8 uses) is seeded from getrandom
+ * at start and again in every forked session. Not for cryptography, as
+ * the specification says of Math.random. */
+static uint64_t rnd_state[2];
+
+static int rnd_seed(cc_error *err)
+{
+	do {
+		if (getrandom(rnd_state, sizeof(rnd_state), 0) != (ssize_t)sizeof(rnd_state))
+			return cc_fail(err, CC_ERR_INTERNAL, "getrandom for Math.random failed");
+	} while (!rnd_state[0] && !rnd_state[1]);
+	return 0;
+}
+
+static JSValue js_math_random(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+	(void)this_val;
+	(void)argc;
+	(void)argv;
+	uint64_t s1 = rnd_state[0];
+	const uint64_t s0 = rnd_state[1];
+	rnd_state[0] = s0;
+	s1 ^= s1 << 23;
+	rnd_state[1] = s1 ^ s0 ^ (s1 >> 17) ^ (s0 >> 26);
+	return JS_NewFloat64(c, (double)((rnd_state[1] + s0) >> 11) * 0x1.0p-53);
+}
+
+static int rnd_install(JSContext *c)
+{
+	JSValue global = JS_GetGlobalObject(c);
+	JSValue math = JS_GetPropertyStr(c, global, "Math");
+	JS_FreeValue(c, global);
+	JSValue fn = JS_NewCFunction(c, js_math_random, "random", 0);
+	int r = JS_IsObject(math) && !JS_IsException(fn)
+			? JS_DefinePropertyValueStr(c, math, "random", fn,
+						    JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE)
+			: -1;
+	JS_FreeValue(c, math);
+	return r < 0 ? -1 : 0;
+}
+
+static int js_after_fork_child(cc_error *err)
+{
+	return rnd_seed(err);
+}
+
 static int js_init(const char **version, cc_error *err)
 {
 	static const JSMallocFunctions mf = { js_cc_malloc, js_cc_free, js_cc_realloc,
@@ -187,7 +238,10 @@ static int js_init(const char **version, cc_error *err)
 		JS_AddIntrinsicPromise(ctx);
 		JS_AddIntrinsicWeakRef(ctx);
 	}
-	if (!ctx || cc_js_builtins_init(ctx) < 0 || cc_js_console_install(ctx) < 0) {
+	if (rnd_seed(err) < 0)
+		return -1;
+	if (!ctx || cc_js_builtins_init(ctx) < 0 || cc_js_console_install(ctx) < 0 ||
+	    rnd_install(ctx) < 0) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);
@@ -732,6 +786,7 @@ const struct cc_engine cc_engine_quickjs = {
 	.eval = js_eval,
 	.set_global = js_set_global,
 	.bind_tool = js_bind_tool,
+	.after_fork_child = js_after_fork_child,
 };
 
 /* The worker core (main.c) runs whichever engine this executable links. */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "py_fork.h"
 #include "py_value.h"
 #include "value.h"
 #include "confine.h"
@@ -250,7 +251,6 @@ static void stop_timer_arm(int64_t abs_ns)
 static int stop_timer_init(cc_error *err)
 {
 	struct sigaction sa;
-	struct sigevent sev;
 	sigset_t set;
 
 	memset(&sa, 0, sizeof(sa));
@@ -263,6 +263,14 @@ static int stop_timer_init(cc_error *err)
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	return cc_py_stop_timer_create(err);
+}
+
+/* POSIX timers are not inherited over fork: a forked session makes its
+ * own, aimed at its own main thread. */
+int cc_py_stop_timer_create(cc_error *err)
+{
+	struct sigevent sev;
 
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -984,6 +992,10 @@ const struct cc_engine cc_engine_cpython = {
 	.eval = py_eval,
 	.set_global = py_set_global,
 	.bind_tool = py_bind_tool,
+	.preload = cc_py_preload,
+	.before_fork = cc_py_before_fork,
+	.after_fork_parent = cc_py_after_fork_parent,
+	.after_fork_child = cc_py_after_fork_child,
 };
 
 const struct cc_engine *const cc_worker_engine = &cc_engine_cpython;

@@ -161,3 +161,41 @@ fail:
 	close(rs);
 	return -1;
 }
+
+int cc_landlock_session(int *abi_applied, cc_error *err)
+{
+	*abi_applied = 0;
+	int abi = cc_landlock_abi();
+	if (abi <= 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock is not available (%s)",
+			       strerror(abi < 0 ? -abi : ENOSYS));
+	if (abi > LL_ABI_KNOWN)
+		abi = LL_ABI_KNOWN;
+	/* Files: the template's domain already decides, and a nested domain
+	 * can only narrow it. What a domain of its own adds is its scope:
+	 * signals and abstract sockets stop at this session's boundary, so
+	 * it cannot reach the template or a sibling session. */
+	struct ll_ruleset_attr attr = { 0 };
+	if (abi >= 4)
+		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+	if (abi >= 6)
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+	if (!attr.handled_access_net)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "landlock ABI %d has no network rights or scopes for a session "
+			       "domain (ABI 4+ needed)",
+			       abi);
+	int rs = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (rs < 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock_create_ruleset: %s",
+			       strerror(errno));
+	/* no_new_privs came with the template (it is inherited over fork). */
+	long r = syscall(__NR_landlock_restrict_self, rs, 0);
+	int e = errno;
+	close(rs);
+	if (r < 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock_restrict_self: %s",
+			       strerror(e));
+	*abi_applied = abi;
+	return 0;
+}

@@ -17,4 +17,12 @@ int cc_landlock_abi(void);
  * kernel has no Landlock or refuses it; internal otherwise). */
 int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error *err);
 
+/* A forked session's own Landlock domain, nested in its template's: TCP
+ * bind/connect denied (ABI 4+), and abstract unix sockets and signals
+ * scoped to this session (ABI 6+), so it cannot signal its template or a
+ * sibling. Files stay as the template's domain decided (a nested domain
+ * only narrows). Needs no_new_privs already set. Returns 0, or -1 with err
+ * (sandbox_unavailable). */
+int cc_landlock_session(int *abi_applied, cc_error *err);
+
 #endif

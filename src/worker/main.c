@@ -15,6 +15,7 @@
 #include "error.h"
 #include "frame.h"
 #include "confine.h"
+#include "forkserver.h"
 #include "hygiene.h"
 #include "probes.h"
 #include "seccomp_filter.h"
@@ -64,7 +65,14 @@ static const cc_value *get_str(const cc_value *m, const char *key)
 	return v && v->type == CC_VALUE_STRING ? v : NULL;
 }
 
-static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, cc_error *err)
+/* What the init frame asks for besides limits. */
+struct init_extra {
+	bool template;	    /* be a fork server's template */
+	char preload[1024]; /* its preload list */
+};
+
+static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_extra *x,
+		     cc_error *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -87,6 +95,16 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, cc_error *err)
 	l->max_open_files = (uint32_t)get_u64(m, "max_open_files", &ok);
 	l->max_file_size = get_u64(m, "max_file_size", &ok);
 	*max_source = get_u64(m, "max_source", &ok);
+	bool found = false;
+	const cc_value *tv = cc_value_map_get(m, "template", &found);
+	if (found && (!tv || tv->type != CC_VALUE_BOOL))
+		ok = false;
+	x->template = found && tv && tv->u.b;
+	const cc_value *pl = cc_value_map_get(m, "preload", &found);
+	if (found && (!pl || pl->type != CC_VALUE_STRING || pl->u.str.len >= sizeof(x->preload)))
+		ok = false;
+	else if (found)
+		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
 	if (!ok || !t || strcmp(t->u.str.ptr, "init") || !md)
 		ok = false;
 	else if (!strcmp(md->u.str.ptr, "require"))
@@ -275,15 +293,28 @@ int main(int argc, char **argv)
 		send_fail_and_exit(&err);
 	cc_sandbox_mode mode = CC_SANDBOX_REQUIRE;
 	uint64_t max_source = 0;
-	if (read_init(&mode, &max_source, &err) < 0)
+	struct init_extra x = { 0 };
+	if (read_init(&mode, &max_source, &x, &err) < 0)
 		send_fail_and_exit(&err);
 	struct cc_confine_report rep;
-	if (cc_confine(mode, &cc_worker_limits, &rep, &err) < 0)
-		send_fail_and_exit(&err);
 	const char *version = NULL;
-	if (cc_worker_engine->init(&version, &err) < 0)
-		send_fail_and_exit(&err);
-	send_ready(version, &rep);
+	if (x.template) {
+		/* A fork server: "ready" for the template, then fork requests;
+		 * what returns here is a new session, which says "ready" on
+		 * its own channel and serves frames like any worker. */
+		if (cc_template_start(mode, x.preload, &rep, &version, &err) < 0)
+			send_fail_and_exit(&err);
+		send_ready(version, &rep);
+		if (cc_template_serve(&err) < 0)
+			send_fail_and_exit(&err);
+		send_ready(version, &rep);
+	} else {
+		if (cc_confine(mode, &cc_worker_limits, &rep, &err) < 0)
+			send_fail_and_exit(&err);
+		if (cc_worker_engine->init(&version, &err) < 0)
+			send_fail_and_exit(&err);
+		send_ready(version, &rep);
+	}
 
 	size_t cap = (max_source > cc_worker_limits.max_result ? max_source
 							       : cc_worker_limits.max_result) +

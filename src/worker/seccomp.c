@@ -54,9 +54,20 @@
 	(CLONE_MUST | CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |   \
 	 CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PARENT | CLONE_VFORK)
 
-static int add_checked(scmp_filter_ctx ctx, const char *name, int nr)
+/* The flags glibc's fork() passes to clone on x86_64 (sysdeps/unix/sysv/
+ * linux/arch-fork.h): a new process, nothing shared, no namespace. */
+#define CLONE_FORK (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
+
+static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 {
 	uint32_t A = SCMP_ACT_ALLOW;
+	const char *name = ru->name;
+	if (!strcmp(name, "clone") && ru->engines == CC_SC_FORK)
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_FORK));
+	if (!strcmp(name, "seccomp")) /* install a filter; no listener, no TSYNC */
+		return seccomp_rule_add(ctx, A, nr, 2,
+					SCMP_A0(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER),
+					SCMP_A1(SCMP_CMP_EQ, 0));
 	if (!strcmp(name, "clone"))
 		return seccomp_rule_add(ctx, A, nr, 1,
 					SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_CHECKED, CLONE_MUST));
@@ -141,7 +152,7 @@ static int build(unsigned engine, uint32_t deny_action, enum cc_kill_how kill, s
 			r = -ENOENT;
 			break;
 		}
-		r = ru->how == CC_SC_ARGS ? add_checked(ctx, ru->name, nr)
+		r = ru->how == CC_SC_ARGS ? add_checked(ctx, ru, nr)
 					  : seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 		(*allowed)++;
 	}

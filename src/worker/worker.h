@@ -141,6 +141,19 @@ struct cc_engine {
 	 * Error (JS) / raises an exception (Python) whose name is the reply's
 	 * err_name and whose message is err_message. Kinds: guest_error. */
 	void (*bind_tool)(const char *name, struct cc_outcome *o);
+	/* ---- the fork server (src/worker/forkserver.c); each may be NULL ----
+	 * Import modules in the template after init: a comma-separated list
+	 * of names, a trailing '?' marks one that may be missing. Returns 0,
+	 * or -1 with err (invalid_input: a required module failed to import,
+	 * the message says which and why). */
+	int (*preload)(const char *modules, cc_error *err);
+	/* Around the template's fork(): before, then in the parent after. */
+	void (*before_fork)(void);
+	void (*after_fork_parent)(void);
+	/* In the new session, under its own layers, before "ready": make
+	 * what fork() shares or loses per-process again (random state, the
+	 * stop timer). Returns 0, or -1 with err (internal). */
+	int (*after_fork_child)(cc_error *err);
 };
 
 extern const struct cc_engine cc_engine_quickjs;

@@ -1,0 +1,224 @@
+/* The fork server, supervisor side: one confined template worker per
+ * cc_forkserver, asked over its channel for sessions (the request and
+ * reply formats are in src/worker/forkserver.c).
+ *
+ * Trust: the template runs no guest code, but it is inside the sandbox,
+ * so its replies are checked like any frame: exactly four bytes, a pid
+ * with exactly one descriptor that is a pidfd, or a negative errno with
+ * none. Each session is then an ordinary cc_runtime whose worker the
+ * supervisor signals through that pidfd, and whose frames protocol.c
+ * validates like any worker's. */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include "error.h"
+#include "supervisor.h"
+
+struct cc_forkserver {
+	cc_runtime *tmpl;     /* the template, as a runtime that never evaluates */
+	cc_options opts;      /* what each session's cc_runtime gets */
+	pthread_mutex_t lock; /* one request on the channel at a time */
+	int refs;	      /* the owner's, plus one per live session (atomic) */
+};
+
+/* Python modules a template imports unless told otherwise: the standard
+ * library agents reach for first, and numpy and pandas when installed. */
+#define CC_PRELOAD_PYTHON "json,re,math,datetime,collections,itertools,functools,numpy?,pandas?"
+
+CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_forkserver **out,
+				cc_error *err)
+{
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_options_check(opts, err) < 0)
+		return -1;
+	if (opts->limits.max_file_size > 0)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "a fork server's sessions have no scratch directory of their own "
+			       "yet: set max_file_size to 0, or use cc_runtime_new for sessions "
+			       "that write files");
+	if (!preload)
+		preload = opts->language == CC_LANG_PYTHON ? CC_PRELOAD_PYTHON : "";
+	if (strlen(preload) >= 1024)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "the preload list is over 1023 bytes; shorten it");
+	cc_forkserver *fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	if (cc_runtime_start(opts, preload, &fs->tmpl, err) < 0) {
+		cc_fail_wrap(err, "starting the fork server");
+		free(fs);
+		return -1;
+	}
+	fs->opts = *opts;
+	fs->opts.worker_dir = NULL;
+	pthread_mutex_init(&fs->lock, NULL);
+	fs->refs = 1;
+	*out = fs;
+	return 0;
+}
+
+CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs)
+{
+	return fs ? cc_runtime_sandbox(fs->tmpl) : NULL;
+}
+
+void cc_forkserver_unref(cc_forkserver *fs)
+{
+	if (__atomic_sub_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	cc_runtime_close(fs->tmpl);
+	pthread_mutex_destroy(&fs->lock);
+	free(fs);
+}
+
+CC_EXPORT void cc_forkserver_close(cc_forkserver *fs)
+{
+	if (fs)
+		cc_forkserver_unref(fs);
+}
+
+/* Hand the template one end of a new channel. */
+static int send_request(struct cc_child *t, int fd, int64_t deadline, cc_error *err)
+{
+	char byte = 'F';
+	struct iovec iov = { &byte, 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	for (;;) {
+		if (sendmsg(t->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == 1)
+			return 0;
+		if (errno != EAGAIN && errno != EINTR)
+			return cc_fail(err, CC_ERR_WORKER_CRASHED,
+				       "the fork server's template is gone (%s)", strerror(errno));
+		if (cc_chan_wait(t, POLLOUT, deadline, err) < 0)
+			return -1;
+	}
+}
+
+/* The template's answer: the session's pid and pidfd. */
+static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error *err)
+{
+	*pidfd = -1;
+	for (;;) {
+		int32_t pid = 0;
+		struct iovec iov = { &pid, sizeof(pid) };
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * 4)];
+			struct cmsghdr align;
+		} u;
+		struct msghdr mh = { .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = u.buf,
+				     .msg_controllen = sizeof(u.buf) };
+		ssize_t n = recvmsg(t->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (cc_chan_wait(t, POLLIN, deadline, err) < 0)
+				return -1;
+			continue;
+		}
+		if (n <= 0)
+			return cc_fail(err, CC_ERR_WORKER_CRASHED,
+				       "the fork server's template closed its channel");
+		/* Every descriptor that came is ours to close, however many. */
+		int fds[4], nfd = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < k && nfd < 4; i++)
+				memcpy(&fds[nfd++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+		}
+		bool ok = n == (ssize_t)sizeof(pid) && !(mh.msg_flags & MSG_CTRUNC) &&
+			  (pid > 0 ? nfd == 1 : nfd == 0);
+		if (ok && pid > 0 && cc_pidfd_pid(fds[0]) < 0 && errno != ENOTTY)
+			ok = false; /* not a pidfd (ENOTTY: a kernel before 6.13 cannot say) */
+		if (!ok) {
+			for (int i = 0; i < nfd; i++)
+				close(fds[i]);
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "the fork server's template sent a malformed reply");
+		}
+		if (pid < 0)
+			return cc_fail(err, -pid == EAGAIN ? CC_ERR_INVALID_INPUT : CC_ERR_INTERNAL,
+				       "the fork server could not fork a session: %s%s",
+				       strerror(-pid),
+				       -pid == EAGAIN ? " (it holds its maximum of sessions; close "
+							"some, or start another fork server)"
+						      : "");
+		*pidfd = fds[0];
+		return (int)pid;
+	}
+}
+
+CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
+{
+	*out = NULL;
+	if (!fs)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "no fork server given");
+	cc_runtime *rt = cc_runtime_alloc(&fs->opts, err);
+	if (!rt)
+		return -1;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		cc_runtime_close(rt);
+		return cc_fail(err, CC_ERR_INTERNAL, "socketpair: %s", strerror(errno));
+	}
+	int64_t deadline = cc_now_ns() + (int64_t)(CC_STARTUP_TIMEOUT_S * 1e9);
+	cc_runtime *t = fs->tmpl;
+	int pidfd = -1, pid = -1;
+	pthread_mutex_lock(&fs->lock);
+	if (!t->alive)
+		cc_fail(err, CC_ERR_WORKER_CRASHED, "the fork server's template is gone: %s",
+			t->death ? t->death : "it ended");
+	else if (send_request(&t->child, sv[1], deadline, err) == 0)
+		pid = recv_reply(&t->child, &pidfd, deadline, err);
+	/* A template that broke the protocol or died serves no one again. */
+	if (pid < 0 && (err->kind == CC_ERR_PROTOCOL_VIOLATION ||
+			err->kind == CC_ERR_WORKER_CRASHED || err->kind == CC_ERR_TIMEOUT)) {
+		t->alive = false;
+		cc_child_kill(&t->child);
+	}
+	pthread_mutex_unlock(&fs->lock);
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		cc_runtime_close(rt);
+		return cc_fail_wrap(err, "forking a session");
+	}
+	pid_t host_pid = cc_pidfd_pid(pidfd);
+	rt->child.pid = host_pid > 0 ? host_pid : pid;
+	rt->child.pidfd = pidfd;
+	rt->child.sock = sv[0];
+	rt->child.forked = true;
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	rt->alive = true;
+	__atomic_add_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL);
+	rt->forkserver = fs;
+	if (cc_runtime_await_ready(rt, deadline, err) < 0) {
+		cc_runtime_close(rt);
+		return -1;
+	}
+	*out = rt;
+	return 0;
+}

@@ -1,0 +1,180 @@
+/* The fork server, worker side: a template confines itself once, starts
+ * its engine (imports preloaded), then forks a session per request.
+ *
+ * The control channel is fd 3, the same socket a plain worker's frames
+ * use. Requests and replies are fixed-size, not frames:
+ *   supervisor -> template: one byte 'F' carrying one descriptor
+ *     (SCM_RIGHTS), the new session's end of its own channel;
+ *   template -> supervisor: a 4-byte native-endian int32, the session's
+ *     pid in the template's pid namespace (> 0) carrying its pidfd, or
+ *     -errno (no descriptor) when fork or pidfd_open failed.
+ * End of file on the channel ends the template, and with it (pid 1 of the
+ * pid namespace) every session it forked.
+ *
+ * A session: the request's socket becomes its fd 3, it adds its own
+ * layers (cc_confine_session: a nested Landlock domain, the engine's
+ * seccomp filter stacked on the template's), lets the engine renew what
+ * fork() shares (after_fork_child), and from there is an ordinary worker:
+ * it sends "ready" and serves frames (main.c). */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confine.h"
+#include "error.h"
+#include "forkserver.h"
+#include "hygiene.h"
+#include "seccomp_filter.h"
+#include "worker_internal.h"
+
+static struct cc_bpf session_filter;
+static struct cc_confine_report template_report;
+
+int cc_template_start(cc_sandbox_mode mode, const char *preload, struct cc_confine_report *rep,
+		      const char **version, cc_error *err)
+{
+	if (cc_confine_template(mode, &cc_worker_limits, rep, &session_filter, err) < 0)
+		return -1;
+	if (cc_worker_engine->init(version, err) < 0)
+		return -1;
+	if (cc_worker_engine->preload && cc_worker_engine->preload(preload ? preload : "", err) < 0)
+		return -1;
+	/* The probe session is forked from the finished template, so it is
+	 * what every later session will be. */
+	if (mode != CC_SANDBOX_OFF && cc_confine_probe_session(rep, &session_filter, err) < 0)
+		return -1;
+	template_report = *rep;
+	return 0;
+}
+
+/* One request: 1 on a descriptor in *fd, 0 at end of file; anything else
+ * the supervisor never sends ends the template. */
+static int recv_request(int *fd)
+{
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+	do
+		n = recvmsg(CC_CHANNEL_FD, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 0;
+	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (byte != 'F' || !c || (mh.msg_flags & MSG_CTRUNC) || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+		_exit(4);
+	memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 1;
+}
+
+static void send_reply(int32_t pid, int pidfd)
+{
+	struct iovec iov = { &pid, sizeof(pid) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (pidfd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
+	}
+	if (sendmsg(CC_CHANNEL_FD, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(pid))
+		_exit(0); /* the supervisor is gone */
+}
+
+/* In the child: become the session. */
+static int session_begin(int fd, cc_error *err)
+{
+	if (dup2(fd, CC_CHANNEL_FD) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "dup2 of the session channel: %s",
+			       strerror(errno));
+	close(fd);
+	if (cc_confine_session(&template_report, &session_filter, err) < 0)
+		return -1;
+	cc_bpf_free(&session_filter);
+	if (cc_worker_engine->after_fork_child && cc_worker_engine->after_fork_child(err) < 0)
+		return -1;
+	return 0;
+}
+
+/* Live sessions, by pidfd: polled beside the channel so an ended one is
+ * reaped at once (its exit status then reaches the supervisor's pidfd,
+ * PIDFD_INFO_EXIT) and stops counting against RLIMIT_NPROC. */
+static struct pollfd polled[1 + CC_FORK_MAX_SESSIONS];
+static pid_t polled_pid[1 + CC_FORK_MAX_SESSIONS];
+static size_t n_polled = 1;
+
+static void reap_ended(void)
+{
+	for (size_t i = 1; i < n_polled;) {
+		if (!polled[i].revents) {
+			i++;
+			continue;
+		}
+		waitpid(polled_pid[i], NULL, WNOHANG);
+		close(polled[i].fd);
+		polled[i] = polled[--n_polled];
+		polled_pid[i] = polled_pid[n_polled];
+	}
+}
+
+int cc_template_serve(cc_error *err)
+{
+	polled[0] = (struct pollfd){ CC_CHANNEL_FD, POLLIN, 0 };
+	for (;;) {
+		for (size_t i = 0; i < n_polled; i++)
+			polled[i].revents = 0;
+		int r = poll(polled, n_polled, -1);
+		if (r < 0 && errno != EINTR)
+			_exit(4);
+		if (r <= 0)
+			continue;
+		reap_ended();
+		if (!polled[0].revents)
+			continue;
+		int fd = -1;
+		if (recv_request(&fd) == 0)
+			_exit(0);
+		if (cc_worker_engine->before_fork)
+			cc_worker_engine->before_fork();
+		pid_t pid = n_polled < 1 + CC_FORK_MAX_SESSIONS ? fork() : (errno = EAGAIN, -1);
+		if (pid == 0) {
+			for (size_t i = 1; i < n_polled; i++)
+				close(polled[i].fd);
+			return session_begin(fd, err);
+		}
+		int e = errno;
+		if (cc_worker_engine->after_fork_parent)
+			cc_worker_engine->after_fork_parent();
+		close(fd);
+		int pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+		if (pid > 0 && pidfd < 0)
+			e = errno; /* the session waits for a supervisor that gave up: its
+				      channel's other end closes and it exits */
+		send_reply(pidfd >= 0 ? (int32_t)pid : -(int32_t)e, pidfd);
+		if (pidfd >= 0) {
+			polled[n_polled] = (struct pollfd){ pidfd, POLLIN, 0 };
+			polled_pid[n_polled++] = pid;
+		}
+	}
+}
