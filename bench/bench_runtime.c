@@ -4,12 +4,21 @@
  *   tool: one synchronous host tool call (guest -> host -> guest), from a
  *         guest loop of 10,000 calls; the median of 9 such evals
  * Prints "cold_median_ms warm_median_us tool_median_us".
- * usage: cc-bench python|javascript COLD_N WARM_N [require|auto|off]
- * (sandbox mode, default require: the fully confined start). */
+ * usage: cc-bench python|javascript COLD_N WARM_N [MODE]
+ * MODE, default require:
+ *   require|auto|off  a spawned worker in that sandbox mode
+ *   fork              a session forked from a fork server (preload
+ *                     json,re,math,datetime), fully confined
+ *   fork-numpy        the same with numpy preloaded too
+ *   pool              checkout of a ready session from a full pool of 2
+ *                     (fork server, warmed up), plus its first eval
+ *   fork-mem          prints only the private memory (KiB) of an idle
+ *                     forked session with numpy preloaded, after one eval */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "codecage.h"
 
@@ -92,29 +101,111 @@ static double tool_call(cc_runtime *rt, cc_language lang)
 	return median(per, 9);
 }
 
+/* Light and numpy preload lists for the fork-server modes. */
+#define PRELOAD_LIGHT "json,re,math,datetime"
+#define PRELOAD_NUMPY "json,re,math,datetime,numpy"
+
+static cc_forkserver *fork_server(cc_language lang, const char *preload)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	cc_forkserver *fs = NULL;
+	cc_error err = { 0 };
+	if (cc_forkserver_new(&o, preload, &fs, &err) < 0) {
+		fprintf(stderr, "cc-bench: fork server: %s\n", err.message);
+		exit(1);
+	}
+	return fs;
+}
+
+static cc_runtime *fork_one(cc_forkserver *fs)
+{
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_forkserver_spawn(fs, &rt, &err) < 0) {
+		fprintf(stderr, "cc-bench: fork: %s\n", err.message);
+		exit(1);
+	}
+	return rt;
+}
+
+/* Private memory of a process, KiB (smaps_rollup: Private_Clean +
+ * Private_Dirty): what one more session costs beyond what it shares. */
+static long private_kib(int pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+	FILE *f = fopen(path, "r");
+	long total = 0, v;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Private_Clean: %ld", &v) == 1 ||
+		    sscanf(line, "Private_Dirty: %ld", &v) == 1)
+			total += v;
+	fclose(f);
+	return total;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr,
-			"usage: cc-bench python|javascript COLD_N WARM_N [require|auto|off]\n");
+		fprintf(stderr, "usage: cc-bench python|javascript COLD_N WARM_N "
+				"[require|auto|off|fork|fork-numpy|pool|fork-mem]\n");
 		return 2;
 	}
 	cc_language lang = strcmp(argv[1], "python") ? CC_LANG_JAVASCRIPT : CC_LANG_PYTHON;
 	int cold_n = atoi(argv[2]), warm_n = atoi(argv[3]);
-	if (argc > 4)
-		bench_mode = !strcmp(argv[4], "off")	? CC_SANDBOX_OFF
-			     : !strcmp(argv[4], "auto") ? CC_SANDBOX_AUTO
-							: CC_SANDBOX_REQUIRE;
+	const char *mode = argc > 4 ? argv[4] : "require";
+	if (!strcmp(mode, "off"))
+		bench_mode = CC_SANDBOX_OFF;
+	else if (!strcmp(mode, "auto"))
+		bench_mode = CC_SANDBOX_AUTO;
+	bool numpy = !strcmp(mode, "fork-numpy") || !strcmp(mode, "fork-mem");
+	bool forked = !strncmp(mode, "fork", 4), pooled = !strcmp(mode, "pool");
+	const char *preload = numpy ? PRELOAD_NUMPY : PRELOAD_LIGHT;
+	cc_forkserver *fs = forked ? fork_server(lang, preload) : NULL;
+	if (!strcmp(mode, "fork-mem")) {
+		/* an idle session after its first eval */
+		cc_runtime *rt = fork_one(fs);
+		eval_2(rt);
+		printf("%ld\n", private_kib(cc_runtime_pid(rt)));
+		cc_runtime_close(rt);
+		cc_forkserver_close(fs);
+		return 0;
+	}
+	cc_pool *pool = NULL;
+	if (pooled) {
+		cc_options o;
+		cc_options_init(&o, lang);
+		cc_error err = { 0 };
+		if (cc_pool_new(&o, 2, true, PRELOAD_LIGHT, &pool, &err) < 0) {
+			fprintf(stderr, "cc-bench: pool: %s\n", err.message);
+			return 1;
+		}
+	}
 	double *cold = calloc((size_t)cold_n, sizeof(double));
 	double *warm = calloc((size_t)warm_n, sizeof(double));
 	for (int i = 0; i < cold_n; i++) {
+		cc_runtime *rt = NULL;
+		/* a pool is measured full: checkout, not its refill rate */
+		while (pool && cc_pool_ready(pool) < 2)
+			usleep(1000);
 		double t = now();
-		cc_runtime *rt = start(lang);
+		if (pool) {
+			cc_error err = { 0 };
+			if (cc_pool_checkout(pool, 30, &rt, &err) < 0) {
+				fprintf(stderr, "cc-bench: checkout: %s\n", err.message);
+				return 1;
+			}
+		} else {
+			rt = fs ? fork_one(fs) : start(lang);
+		}
 		eval_2(rt);
 		cold[i] = now() - t;
 		cc_runtime_close(rt);
 	}
-	cc_runtime *rt = start(lang);
+	cc_runtime *rt = fs ? fork_one(fs) : start(lang);
 	for (int i = 0; i < 100; i++)
 		eval_2(rt);
 	for (int i = 0; i < warm_n; i++) {
@@ -124,6 +215,8 @@ int main(int argc, char **argv)
 	}
 	double tool = tool_call(rt, lang);
 	cc_runtime_close(rt);
+	cc_pool_close(pool);
+	cc_forkserver_close(fs);
 	printf("%.3f %.1f %.1f\n", median(cold, cold_n) * 1e3, median(warm, warm_n) * 1e6,
 	       tool * 1e6);
 	free(cold);
