@@ -9,12 +9,14 @@ confined worker process, from Python.
 The package is a thin layer over libcodecage (the C supervisor): the
 extension ``codecage._codecage`` drives it, and the worker executables ship
 in ``codecage/_bin`` (``$CODECAGE_WORKER_DIR`` overrides). See
-``IsolatedRuntime``, ``RuntimeConfig``, ``ToolBridge``, ``WEB_POLYFILLS``
-and ``codecage.errors``.
+``IsolatedRuntime``, ``RuntimeConfig``, ``ToolBridge``, ``ForkServer`` and
+``SessionPool`` (sessions in about a millisecond), ``WEB_POLYFILLS`` and
+``codecage.errors``.
 """
 
 from . import errors
 from ._polyfills import WEB_POLYFILLS, Bootstrap
+from ._pool import ForkServer, SessionPool
 from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, RuntimeConfig,
                        ToolBridge, configure_default_runtime, eval)
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
@@ -25,6 +27,7 @@ from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxErr
 __version__ = "0.1.0"
 
 __all__ = [
-    "IsolatedRuntime", "RuntimeConfig", "EvalResult", "ToolBridge", "configure_default_runtime",
+    "IsolatedRuntime", "RuntimeConfig", "EvalResult", "ToolBridge", "ForkServer", "SessionPool",
+    "configure_default_runtime",
     "eval", "WEB_POLYFILLS", "Bootstrap", "DEFAULT_MAX_MEMORY", "errors", *errors.__all__,
 ]

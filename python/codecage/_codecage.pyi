@@ -55,3 +55,38 @@ class Runtime:
     def engine_version(self) -> str: ...
     @property
     def sandbox(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def pid(self) -> Optional[int]: ...
+
+class ForkServer:
+    """A confined template worker that forks sessions (cc_forkserver).
+
+    ``preload``: comma-separated Python modules, ``?`` = may be missing;
+    None = libcodecage's default list. Raises as Runtime, and
+    InvalidInputError for max_file_size > 0 or a preload that fails.
+    """
+
+    def __init__(self, language: str, sandbox: str, limits: Dict[str, Any],
+                 worker_dir: Optional[str] = ..., preload: Optional[str] = ...) -> None: ...
+    def spawn(self) -> Runtime:
+        """A new forked session, owned by the caller; GIL released."""
+    def close(self) -> None: ...
+    @property
+    def sandbox(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def closed(self) -> bool: ...
+
+class Pool:
+    """Ready sessions kept full by a thread (cc_pool); size in 1..1024."""
+
+    def __init__(self, language: str, sandbox: str, limits: Dict[str, Any],
+                 worker_dir: Optional[str] = ..., size: int = ..., fork_server: bool = ...,
+                 preload: Optional[str] = ...) -> None: ...
+    def checkout(self, timeout: float = ...) -> Runtime:
+        """Wait up to timeout seconds (0..86400) for a session, owned by
+        the caller; raises TimeoutError (codecage's) when none came."""
+    def close(self) -> None: ...
+    @property
+    def ready(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...

@@ -15,7 +15,7 @@ import inspect
 import os
 import threading
 import weakref
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
 
 try:
     from . import _codecage
@@ -176,6 +176,45 @@ def _run_blocking(aw: Any) -> Any:
         return ex.submit(asyncio.run, _await(aw)).result()
 
 
+class _NativeArgs(NamedTuple):
+    """What the extension's Runtime, ForkServer and Pool are built from."""
+
+    config: RuntimeConfig
+    language: str
+    sandbox: str
+    limits: Dict[str, Any]
+    worker_dir: str
+
+
+def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
+                 options: Mapping[str, Any]) -> _NativeArgs:
+    """Check ``config``/``options``, ``language`` and ``sandbox`` as
+    IsolatedRuntime does, and turn them into the extension's arguments.
+    Raises TypeError, InvalidInputError, InternalError (missing worker)."""
+    if config is None:
+        config = RuntimeConfig(**options)
+    elif not isinstance(config, RuntimeConfig):
+        raise TypeError("config must be a RuntimeConfig")
+    elif options:
+        config = dataclasses.replace(config, **options)
+    if not isinstance(language, str) or language.lower() not in _LANGUAGES:
+        raise InvalidInputError(f"language must be 'javascript' or 'python', not {language!r}")
+    if sandbox not in _SANDBOXES:
+        raise InvalidInputError(f"sandbox must be 'require', 'auto' or 'off', not {sandbox!r}")
+    language = _LANGUAGES[language.lower()]
+    lang = getattr(config.bootstrap, "language", None)
+    if lang is not None and lang != language:
+        raise InvalidInputError(f"this bootstrap is {lang} code; the runtime is {language}")
+    worker_dir = os.fspath(config.worker_dir) if config.worker_dir else _bin_dir()
+    _check_worker(worker_dir, language, config.worker_dir is not None)
+    limits = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
+              if f.name in ("timeout", "grace", "max_stdout", "max_stderr", "max_result",
+                            "max_source", "cpu_time", "max_open_files", "max_file_size")}
+    limits["max_memory"] = (config.max_memory if config.max_memory is not None
+                            else DEFAULT_MAX_MEMORY[language])
+    return _NativeArgs(config, language, sandbox, limits, worker_dir)
+
+
 class IsolatedRuntime:
     """One confined worker (a session): globals persist across evals until
     :meth:`close`.
@@ -199,32 +238,33 @@ class IsolatedRuntime:
     def __init__(self, config: Optional[RuntimeConfig] = None, *, language: str = "javascript",
                  sandbox: str = "require", **options: Any) -> None:
         self._rt = None
-        if config is None:
-            config = RuntimeConfig(**options)
-        elif not isinstance(config, RuntimeConfig):
-            raise TypeError("config must be a RuntimeConfig")
-        elif options:
-            config = dataclasses.replace(config, **options)
-        if not isinstance(language, str) or language.lower() not in _LANGUAGES:
-            raise InvalidInputError(f"language must be 'javascript' or 'python', not {language!r}")
-        if sandbox not in _SANDBOXES:
-            raise InvalidInputError(f"sandbox must be 'require', 'auto' or 'off', not {sandbox!r}")
-        self.language = _LANGUAGES[language.lower()]
-        self.config = config
-        lang = getattr(config.bootstrap, "language", None)
-        if lang is not None and lang != self.language:
-            raise InvalidInputError(f"this bootstrap is {lang} code; the runtime is "
-                                    f"{self.language}")
+        n = _native_args(config, language, sandbox, options)
+        self._prepare(n)
+        self._rt = _codecage.Runtime(n.language, n.sandbox, n.limits, n.worker_dir)
+        self._start()
+
+    @classmethod
+    def _adopt(cls, native: Any, n: "_NativeArgs") -> "IsolatedRuntime":
+        """An IsolatedRuntime over ``native``, a ``_codecage.Runtime`` that
+        a fork server or pool made from ``n`` (its config and language);
+        takes ownership of it (closes it if the bootstrap fails)."""
+        self = cls.__new__(cls)
+        self._rt = None
+        self._prepare(n)
+        self._rt = native
+        self._start()
+        return self
+
+    def _prepare(self, n: "_NativeArgs") -> None:
+        self.language = n.language
+        self.config = n.config
         self._local = threading.local()
         self._tool_exc: Optional[BaseException] = None
-        worker_dir = os.fspath(config.worker_dir) if config.worker_dir else _bin_dir()
-        _check_worker(worker_dir, self.language, config.worker_dir is not None)
-        limits = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
-                  if f.name in ("timeout", "grace", "max_stdout", "max_stderr", "max_result",
-                                "max_source", "cpu_time", "max_open_files", "max_file_size")}
-        limits["max_memory"] = (config.max_memory if config.max_memory is not None
-                                else DEFAULT_MAX_MEMORY[self.language])
-        self._rt = _codecage.Runtime(self.language, sandbox, limits, worker_dir)
+
+    def _start(self) -> None:
+        """What every new session gets from the config, whoever made its
+        worker: redaction, the output handler, then the bootstrap."""
+        config = self.config
         if config.redact_host_errors:
             self._rt.set_redaction(True)
         if config.on_output is not None:
@@ -280,6 +320,14 @@ class IsolatedRuntime:
     def engine_version(self) -> str:
         """E.g. ``"QuickJS 2025-04-26"`` or ``"CPython 3.11.2"``."""
         return self._rt.engine_version
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The worker's process id in the host's pid namespace (for a
+        forked session, the process running the guest), for monitoring
+        memory and CPU from outside; None once it is gone. Signal it only
+        through :meth:`interrupt`."""
+        return self._rt.pid if self._rt is not None else None
 
     # -- evaluation --
 

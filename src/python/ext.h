@@ -1,7 +1,8 @@
 /* codecage._codecage: the CPython extension over libcodecage (the Python
  * package's native half; python/codecage/ is the Python half). Internal
  * interfaces shared by its three files:
- *   module.c   the module, Budget and the error factory
+ *   module.c   the module, Budget, the error factory, and ForkServer and Pool
+ *              (cc_forkserver, cc_pool: factories of Runtimes)
  *   runtime.c  Runtime (one cc_runtime) and PendingCall (one deferred tool call)
  *   values.c   Python objects <-> cc_value trees
  * Every function here needs the GIL unless it says otherwise. */
@@ -47,9 +48,30 @@ typedef struct {
 } cc_py_budget;
 extern PyTypeObject cc_py_budget_type;
 
+/* ForkServer (a cc_forkserver) and Pool (a cc_pool): their sessions come
+ * out as Runtime objects. */
+extern PyTypeObject cc_py_forkserver_type;
+extern PyTypeObject cc_py_pool_type;
+
 /* ---- runtime.c ---- */
 
 extern PyTypeObject cc_py_runtime_type;
 extern PyTypeObject cc_py_pending_type;
+
+/* Fill *o from a language and sandbox name, a limits dict (the keys of
+ * Runtime(); missing or None keys keep cc_options_init's defaults) and a
+ * worker directory (borrowed: o->worker_dir points into it). Returns 0, or
+ * -1 with an exception set (InvalidInputError, TypeError). */
+int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
+		  cc_options *o);
+
+/* A new Runtime object over rt, which it takes ownership of (also on
+ * failure: rt is then closed, with the GIL released). For sessions from
+ * cc_forkserver_spawn and cc_pool_checkout. NULL with MemoryError set. */
+PyObject *cc_py_runtime_adopt(cc_runtime *rt);
+
+/* A confinement report as a dict (mode, applied, missing, landlock_abi,
+ * seccomp_allowed); None for NULL. s is borrowed. */
+PyObject *cc_py_sandbox_dict(const cc_sandbox_report *s);
 
 #endif

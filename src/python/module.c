@@ -1,6 +1,9 @@
-/* codecage._codecage: the module, Budget, and the bridge from cc_error
- * kinds to the package's exception classes (defined in Python,
- * python/codecage/errors.py, and registered here at import). */
+/* codecage._codecage: the module, Budget, the bridge from cc_error kinds
+ * to the package's exception classes (defined in Python,
+ * python/codecage/errors.py, and registered here at import), and
+ * ForkServer and Pool, which make Runtimes (runtime.c) from forked or
+ * pooled sessions. */
+#include <limits.h>
 #include <stdint.h>
 
 #include "ext.h"
@@ -125,6 +128,289 @@ PyTypeObject cc_py_budget_type = {
 	.tp_getset = budget_getset,
 };
 
+/* ---- ForkServer and Pool ----
+ *
+ * Both hand out sessions as Runtime objects (cc_py_runtime_adopt). Their
+ * blocking calls (start, fork, checkout, close) run with the GIL released,
+ * and any thread may call them, so a close() must not free the C object
+ * under a call in flight: `users` counts those calls (read and written
+ * with the GIL held), and close() with users left only marks the object
+ * closed; the last call out closes it. New calls on a closed object get
+ * invalid_input. Getters hold the GIL throughout, and the pointer is
+ * cleared with the GIL held before it is freed, so they never see a freed
+ * object. */
+
+typedef struct {
+	PyObject_HEAD cc_forkserver *fs;
+	int users;   /* calls in flight with the GIL released */
+	bool closed; /* close() was called */
+} fs_obj;
+
+typedef struct {
+	PyObject_HEAD cc_pool *pool;
+	int users;
+	bool closed;
+} pool_obj;
+
+static PyObject *raise_err(cc_error *err)
+{
+	cc_py_raise(err->kind, err->message);
+	cc_error_clear(err);
+	return NULL;
+}
+
+static void fs_close_now(fs_obj *self)
+{
+	cc_forkserver *fs = self->fs;
+	self->fs = NULL;
+	if (fs) {
+		Py_BEGIN_ALLOW_THREADS cc_forkserver_close(fs);
+		Py_END_ALLOW_THREADS
+	}
+}
+
+static void fs_release(fs_obj *self)
+{
+	if (--self->users == 0 && self->closed)
+		fs_close_now(self);
+}
+
+static int fs_init(fs_obj *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = { "language", "sandbox", "limits", "worker_dir", "preload", NULL };
+	const char *lang, *sandbox, *worker_dir = NULL, *preload = NULL;
+	PyObject *limits;
+	if (self->fs || self->users || self->closed)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "ForkServer is already initialised"), -1;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|zz:ForkServer", names, &lang, &sandbox,
+					 &PyDict_Type, &limits, &worker_dir, &preload))
+		return -1;
+	cc_options o;
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+		return -1;
+	cc_forkserver *fs = NULL;
+	cc_error err = { 0 };
+	int rc;
+	self->users++; /* a second __init__ meanwhile is refused */
+	Py_BEGIN_ALLOW_THREADS rc = cc_forkserver_new(&o, preload, &fs, &err);
+	Py_END_ALLOW_THREADS self->fs = fs;
+	fs_release(self); /* closes it again if close() came meanwhile */
+	if (rc < 0)
+		return raise_err(&err), -1;
+	return 0;
+}
+
+static PyObject *fs_spawn(fs_obj *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->fs || self->closed)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "this fork server is closed");
+	cc_forkserver *fs = self->fs;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	int rc;
+	self->users++;
+	Py_BEGIN_ALLOW_THREADS rc = cc_forkserver_spawn(fs, &rt, &err);
+	Py_END_ALLOW_THREADS fs_release(self);
+	if (rc < 0)
+		return raise_err(&err);
+	return cc_py_runtime_adopt(rt);
+}
+
+static PyObject *fs_close(fs_obj *self, PyObject *unused)
+{
+	(void)unused;
+	self->closed = true;
+	if (self->users == 0)
+		fs_close_now(self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *fs_sandbox(fs_obj *self, void *c)
+{
+	(void)c;
+	if (!self->fs || self->closed)
+		Py_RETURN_NONE;
+	return cc_py_sandbox_dict(cc_forkserver_sandbox(self->fs));
+}
+
+static PyObject *fs_closed(fs_obj *self, void *c)
+{
+	(void)c;
+	return PyBool_FromLong(!self->fs || self->closed);
+}
+
+static void fs_dealloc(fs_obj *self)
+{
+	fs_close_now(self); /* no call is in flight: each holds a reference */
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef fs_methods[] = {
+	{ "spawn", (PyCFunction)fs_spawn, METH_NOARGS,
+	  "spawn() -> Runtime: a new session forked from the template (owned by the caller). "
+	  "The GIL is released meanwhile; thread-safe." },
+	{ "close", (PyCFunction)fs_close, METH_NOARGS,
+	  "close(): let go of the template (sessions still open keep it alive). Idempotent; "
+	  "with a spawn() in flight in another thread, when that returns." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef fs_getset[] = {
+	{ "sandbox", (getter)fs_sandbox, NULL,
+	  "the template's confinement report (dict), None "
+	  "once closed",
+	  NULL },
+	{ "closed", (getter)fs_closed, NULL, "close() was called (or __init__ failed)", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+PyTypeObject cc_py_forkserver_type = {
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "codecage._codecage.ForkServer",
+	.tp_basicsize = sizeof(fs_obj),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "ForkServer(language, sandbox, limits: dict, worker_dir=None, preload=None): a "
+		  "confined template worker that forks sessions (cc_forkserver). Use "
+		  "codecage.ForkServer.",
+	.tp_new = PyType_GenericNew,
+	.tp_init = (initproc)fs_init,
+	.tp_dealloc = (destructor)fs_dealloc,
+	.tp_methods = fs_methods,
+	.tp_getset = fs_getset,
+};
+
+static void pool_close_now(pool_obj *self)
+{
+	cc_pool *p = self->pool;
+	self->pool = NULL;
+	if (p) {
+		Py_BEGIN_ALLOW_THREADS cc_pool_close(p);
+		Py_END_ALLOW_THREADS
+	}
+}
+
+static void pool_release(pool_obj *self)
+{
+	if (--self->users == 0 && self->closed)
+		pool_close_now(self);
+}
+
+static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = { "language", "sandbox",	    "limits",  "worker_dir",
+				 "size",     "fork_server", "preload", NULL };
+	const char *lang, *sandbox, *worker_dir = NULL, *preload = NULL;
+	PyObject *limits;
+	Py_ssize_t size = 4;
+	int fork_server = 1;
+	if (self->pool || self->users || self->closed)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "Pool is already initialised"), -1;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|znpz:Pool", names, &lang, &sandbox,
+					 &PyDict_Type, &limits, &worker_dir, &size, &fork_server,
+					 &preload))
+		return -1;
+	if (size < 0 || (size_t)size > UINT_MAX)
+		return cc_py_raise(CC_ERR_INVALID_INPUT,
+				   "pool size is out of range; it must be between 1 and 1024 "
+				   "sessions"),
+		       -1;
+	cc_options o;
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+		return -1;
+	cc_pool *p = NULL;
+	cc_error err = { 0 };
+	int rc;
+	self->users++;
+	Py_BEGIN_ALLOW_THREADS rc = cc_pool_new(&o, (unsigned)size, fork_server, preload, &p, &err);
+	Py_END_ALLOW_THREADS self->pool = p;
+	pool_release(self);
+	if (rc < 0)
+		return raise_err(&err), -1;
+	return 0;
+}
+
+static PyObject *pool_checkout(pool_obj *self, PyObject *args)
+{
+	double timeout = 5.0;
+	if (!PyArg_ParseTuple(args, "|d:checkout", &timeout))
+		return NULL;
+	if (!self->pool || self->closed)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "this session pool is closed");
+	cc_pool *p = self->pool;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	int rc;
+	self->users++;
+	Py_BEGIN_ALLOW_THREADS rc = cc_pool_checkout(p, timeout, &rt, &err);
+	Py_END_ALLOW_THREADS pool_release(self);
+	if (rc < 0)
+		return raise_err(&err);
+	return cc_py_runtime_adopt(rt);
+}
+
+static PyObject *pool_close(pool_obj *self, PyObject *unused)
+{
+	(void)unused;
+	self->closed = true;
+	if (self->users == 0)
+		pool_close_now(self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *pool_ready(pool_obj *self, void *c)
+{
+	(void)c;
+	/* cc_pool_ready takes the pool's lock, which no holder keeps while
+	 * waiting for the GIL: holding the GIL here cannot deadlock. */
+	if (!self->pool || self->closed)
+		return PyLong_FromLong(0);
+	return PyLong_FromUnsignedLong(cc_pool_ready(self->pool));
+}
+
+static PyObject *pool_closed(pool_obj *self, void *c)
+{
+	(void)c;
+	return PyBool_FromLong(!self->pool || self->closed);
+}
+
+static void pool_dealloc(pool_obj *self)
+{
+	pool_close_now(self);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef pool_methods[] = {
+	{ "checkout", (PyCFunction)pool_checkout, METH_VARARGS,
+	  "checkout(timeout=5.0) -> Runtime: take a ready session, waiting up to timeout "
+	  "seconds (0: only if one is ready now); the caller owns it. The GIL is released "
+	  "meanwhile; thread-safe." },
+	{ "close", (PyCFunction)pool_close, METH_NOARGS,
+	  "close(): stop the pool's thread and close its ready sessions; checked-out ones stay "
+	  "usable. Idempotent; with a checkout() in flight in another thread, when that "
+	  "returns." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef pool_getset[] = {
+	{ "ready", (getter)pool_ready, NULL, "sessions ready to check out now (int)", NULL },
+	{ "closed", (getter)pool_closed, NULL, "close() was called (or __init__ failed)", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+PyTypeObject cc_py_pool_type = {
+	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "codecage._codecage.Pool",
+	.tp_basicsize = sizeof(pool_obj),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Pool(language, sandbox, limits: dict, worker_dir=None, size=4, "
+		  "fork_server=True, preload=None): ready sessions kept full by a thread "
+		  "(cc_pool). Use codecage.SessionPool.",
+	.tp_new = PyType_GenericNew,
+	.tp_init = (initproc)pool_init,
+	.tp_dealloc = (destructor)pool_dealloc,
+	.tp_methods = pool_methods,
+	.tp_getset = pool_getset,
+};
+
 /* ---- module ---- */
 
 static PyObject *kind_names(PyObject *self, PyObject *unused)
@@ -161,7 +447,8 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__codecage(void)
 {
 	if (cc_py_values_init() < 0 || PyType_Ready(&cc_py_budget_type) < 0 ||
-	    PyType_Ready(&cc_py_runtime_type) < 0 || PyType_Ready(&cc_py_pending_type) < 0)
+	    PyType_Ready(&cc_py_runtime_type) < 0 || PyType_Ready(&cc_py_pending_type) < 0 ||
+	    PyType_Ready(&cc_py_forkserver_type) < 0 || PyType_Ready(&cc_py_pool_type) < 0)
 		return NULL;
 	PyObject *m = PyModule_Create(&module_def);
 	if (!m)
@@ -169,6 +456,8 @@ PyMODINIT_FUNC PyInit__codecage(void)
 	if (PyModule_AddObjectRef(m, "Budget", (PyObject *)&cc_py_budget_type) < 0 ||
 	    PyModule_AddObjectRef(m, "Runtime", (PyObject *)&cc_py_runtime_type) < 0 ||
 	    PyModule_AddObjectRef(m, "PendingCall", (PyObject *)&cc_py_pending_type) < 0 ||
+	    PyModule_AddObjectRef(m, "ForkServer", (PyObject *)&cc_py_forkserver_type) < 0 ||
+	    PyModule_AddObjectRef(m, "Pool", (PyObject *)&cc_py_pool_type) < 0 ||
 	    PyModule_AddIntConstant(m, "MAX_DEPTH", CC_VALUE_MAX_DEPTH) < 0 ||
 	    PyModule_AddIntConstant(m, "BIGINT_MAX_DIGITS", CC_BIGINT_MAX_DIGITS) < 0) {
 		Py_DECREF(m);

@@ -205,34 +205,26 @@ static int limit_f(PyObject *limits, const char *key, double *out)
 	return 0;
 }
 
-static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
+int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
+		  cc_options *o)
 {
-	static char *names[] = { "language", "sandbox", "limits", "worker_dir", NULL };
-	const char *lang, *sandbox, *worker_dir = NULL;
-	PyObject *limits;
-	if (self->rt)
-		return cc_py_raise(CC_ERR_INVALID_INPUT, "Runtime is already initialised"), -1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|z:Runtime", names, &lang, &sandbox,
-					 &PyDict_Type, &limits, &worker_dir))
-		return -1;
-	cc_options o;
 	if (!strcmp(lang, "python"))
-		cc_options_init(&o, CC_LANG_PYTHON);
+		cc_options_init(o, CC_LANG_PYTHON);
 	else if (!strcmp(lang, "javascript"))
-		cc_options_init(&o, CC_LANG_JAVASCRIPT);
+		cc_options_init(o, CC_LANG_JAVASCRIPT);
 	else
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "language must be python or javascript"),
 		       -1;
 	if (!strcmp(sandbox, "require"))
-		o.sandbox = CC_SANDBOX_REQUIRE;
+		o->sandbox = CC_SANDBOX_REQUIRE;
 	else if (!strcmp(sandbox, "auto"))
-		o.sandbox = CC_SANDBOX_AUTO;
+		o->sandbox = CC_SANDBOX_AUTO;
 	else if (!strcmp(sandbox, "off"))
-		o.sandbox = CC_SANDBOX_OFF;
+		o->sandbox = CC_SANDBOX_OFF;
 	else
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "sandbox must be require, auto or off"),
 		       -1;
-	cc_limits *l = &o.limits;
+	cc_limits *l = &o->limits;
 	uint64_t cpu = l->cpu_s, files = l->max_open_files;
 	if (limit_f(limits, "timeout", &l->timeout_s) < 0 ||
 	    limit_f(limits, "grace", &l->grace_s) < 0 ||
@@ -250,9 +242,24 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 		       -1;
 	l->cpu_s = (uint32_t)cpu;
 	l->max_open_files = (uint32_t)files;
-	o.worker_dir = worker_dir;
-	self->tools = PyDict_New();
-	if (!self->tools)
+	o->worker_dir = worker_dir;
+	return 0;
+}
+
+static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = { "language", "sandbox", "limits", "worker_dir", NULL };
+	const char *lang, *sandbox, *worker_dir = NULL;
+	PyObject *limits;
+	if (self->rt)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "Runtime is already initialised"), -1;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|z:Runtime", names, &lang, &sandbox,
+					 &PyDict_Type, &limits, &worker_dir))
+		return -1;
+	cc_options o;
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+		return -1;
+	if (!self->tools && !(self->tools = PyDict_New()))
 		return -1;
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
@@ -266,6 +273,19 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 	}
 	self->rt = rt;
 	return 0;
+}
+
+PyObject *cc_py_runtime_adopt(cc_runtime *rt)
+{
+	rt_obj *self = (rt_obj *)cc_py_runtime_type.tp_alloc(&cc_py_runtime_type, 0);
+	if (self && !(self->tools = PyDict_New()))
+		Py_CLEAR(self);
+	if (!self) {
+		Py_BEGIN_ALLOW_THREADS cc_runtime_close(rt);
+		Py_END_ALLOW_THREADS return NULL;
+	}
+	self->rt = rt;
+	return (PyObject *)self;
 }
 
 /* Take the runtime for one call. NULL (exception set) when closed or busy. */
@@ -556,16 +576,31 @@ static PyObject *rt_version(rt_obj *self, void *c)
 	return str_or_empty(self->rt ? cc_runtime_engine_version(self->rt) : "");
 }
 
-static PyObject *rt_sandbox(rt_obj *self, void *c)
+PyObject *cc_py_sandbox_dict(const cc_sandbox_report *s)
 {
-	(void)c;
 	static const char *const modes[] = { "require", "auto", "off" };
-	const cc_sandbox_report *s = self->rt ? cc_runtime_sandbox(self->rt) : NULL;
 	if (!s)
 		Py_RETURN_NONE;
 	return Py_BuildValue("{s:s,s:s,s:s,s:i,s:i}", "mode", modes[s->mode], "applied", s->applied,
 			     "missing", s->missing, "landlock_abi", s->landlock_abi,
 			     "seccomp_allowed", s->seccomp_allowed);
+}
+
+static PyObject *rt_sandbox(rt_obj *self, void *c)
+{
+	(void)c;
+	return cc_py_sandbox_dict(self->rt ? cc_runtime_sandbox(self->rt) : NULL);
+}
+
+/* The worker's pid (cc_runtime_pid), None once it is gone or closed. The
+ * GIL keeps rt alive: it is freed only with the GIL held. */
+static PyObject *rt_pid(rt_obj *self, void *c)
+{
+	(void)c;
+	int pid = self->rt && !self->close_inside ? cc_runtime_pid(self->rt) : -1;
+	if (pid <= 0)
+		Py_RETURN_NONE;
+	return PyLong_FromLong(pid);
 }
 
 static int rt_traverse(rt_obj *self, visitproc visit, void *arg)
@@ -627,6 +662,10 @@ static PyGetSetDef rt_getset[] = {
 	{ "closed", (getter)rt_closed, NULL, "close() was called", NULL },
 	{ "engine_version", (getter)rt_version, NULL, "e.g. 'QuickJS 2025-04-26'", NULL },
 	{ "sandbox", (getter)rt_sandbox, NULL, "the confinement report (dict)", NULL },
+	{ "pid", (getter)rt_pid, NULL,
+	  "the worker's process id in the host's pid namespace (int), None when gone; for "
+	  "monitoring only",
+	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
