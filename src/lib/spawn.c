@@ -398,7 +398,9 @@ void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
 		snprintf(buf, n,
 			 "ended; its exit status was collected elsewhere (does the host "
 			 "ignore SIGCHLD?)");
-	} else if (c->wstatus_code == CLD_EXITED && cc_sc_kill_name(c->wstatus)) {
+	} else if (c->wstatus_code == CLD_EXITED && !c->forked && cc_sc_kill_name(c->wstatus)) {
+		/* Only a monitor reports kill-list calls by exit status (a
+		 * forked session's filter kills outright: SIGSYS, below). */
 		snprintf(buf, n, "was killed by seccomp for calling %s, which no guest may call",
 			 cc_sc_kill_name(c->wstatus));
 	} else if (c->wstatus_code == CLD_EXITED) {

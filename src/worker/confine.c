@@ -134,7 +134,8 @@ static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_polic
 
 /* Steps 3 and 4. Returns 1 when namespaces applied, 0 when not, -1. */
 static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *pol,
-				     unsigned extra_procs, struct cc_confine_report *rep,
+				     unsigned extra_procs, unsigned extra_sigs,
+				     struct cc_confine_report *rep,
 				     cc_error *err)
 {
 	int in_ns = 1;
@@ -157,7 +158,7 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 	 * host: without a cap of its own, one guest could use up that quota
 	 * for every other worker. Set after the clone, so the namespace's
 	 * recorded maximum stays the host's. */
-	struct rlimit sigq = { CC_MAX_SIGPENDING, CC_MAX_SIGPENDING };
+	struct rlimit sigq = { CC_MAX_SIGPENDING + extra_sigs, CC_MAX_SIGPENDING + extra_sigs };
 	if (setrlimit(RLIMIT_SIGPENDING, &sigq) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "setrlimit(SIGPENDING): %s", strerror(errno));
 	if (drop_privileges(in_ns, err) < 0)
@@ -227,9 +228,12 @@ static int install_seccomp(bool monitor, int *allowed, int *exec_breach, cc_erro
 }
 
 /* Steps 2 to 5. extra_procs: processes beyond the engine's threads the
- * caller will start inside the namespace (the sweep's children). */
+ * caller will start inside the namespace (the sweep's children, a fork
+ * server's sessions); extra_sigs: pending signals and POSIX timers
+ * beyond CC_MAX_SIGPENDING (a fork server's sessions' stop timers). */
 static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
-				 unsigned extra_procs, struct cc_confine_report *rep, cc_error *err)
+				 unsigned extra_procs, unsigned extra_sigs,
+				 struct cc_confine_report *rep, cc_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
 	append(rep->applied, sizeof(rep->applied), "hygiene");
@@ -248,7 +252,7 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 	 * capabilities dropped, no_new_privs. */
 	struct cc_fs_policy pol;
 	engine_policy(lim, &pol);
-	if (namespaces_and_privileges(mode, &pol, extra_procs, rep, err) < 0)
+	if (namespaces_and_privileges(mode, &pol, extra_procs, extra_sigs, rep, err) < 0)
 		return -1;
 
 	/* Step 5: Landlock, in case the mount namespace leaks a path. */
@@ -265,7 +269,7 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 	       struct cc_confine_report *rep, cc_error *err)
 {
-	if (confine_until_seccomp(mode, lim, 0, rep, err) < 0)
+	if (confine_until_seccomp(mode, lim, 0, 0, rep, err) < 0)
 		return -1;
 	if (mode == CC_SANDBOX_OFF)
 		return 0;
@@ -304,10 +308,14 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err)
 {
 	memset(session_f, 0, sizeof(*session_f));
-	/* RLIMIT_NPROC in the user namespace counts every session with its
-	 * threads, the probe session too. */
-	unsigned extra = (CC_FORK_MAX_SESSIONS + 1) * cc_worker_engine->max_threads;
-	if (confine_until_seccomp(mode, lim, extra, rep, err) < 0)
+	/* RLIMIT_NPROC and RLIMIT_SIGPENDING count per user in the user
+	 * namespace, and every session has the same uid: room for each
+	 * session (the probe session too) and its stop timer, plus one shared
+	 * allowance of threads for engines that have them. SECURITY.md says
+	 * what sharing it means. */
+	unsigned extra = CC_FORK_MAX_SESSIONS + 1 +
+			 (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
+	if (confine_until_seccomp(mode, lim, extra, CC_FORK_MAX_SESSIONS + 1, rep, err) < 0)
 		return -1;
 	if (mode == CC_SANDBOX_OFF)
 		return 0;
@@ -502,7 +510,7 @@ static const char *sweep_one(const struct cc_bpf *notify_f, const struct cc_bpf 
 int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
 {
 	struct cc_confine_report rep;
-	if (confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 1, &rep, err) < 0)
+	if (confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 1, 0, &rep, err) < 0)
 		return -1;
 	if (cc_monitor_present() && cc_monitor_give_listener(-1, err) < 0)
 		return -1;

@@ -47,9 +47,11 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 
 struct cc_bpf;
 
-/* Sessions one template may hold at once: its RLIMIT_NPROC counts them
- * (with their threads) in its user namespace; a fork beyond fails. */
+/* Sessions one template may hold at once; a fork beyond fails. */
 #define CC_FORK_MAX_SESSIONS 256
+/* Threads beyond each session's main thread that all sessions of one
+ * template share (RLIMIT_NPROC cannot count per session). */
+#define CC_FORK_SHARED_THREADS 64
 
 /* Steps 2..6 for a template: as cc_confine, but the seccomp filter
  * installed is the engine's list plus CC_SC_FORK (fork, hand out pidfds,

@@ -9,9 +9,12 @@
  * case through this driver and through build/codecage and expects the same
  * outcome from both.
  *
- * usage: cc-checklist-driver python|javascript CODE [ANYTHING...]
- * Arguments after CODE are ignored: the checklist plants a canary secret
- * there, in the argv of the process that hosts the supervisor. */
+ * usage: cc-checklist-driver [--fork] python|javascript CODE [ANYTHING...]
+ * --fork: run CODE in a session forked from a fork server (cc_forkserver_*)
+ * instead of a spawned worker. Arguments after CODE are ignored: the
+ * checklist plants a canary secret there, in the argv of the process that
+ * hosts the supervisor. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,16 +29,26 @@ static void put_str(struct cc_buf *b, const char *key, const char *s, size_t n)
 
 int main(int argc, char **argv)
 {
+	bool fork = argc > 1 && !strcmp(argv[1], "--fork");
+	if (fork) {
+		argv++;
+		argc--;
+	}
 	if (argc < 3 || (strcmp(argv[1], "python") && strcmp(argv[1], "javascript"))) {
-		fprintf(stderr, "usage: cc-checklist-driver python|javascript CODE [IGNORED...]\n");
+		fprintf(stderr, "usage: cc-checklist-driver [--fork] python|javascript CODE "
+				"[IGNORED...]\n");
 		return 2;
 	}
 	cc_options o;
 	cc_options_init(&o, !strcmp(argv[1], "python") ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT);
 	cc_runtime *rt = NULL;
+	cc_forkserver *fs = NULL;
 	cc_result *r = NULL;
 	cc_error err = { 0 };
-	if (cc_runtime_new(&o, &rt, &err) == 0)
+	int rc = fork ? cc_forkserver_new(&o, "json,re,math,datetime", &fs, &err) : 0;
+	if (rc == 0)
+		rc = fork ? cc_forkserver_spawn(fs, &rt, &err) : cc_runtime_new(&o, &rt, &err);
+	if (rc == 0)
 		r = cc_runtime_eval(rt, argv[2], strlen(argv[2]), 0);
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;
 	size_t out_len = 0, err_len = 0;
@@ -61,6 +74,7 @@ int main(int argc, char **argv)
 
 	cc_result_free(r);
 	cc_runtime_close(rt);
+	cc_forkserver_close(fs);
 	cc_error_clear(&err);
 	return 0;
 }
