@@ -468,8 +468,9 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 				cc_error *err);
 
 /* A new session forked from the template; *out is an owned runtime (close
- * with cc_runtime_close). Thread-safe: concurrent calls take turns on the
- * template's channel (each takes well under a millisecond). Errors:
+ * with cc_runtime_close). Thread-safe, also against a cc_forkserver_close
+ * in another thread (the call holds its own reference): concurrent calls
+ * take turns on the template's channel. err may be NULL. Errors:
  * worker_crashed (the template is gone; start a new fork server),
  * invalid_input (the template holds its maximum of 256 sessions),
  * sandbox_unavailable (the session could not add its layers), internal,
@@ -499,16 +500,19 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 
 /* Take a ready session, waiting up to timeout_s seconds (0: only if one
  * is ready now) for the pool's thread to make one. Thread-safe. A session
- * that died while waiting in the pool is never handed out. Errors:
- * timeout (none became ready in time), invalid_input, and the last
- * failure of the pool's thread when it cannot make sessions at all
- * (sandbox_unavailable, say), with its kind. */
+ * that died while waiting in the pool is never handed out; a template
+ * that died is replaced by a new fork server. Errors: timeout (none
+ * became ready in time); the kind of the pool thread's last failure when
+ * it kept failing until the timeout, or at once for a lasting one
+ * (sandbox_unavailable, protocol_violation); invalid_input (bad timeout,
+ * or the pool was closed meanwhile by another thread). */
 CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, cc_error *err);
 
 /* Sessions ready to check out right now. */
 CC_EXPORT unsigned cc_pool_ready(cc_pool *p);
 
-/* Stop the pool's thread and close the sessions it holds. Checked-out
+/* Stop the pool's thread and close the sessions it holds; waits for
+ * checkouts in other threads to return (with invalid_input). Checked-out
  * sessions stay usable until their own close. */
 CC_EXPORT void cc_pool_close(cc_pool *p);
 

@@ -171,18 +171,45 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 	}
 }
 
+bool cc_forkserver_alive(cc_forkserver *fs)
+{
+	pthread_mutex_lock(&fs->lock);
+	bool alive = fs->tmpl->alive && !cc_child_try_reap(&fs->tmpl->child);
+	pthread_mutex_unlock(&fs->lock);
+	return alive;
+}
+
+static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err);
+
 CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 {
+	cc_error local = { 0 };
 	*out = NULL;
 	if (!fs)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "no fork server given");
+	/* The new session's reference, taken first: a close of the server
+	 * meanwhile cannot free it under this call. */
+	__atomic_add_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL);
+	int rc = spawn(fs, out, err ? err : &local);
+	cc_error_clear(&local);
+	return rc;
+}
+
+/* The session owns one reference of fs from the start: its close, or the
+ * failure path's, drops it. */
+static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
+{
 	cc_runtime *rt = cc_runtime_alloc(&fs->opts, err);
-	if (!rt)
+	if (!rt) {
+		cc_forkserver_unref(fs);
 		return -1;
+	}
+	rt->forkserver = fs;
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		int e = errno;
 		cc_runtime_close(rt);
-		return cc_fail(err, CC_ERR_INTERNAL, "socketpair: %s", strerror(errno));
+		return cc_fail(err, CC_ERR_INTERNAL, "socketpair: %s", strerror(e));
 	}
 	int64_t deadline = cc_now_ns() + (int64_t)(CC_STARTUP_TIMEOUT_S * 1e9);
 	cc_runtime *t = fs->tmpl;
@@ -213,8 +240,6 @@ CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error 
 	rt->child.forked = true;
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	rt->alive = true;
-	__atomic_add_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL);
-	rt->forkserver = fs;
 	if (cc_runtime_await_ready(rt, deadline, err) < 0) {
 		cc_runtime_close(rt);
 		return -1;

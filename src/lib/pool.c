@@ -16,34 +16,59 @@
 
 struct cc_pool {
 	cc_options opts;
-	cc_forkserver *fs; /* NULL: sessions are spawned (cc_runtime_new) */
+	cc_forkserver *fs; /* NULL: sessions are spawned (cc_runtime_new); only
+			      the filler thread replaces it */
+	char *preload;	   /* what a replacement template imports */
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a session came, one left, or the pool closes */
 	cc_runtime **ready;
 	unsigned nready;
 	bool closing;
+	unsigned in_checkout;	 /* callers inside cc_pool_checkout; close waits */
 	cc_error_kind fail_kind; /* the filler's last failure, 0 after a success */
 	char *fail_msg;
 	pthread_t filler;
 };
 
+/* The pool's condition variable runs on CLOCK_MONOTONIC (set in
+ * cc_pool_new), so a wall-clock jump changes no timeout. */
 static void deadline_ts(struct timespec *ts, int64_t deadline_ns)
 {
-	/* pthread_cond_timedwait takes CLOCK_REALTIME: convert the
-	 * monotonic deadline by the distance left. */
-	int64_t left = deadline_ns - cc_now_ns();
-	clock_gettime(CLOCK_REALTIME, ts);
-	if (left < 0)
-		left = 0;
-	int64_t ns = ts->tv_nsec + left % 1000000000;
-	ts->tv_sec += left / 1000000000 + ns / 1000000000;
-	ts->tv_nsec = ns % 1000000000;
+	if (deadline_ns < 0)
+		deadline_ns = 0;
+	ts->tv_sec = (time_t)(deadline_ns / 1000000000);
+	ts->tv_nsec = (long)(deadline_ns % 1000000000);
 }
 
 static int make_session(cc_pool *p, cc_runtime **rt, cc_error *err)
 {
-	return p->fs ? cc_forkserver_spawn(p->fs, rt, err) : cc_runtime_new(&p->opts, rt, err);
+	if (!p->fs)
+		return cc_runtime_new(&p->opts, rt, err);
+	if (cc_forkserver_spawn(p->fs, rt, err) == 0)
+		return 0;
+	/* A template that died (killed from outside, out of memory) is
+	 * replaced; sessions already handed out keep the old one alive. */
+	if (cc_forkserver_alive(p->fs))
+		return -1;
+	cc_forkserver *fresh = NULL;
+	cc_error e2 = { 0 };
+	if (cc_forkserver_new(&p->opts, p->preload, &fresh, &e2) < 0) {
+		cc_error_clear(err);
+		*err = e2;
+		return -1;
+	}
+	cc_forkserver_close(p->fs);
+	p->fs = fresh;
+	cc_error_clear(err);
+	return cc_forkserver_spawn(p->fs, rt, err);
+}
+
+/* Failures that no retry will cure soon: a checkout reports them at once
+ * rather than waiting out its timeout. */
+static bool lasting_failure(cc_error_kind k)
+{
+	return k == CC_ERR_SANDBOX_UNAVAILABLE || k == CC_ERR_PROTOCOL_VIOLATION;
 }
 
 /* One throwaway eval of a constant before the session is offered: a
@@ -132,12 +157,18 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	}
 	if (!p->fs && opts->worker_dir)
 		p->opts.worker_dir = strdup(opts->worker_dir); /* the filler spawns with it */
+	p->preload = preload ? strdup(preload) : NULL;
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->changed, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->changed, &ca);
+	pthread_condattr_destroy(&ca);
 	int rc = pthread_create(&p->filler, NULL, filler_main, p);
 	if (rc != 0) {
 		cc_forkserver_close(p->fs);
 		free((char *)p->opts.worker_dir);
+		free(p->preload);
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);
 		free(p->ready);
@@ -160,7 +191,13 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 	int64_t deadline = cc_now_ns() + (int64_t)(timeout_s * 1e9);
 	int rc = 0;
 	pthread_mutex_lock(&p->lock);
+	p->in_checkout++;
 	for (;;) {
+		if (p->closing) {
+			rc = cc_fail(err, CC_ERR_INVALID_INPUT,
+				     "the pool was closed while waiting for a session");
+			goto out;
+		}
 		while (p->nready > 0) {
 			cc_runtime *rt = p->ready[--p->nready];
 			pthread_cond_broadcast(&p->changed); /* the filler makes another */
@@ -174,9 +211,18 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 			cc_runtime_close(rt);
 			pthread_mutex_lock(&p->lock);
 		}
-		if (p->fail_kind) {
+		if (p->fail_kind && lasting_failure(p->fail_kind)) {
 			rc = cc_fail(err, p->fail_kind, "%s", p->fail_msg ? p->fail_msg : "");
 			cc_fail_wrap(err, "the pool cannot start sessions");
+			goto out;
+		}
+		if (cc_now_ns() >= deadline && p->fail_kind) {
+			/* the filler keeps failing: say why, with its kind */
+			rc = cc_fail(err, p->fail_kind, "%s", p->fail_msg ? p->fail_msg : "");
+			cc_fail_wrap(err,
+				     "no session became ready within %g s; the pool's last "
+				     "attempt failed",
+				     timeout_s);
 			goto out;
 		}
 		if (cc_now_ns() >= deadline) {
@@ -191,6 +237,8 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 		pthread_cond_timedwait(&p->changed, &p->lock, &ts);
 	}
 out:
+	p->in_checkout--;
+	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
 	return rc;
 }
@@ -212,6 +260,9 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	pthread_mutex_lock(&p->lock);
 	p->closing = true;
 	pthread_cond_broadcast(&p->changed);
+	/* Checkouts in other threads see closing and leave first. */
+	while (p->in_checkout > 0)
+		pthread_cond_wait(&p->changed, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->filler, NULL);
 	for (unsigned i = 0; i < p->nready; i++)
@@ -221,6 +272,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	pthread_mutex_destroy(&p->lock);
 	free((char *)p->opts.worker_dir);
 	free(p->fail_msg);
+	free(p->preload);
 	free(p->ready);
 	free(p);
 }

@@ -18,8 +18,8 @@ struct cc_child {
 	int pidfd; /* -1 when none */
 	int sock;  /* supervisor end of the channel, nonblocking; -1 when none */
 	bool reaped;
-	bool forked; /* a fork server's session: not our child (no waitid; the
-			exit status comes from the pidfd, PIDFD_INFO_EXIT) */
+	bool forked;	  /* a fork server's session: not our child (no waitid; the
+			     exit status comes from the pidfd, PIDFD_INFO_EXIT) */
 	int wstatus_code; /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
 	int wstatus;	  /* exit status or signal number */
 };
@@ -144,7 +144,7 @@ struct cc_runtime {
 	/* Held around closing the worker's pidfd, so cc_runtime_interrupt
 	 * (another thread) never signals a reused descriptor. */
 	pthread_mutex_t kill_lock;
-	int interrupted; /* cc_runtime_interrupt ran (atomic) */
+	int interrupted;		  /* cc_runtime_interrupt ran (atomic) */
 	struct cc_forkserver *forkserver; /* a reference, for a forked session */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
@@ -165,8 +165,7 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err);
 /* Spawn a worker, send init and wait for "ready": cc_runtime_new, or a
  * fork server's template when preload is not NULL (the init frame then
  * says template and carries the list). Same errors as cc_runtime_new. */
-int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **out,
-		     cc_error *err);
+int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **out, cc_error *err);
 
 /* Receive and check the worker's "ready" (or "fail") before deadline.
  * Errors: as cc_runtime_new. */
@@ -174,6 +173,8 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err);
 
 /* forkserver.c: drop one reference (a session, or the owner's close). */
 void cc_forkserver_unref(struct cc_forkserver *fs);
+/* Whether the template still runs (a pool restarts a dead one). */
+bool cc_forkserver_alive(struct cc_forkserver *fs);
 
 /* Take the runtime for one request; false (and err = invalid_input) when
  * a request is already in flight. */

@@ -135,8 +135,7 @@ static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_polic
 /* Steps 3 and 4. Returns 1 when namespaces applied, 0 when not, -1. */
 static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *pol,
 				     unsigned extra_procs, unsigned extra_sigs,
-				     struct cc_confine_report *rep,
-				     cc_error *err)
+				     struct cc_confine_report *rep, cc_error *err)
 {
 	int in_ns = 1;
 	/* the engine's threads (main included) and what the caller adds; the

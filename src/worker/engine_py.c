@@ -254,8 +254,7 @@ static int stop_timer_init(cc_error *err)
 	sigset_t set;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sa.sa_flags = 0;
+	sa.sa_handler = on_stop_signal; /* no SA_RESTART: waits see EINTR */
 	sigfillset(&sa.sa_mask);
 	if (sigaction(SIGRTMIN, &sa, NULL) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "starting CPython: sigaction: %s",
@@ -270,9 +269,8 @@ static int stop_timer_init(cc_error *err)
  * own, aimed at its own main thread. */
 int cc_py_stop_timer_create(cc_error *err)
 {
-	struct sigevent sev;
+	struct sigevent sev = { 0 };
 
-	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGRTMIN;
 	sev._sigev_un._tid = gettid(); /* glibc lacks sigev_notify_thread_id */

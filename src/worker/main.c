@@ -219,6 +219,8 @@ pid_t cc_worker_ppid;
  * guest: exec is on the kill-list):
  *   --export-bpf        the production main seccomp filter, raw, on stdout
  *   --export-bpf-notify the notify filter stacked under it (seccomp.c)
+ *   --export-bpf-template  a fork server template's filter (forkserver.c)
+ *   --export-bpf-session   the filter each forked session stacks on it
  *   --print-policy      "<name> <nr> allow|args|kill|enosys" per line
  *   --probe-unconfined  the self-probes, each in a child, unconfined
  *   --sweep             confine, then fire every system call number from
@@ -226,11 +228,19 @@ pid_t cc_worker_ppid;
 static int test_mode(const char *mode)
 {
 	cc_error err = { 0 };
-	if (!strcmp(mode, "--export-bpf") || !strcmp(mode, "--export-bpf-notify")) {
+	if (!strncmp(mode, "--export-bpf", 12)) {
 		struct cc_bpf bpf;
-		unsigned which = !strcmp(mode, "--export-bpf") ? cc_worker_engine->seccomp_engine
-							       : CC_SC_NOTIFY_ONLY;
-		if (cc_seccomp_compile(which, EPERM, CC_KILL_BY_MONITOR, &bpf, &err) < 0)
+		unsigned which = cc_worker_engine->seccomp_engine;
+		enum cc_kill_how kill = CC_KILL_BY_MONITOR;
+		if (!strcmp(mode, "--export-bpf-notify"))
+			which = CC_SC_NOTIFY_ONLY;
+		else if (!strcmp(mode, "--export-bpf-template"))
+			which |= CC_SC_FORK, kill = CC_KILL_PROCESS;
+		else if (!strcmp(mode, "--export-bpf-session"))
+			kill = CC_KILL_PROCESS;
+		else if (strcmp(mode, "--export-bpf"))
+			return 2;
+		if (cc_seccomp_compile(which, EPERM, kill, &bpf, &err) < 0)
 			return 1;
 		size_t n = bpf.prog.len * sizeof(bpf.prog.filter[0]);
 		size_t ok = fwrite(bpf.prog.filter, 1, n, stdout);

@@ -14,7 +14,7 @@ import ccpkg  # noqa: F401  (builds the package)
 
 import codecage
 from codecage import (WEB_POLYFILLS, ForkServer, InvalidInputError, IsolatedRuntime,
-                      ProtocolViolation, RuntimeConfig, SessionPool, ToolBridge)
+                      RuntimeConfig, SessionPool, ToolBridge)
 from codecage import _codecage
 
 BOUND = 60  # seconds: only reached when something is broken
@@ -121,10 +121,9 @@ def test_fork_server_refuses_file_writing_sessions():
         _codecage.ForkServer("python", "require", {"max_file_size": 1 << 20})
 
 
-@pytest.mark.xfail(raises=ProtocolViolation, strict=True,
-                   reason="src/lib/protocol.c (worker_fail_kind) refuses a worker 'fail' frame "
-                          "of kind invalid_input, which the template sends for a failed preload")
 def test_missing_preload_module_is_named():
+    """Regression: protocol.c refused a 'fail' frame of kind invalid_input,
+    so a failed preload came back as a protocol violation."""
     with pytest.raises(InvalidInputError, match="no_such_module_cc"):
         ForkServer(language="python", preload="json,no_such_module_cc")
 

@@ -719,3 +719,90 @@ def test_interpreter_round_trips_the_export():
         assert bpf.Program.from_bytes(raw).to_bytes() == raw
     with pytest.raises(bpf.BpfError):
         bpf.Program.from_bytes(b"\x06\x00\x00\x00\x00\x00\xff")
+
+
+# ---- the fork server: the template's filter and the session's on top ----
+
+@functools.lru_cache(maxsize=None)
+def export_template(engine):
+    """A fork server template's filter: the engine's list plus CC_SC_FORK."""
+    return bpf.Program.from_bytes(worker(engine, "--export-bpf-template"))
+
+
+@functools.lru_cache(maxsize=None)
+def export_session(engine):
+    """The filter every forked session installs on top of the template's."""
+    return bpf.Program.from_bytes(worker(engine, "--export-bpf-session"))
+
+
+def session_stack(engine):
+    return bpf.Stack(export_template(engine), export_session(engine))
+
+
+SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, SECCOMP_FILTER_FLAG_NEW_LISTENER = 1, 1, 8
+FORK_ONLY = ["wait4", "recvmsg", "sendmsg", "pidfd_open", "dup2", "restart_syscall",
+             "landlock_create_ruleset", "landlock_restrict_self"]
+NR.update({"wait4": 61, "recvmsg": 47, "sendmsg": 46, "pidfd_open": 434, "dup2": 33,
+           "restart_syscall": 219, "landlock_create_ruleset": 444,
+           "landlock_restrict_self": 446, "seccomp": 317})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_template_may_fork_and_layer_a_session(engine):
+    t = export_template(engine)
+    assert t.run(NR["clone"], args=(FORK,)) == ALLOW
+    for name in FORK_ONLY:
+        assert t.run(NR[name]) == ALLOW, name
+    assert t.run(NR["seccomp"], args=(SECCOMP_SET_MODE_FILTER, 0)) == ALLOW
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("flags", [FORK | CLONE_NEWUSER, FORK | CLONE_NEWPID, FORK | CLONE_NEWNS,
+                                   SPAWN, FORK | CLONE_PARENT, FORK | CLONE_VM,
+                                   FORK | HI, 0, SIGCHLD])
+def test_template_forks_only_with_glibc_fork_flags(engine, flags):
+    """Exactly fork()'s flags: no namespace, no vfork, no shared memory."""
+    assert export_template(engine).run(NR["clone"], args=(flags,)) == EPERM
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_template_installs_plain_filters_only(engine):
+    t = export_template(engine)
+    for args in [(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER),
+                 (SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC), (0, 0), (2, 0)]:
+        assert t.run(NR["seccomp"], args=args) == EPERM, args
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_template_kill_list_kills_outright(engine):
+    for name in ("ptrace", "execve", "mount", "unshare", "bpf"):
+        assert export_template(engine).run(NR[name]) == KILL, name
+        assert session_stack(engine).run(NR[name]) == KILL, name
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_session_takes_back_everything_the_template_added(engine):
+    s = session_stack(engine)
+    assert s.run(NR["clone"], args=(FORK,)) == EPERM
+    assert s.run(NR["seccomp"], args=(SECCOMP_SET_MODE_FILTER, 0)) == EPERM
+    for name in FORK_ONLY:
+        assert s.run(NR[name]) == EPERM, name
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_forked_session_is_no_looser_than_a_spawned_worker(engine):
+    """For every call number, with zero arguments and with the argument
+    patterns the checks care about, a forked session's stacked filters
+    decide exactly what a spawned worker's decide (the kill-list: KILL
+    for the session where the monitor's NOTIFY kills a spawned worker)."""
+    spawned = export_filter(engine)
+    s = session_stack(engine)
+    probes = [(), (FORK,), (THREAD,), (AF_UNIX, SOCK_STREAM), (0, F_SETLK), (0, TCGETS),
+              (0, FUTEX_LOCK_PI), (SIGSYS,), (0, 0, 0, MSG_OOB)]
+    for nr in range(0, 460):
+        for args in probes:
+            want = spawned.run(nr, args=args)
+            want = KILL if want == NOTIFY else want
+            assert s.run(nr, args=args) == want, (nr, args)
+    assert s.run(NR["read"], arch=I386) == KILL
+    assert s.run(NR["read"] | X32) == KILL
