@@ -1,0 +1,140 @@
+"""The fork server's operations, seen from outside: what happens to
+sessions and the template when either ends, that the template reaps what
+it forks, that the supervisor's stops (deadline, interrupt) reach a forked
+session, and that per-process state is renewed in each session (numpy's
+global generator, which nothing in numpy reseeds after fork). Processes
+are looked at through /proc, from the host."""
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import ccpkg  # noqa: F401  (builds the package)
+
+from codecage import ForkServer, SessionPool, TimeoutError, WorkerCrashed
+
+BOUND = 30  # seconds: only reached when something is broken
+
+
+def ppid_of(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("PPid:"):
+                return int(line.split()[1])
+    raise AssertionError("no PPid for %d" % pid)
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def children(pid):
+    out = []
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+            out += [int(x) for x in f.read().split()]
+    return out
+
+
+def wait_until(pred, what):
+    end = time.monotonic() + BOUND
+    while not pred():
+        assert time.monotonic() < end, what
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_closing_the_server_keeps_open_sessions(language):
+    fs = ForkServer(language=language, preload="" if language == "javascript" else "json")
+    s = fs.session()
+    template = ppid_of(s.pid)
+    fs.close()
+    # the session lives in the template's pid namespace: both stay
+    assert s.eval("1+1") == 2 and alive(template)
+    s.close()
+    wait_until(lambda: not alive(template), "the template outlived its last session")
+
+
+def test_a_dead_template_fails_new_sessions_and_ends_old_ones():
+    with ForkServer(language="javascript") as fs:
+        s = fs.session()
+        template = ppid_of(s.pid)
+        os.kill(template, signal.SIGKILL)
+        wait_until(lambda: not alive(template), "the template survived SIGKILL")
+        # pid 1 of the namespace died: the kernel ended every session in it
+        with pytest.raises(WorkerCrashed):
+            s.eval("1+1")
+        with pytest.raises(WorkerCrashed, match="template"):
+            fs.session()
+        s.close()
+
+
+def test_a_pool_replaces_a_dead_template():
+    with SessionPool(language="javascript", size=1) as pool:
+        s = pool.checkout(timeout=BOUND)
+        template = ppid_of(s.pid)
+        s.close()
+        os.kill(template, signal.SIGKILL)
+        wait_until(lambda: not alive(template), "the template survived SIGKILL")
+        # the session the pool held died with it; the next comes from a new one
+        deadline = time.monotonic() + BOUND
+        while True:
+            try:
+                s = pool.checkout(timeout=BOUND)
+                break
+            except WorkerCrashed:
+                assert time.monotonic() < deadline
+        assert s.eval("6*7") == 42 and ppid_of(s.pid) != template
+        s.close()
+
+
+def test_the_template_reaps_its_sessions():
+    with ForkServer(language="javascript") as fs:
+        first = fs.session()
+        template = ppid_of(first.pid)
+        for _ in range(20):
+            s = fs.session()
+            s.eval("1")
+            s.close()
+        wait_until(lambda: children(template) == [first.pid],
+                   "ended sessions stay behind (zombies) in the template")
+        first.close()
+
+
+def test_the_deadline_stops_a_forked_session_and_the_template_lives():
+    with ForkServer(language="javascript") as fs:
+        s = fs.session()
+        with pytest.raises(TimeoutError):
+            s.eval("for (;;) {}", timeout=0.3)
+        s.close()
+        t = fs.session()
+        assert t.eval("1+1") == 2
+        t.close()
+
+
+def test_interrupt_reaches_a_forked_session():
+    with ForkServer(language="python", preload="") as fs:
+        s = fs.session()
+        threading.Timer(0.3, s.interrupt).start()
+        with pytest.raises(WorkerCrashed, match="interrupted"):
+            s.eval("while True: pass", timeout=BOUND)
+        s.close()
+
+
+def test_numpy_global_random_state_differs_between_sessions():
+    """numpy's legacy generator is seeded once, at import in the template:
+    without the reseed in py_fork.c every session draws the same numbers."""
+    with ForkServer(language="python", preload="numpy") as fs:
+        draws = []
+        for _ in range(2):
+            s = fs.session()
+            assert s.eval("import sys; 'numpy' in sys.modules") is True
+            draws.append(s.eval("import numpy; numpy.random.random()"))
+            s.close()
+        assert draws[0] != draws[1]
