@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,26 +51,35 @@ int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t de
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "message of %zu bytes is too large", len);
 	unsigned char hdr[CC_FRAME_HEADER];
 	cc_frame_header(hdr, len);
-	const char *parts[2] = { (const char *)hdr, payload };
-	size_t sizes[2] = { 4, len };
-	for (int i = 0; i < 2; i++) {
-		size_t off = 0;
-		while (off < sizes[i]) {
-			ssize_t n = send(c->sock, parts[i] + off, sizes[i] - off,
-					 MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (n > 0) {
-				off += (size_t)n;
-				continue;
-			}
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-				if (cc_chan_wait(c, POLLOUT, deadline_ns, err) < 0)
-					return -1;
-				continue;
-			}
+	/* Header and payload in one system call. */
+	struct iovec iov[2] = { { hdr, CC_FRAME_HEADER }, { (void *)payload, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	while (mh.msg_iovlen > 0) {
+		ssize_t n = sendmsg(c->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (cc_chan_wait(c, POLLOUT, deadline_ns, err) < 0)
+				return -1;
+			continue;
+		}
+		if (n < 0)
 			return cc_fail(err, CC_ERR_WORKER_CRASHED, "sending to the worker: %s",
 				       strerror(errno));
+		while (n > 0 && mh.msg_iovlen > 0) {
+			size_t k =
+				(size_t)n < mh.msg_iov->iov_len ? (size_t)n : mh.msg_iov->iov_len;
+			mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + k;
+			mh.msg_iov->iov_len -= k;
+			n -= (ssize_t)k;
+			if (mh.msg_iov->iov_len == 0) {
+				mh.msg_iov++;
+				mh.msg_iovlen--;
+			}
+		}
+		while (mh.msg_iovlen > 0 && mh.msg_iov->iov_len == 0) {
+			mh.msg_iov++;
+			mh.msg_iovlen--;
 		}
 	}
 	return 0;
@@ -92,9 +102,9 @@ static bool spin_for_input(int fd)
 
 int cc_chan_wait_input(struct cc_child *c, int other_fd, int64_t deadline_ns, cc_error *err)
 {
-	/* The worker usually answers within microseconds: look before sleeping,
-	 * as recv_exact does. */
-	if (spin_for_input(c->sock))
+	/* Bytes already read ahead are input; the worker usually answers
+	 * within microseconds: look before sleeping, as recv_exact does. */
+	if (c->ra_off < c->ra_len || spin_for_input(c->sock))
 		return 0;
 	for (;;) {
 		int64_t left = deadline_ns - cc_now_ns();
@@ -118,13 +128,32 @@ int cc_chan_wait_input(struct cc_child *c, int other_fd, int64_t deadline_ns, cc
 	}
 }
 
+/* Read exactly n bytes. Small reads go through the read-ahead buffer, so
+ * a small frame (header and payload) costs one recv; large ones go
+ * straight into p. */
 static int recv_exact(struct cc_child *c, char *p, size_t n, int64_t deadline_ns, cc_error *err)
 {
 	size_t off = 0;
 	while (off < n) {
-		ssize_t r = recv(c->sock, p + off, n - off, MSG_DONTWAIT);
+		if (c->ra_off < c->ra_len) {
+			size_t k = c->ra_len - c->ra_off;
+			if (k > n - off)
+				k = n - off;
+			memcpy(p + off, c->ra + c->ra_off, k);
+			c->ra_off += k;
+			off += k;
+			continue;
+		}
+		bool direct = n - off >= sizeof(c->ra);
+		ssize_t r = recv(c->sock, direct ? p + off : c->ra,
+				 direct ? n - off : sizeof(c->ra), MSG_DONTWAIT);
 		if (r > 0) {
-			off += (size_t)r;
+			if (direct) {
+				off += (size_t)r;
+			} else {
+				c->ra_len = (size_t)r;
+				c->ra_off = 0;
+			}
 			continue;
 		}
 		if (r == 0)

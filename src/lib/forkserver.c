@@ -120,6 +120,10 @@ static int send_request(struct cc_child *t, int fd, int64_t deadline, cc_error *
 static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error *err)
 {
 	*pidfd = -1;
+	/* Nothing may follow the template's "ready" but replies like this */
+	if (t->ra_off < t->ra_len)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "the fork server's template sent bytes after its ready message");
 	for (;;) {
 		int32_t pid = 0;
 		struct iovec iov = { &pid, sizeof(pid) };

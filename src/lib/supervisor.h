@@ -22,6 +22,9 @@ struct cc_child {
 			     exit status comes from the pidfd, PIDFD_INFO_EXIT) */
 	int wstatus_code; /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
 	int wstatus;	  /* exit status or signal number */
+	/* channel.c's read-ahead: bytes read from sock, not yet taken */
+	size_t ra_len, ra_off;
+	char ra[4096];
 };
 
 /* Start the worker for opts->language: socketpair, posix_spawn with fd 3 =

@@ -18,7 +18,7 @@
  *  - REPL semantics: the value of a final expression statement is the
  *    result; top-level await runs on one persistent event loop.
  *  - Host tools (bind_tool): py_tools.c.
- * Python-side glue lives in HELPER_SRC below, compiled as "<codecage>"
+ * Python-side glue lives in cc_py_helper_src (py_helper.c), compiled as "<codecage>"
  * so its frames never show in guest tracebacks. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -59,18 +59,18 @@
 #define STOP_REPEAT_NS (50 * 1000000LL)
 /* Caps on what one error report carries, bytes: together well inside the
  * 64 KiB envelope the supervisor allows a result frame beyond max_result
- * (the traceback is first shortened in HELPER_SRC, keeping head and tail). */
+ * (the traceback is first shortened in py_helper.c, keeping head and tail). */
 #define TYPE_MAX 256
 #define MESSAGE_MAX (16 * 1024)
 #define TRACEBACK_MAX (40 * 1024)
 
 static PyObject *main_dict; /* __main__.__dict__: the guest's globals */
-static PyObject *h_compile; /* helper functions, see HELPER_SRC */
+static PyObject *h_compile; /* helper functions, see py_helper.c */
 static PyObject *h_run_coro;
 static PyObject *h_format;
 static PyObject *h_prepare;
-static bool in_guest; /* guest code may run: output is forwarded */
-static int cap_fd;    /* the stream that went over its cap, or 0 */
+static volatile sig_atomic_t in_guest; /* guest code may run: output is forwarded */
+static int cap_fd;		       /* the stream that went over its cap, or 0 */
 static char version[64];
 
 /* ---- memory accounting ----
@@ -217,12 +217,19 @@ static void mem_install(void)
  * retries on EINTR. */
 static timer_t stop_timer;
 
+static void stop_timer_arm(int64_t abs_ns);
+
 static void on_stop_signal(int sig)
 {
 	int saved = errno;
 
 	(void)sig;
-	PyErr_SetInterruptEx(SIGINT);
+	/* Left armed after an eval (one system call fewer per eval): a tick
+	 * with no guest running disarms it and does nothing else. */
+	if (in_guest)
+		PyErr_SetInterruptEx(SIGINT);
+	else
+		stop_timer_arm(0);
 	errno = saved;
 }
 
@@ -303,7 +310,7 @@ PyObject *cc_py_raise_stop(void)
 
 /* ---- guest output ----
  *
- * emit(fd, data) backs the sys.stdout / sys.stderr objects of HELPER_SRC
+ * emit(fd, data) backs the sys.stdout / sys.stderr objects of py_helper.c
  * (data is a str, or any bytes-like object for .buffer). Text is encoded
  * UTF-8 with surrogatepass and each lone surrogate turned into one U+FFFD
  * (the supervisor's generic repair would make three of it); bytes go out
@@ -359,141 +366,7 @@ static PyObject *emit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef emit_method = { "emit", _PyCFunction_CAST(emit), METH_FASTCALL, NULL };
 
-/* ---- Python-side glue ----
- *
- * compile_src: REPL semantics. Parse once to an AST (with top-level await
- * allowed); a final expression statement is split off and compiled in
- * 'eval' mode so its value can be returned. Every code object is mapped to
- * the source it came from: "<code>" is the filename of every eval, and a
- * function defined in an earlier eval must show its own line, not the
- * line with the same number in the latest source.
- * format_exc: the guest-only traceback: frames whose filename is "<code>",
- * with causes and contexts, then the usual last line. No host paths or
- * worker frames (stdlib, helper and asyncio frames are all dropped).
- * run_coro: one event loop for the whole session; asyncio.run would close
- * it (and with it tasks the guest left running).
- * prepare: SIGINT's handler back to the one that raises KeyboardInterrupt,
- * which the soft stop relies on. check: did isolation really apply? */
-/* clang-format off */
-static const char HELPER_SRC[] =
-	"import _ast, io, linecache, signal, sys, traceback, weakref\n"
-	"from itertools import islice\n"
-	"FILE = '<code>'\n"
-	"FLAGS = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT\n"
-	"TB_CHARS = 16384\n"
-	"_sources = {}  # id(code) -> (weakref to the code, its source lines)\n"
-	"_loop = None\n"
-	"def _remember(code, lines):\n"
-	"\tk = id(code)\n"
-	"\t_sources[k] = (weakref.ref(code, lambda r, k=k: _sources.pop(k, None)), lines)\n"
-	"\tfor c in code.co_consts:\n"
-	"\t\tif type(c) is type(code):\n"
-	"\t\t\t_remember(c, lines)\n"
-	"def compile_src(src):\n"
-	"\tlines = io.StringIO(src, None).readlines()\n"
-	"\tif lines and not lines[-1].endswith('\\n'):\n"
-	"\t\tlines[-1] += '\\n'  # traceback's caret maths assume linecache's newline\n"
-	"\tlinecache.cache[FILE] = (len(src), None, lines, FILE)\n"
-	"\ttree = compile(src, FILE, 'exec', 0x400 | FLAGS, True)\n"
-	"\tlast = tree.body.pop() if tree.body and type(tree.body[-1]) is _ast.Expr else None\n"
-	"\ttry:\n"
-	"\t\tcode = compile(tree, FILE, 'exec', FLAGS, True)\n"
-	"\t\tif last is not None:\n"
-	"\t\t\tlast = compile(_ast.Expression(last.value), FILE, 'eval', FLAGS, True)\n"
-	"\texcept SyntaxError as e:\n"
-	"\t\t# compiling an AST leaves the text out: put the line back for the caret\n"
-	"\t\tn = e.lineno\n"
-	"\t\tif e.text is None and e.filename == FILE and n and 0 < n <= len(lines):\n"
-	"\t\t\te.text = lines[n - 1]\n"
-	"\t\traise\n"
-	"\t_remember(code, lines)\n"
-	"\tif last is not None:\n"
-	"\t\t_remember(last, lines)\n"
-	"\treturn code, last\n"
-	"def _frames(tb):\n"
-	"\tout = traceback.StackSummary()\n"
-	"\twhile tb is not None:\n"
-	"\t\tco = tb.tb_frame.f_code\n"
-	"\t\tif co.co_filename == FILE:\n"
-	"\t\t\tn = tb.tb_lineno\n"
-	"\t\t\tref = _sources.get(id(co))\n"
-	"\t\t\tlines = ref[1] if ref and ref[0]() is co else linecache.getlines(FILE)\n"
-	"\t\t\tpos = (None,) * 4\n"
-	"\t\t\tif tb.tb_lasti >= 0:\n"
-	"\t\t\t\tpos = next(islice(co.co_positions(), tb.tb_lasti // 2, None), pos)\n"
-	"\t\t\tline = lines[n - 1] if n and 0 < n <= len(lines) else ''\n"
-	"\t\t\tout.append(traceback.FrameSummary(FILE, n, co.co_name, lookup_line=False,\n"
-	"\t\t\t\tline=line, end_lineno=pos[1], colno=pos[2], end_colno=pos[3]))\n"
-	"\t\ttb = tb.tb_next\n"
-	"\treturn out\n"
-	"def _chain(e, out, seen, last=None):\n"
-	"\tseen.add(id(e))\n"
-	"\tc = e.__cause__\n"
-	"\tif c is not None:\n"
-	"\t\tif id(c) not in seen:\n"
-	"\t\t\t_chain(c, out, seen)\n"
-	"\t\t\tout.append('\\nThe above exception was the direct cause of the following exception:\\n\\n')\n"
-	"\telif e.__context__ is not None and not e.__suppress_context__ and id(e.__context__) not in seen:\n"
-	"\t\t_chain(e.__context__, out, seen)\n"
-	"\t\tout.append('\\nDuring handling of the above exception, another exception occurred:\\n\\n')\n"
-	"\tframes = _frames(e.__traceback__)\n"
-	"\tif frames:\n"
-	"\t\tout.append('Traceback (most recent call last):\\n')\n"
-	"\t\tout.extend(frames.format())\n"
-	"\tout.append(last or ''.join(traceback.format_exception_only(type(e), e)))\n"
-	"def format_exc(e, last=None):\n"
-	"\tout = []\n"
-	"\t_chain(e, out, set(), last)\n"
-	"\ts = ''.join(out)\n"
-	"\tif len(s) > TB_CHARS:\n"
-	"\t\ts = s[:TB_CHARS // 4] + '\\n[codecage: traceback shortened]\\n' + s[-(TB_CHARS * 3 // 4):]\n"
-	"\treturn s\n"
-	"def run_coro(coro):\n"
-	"\tglobal _loop\n"
-	"\timport asyncio\n"
-	"\tif _loop is None or _loop.is_closed():\n"
-	"\t\t_loop = asyncio.new_event_loop()\n"
-	"\tasyncio.set_event_loop(_loop)\n"
-	"\ttask = _loop.create_task(coro)\n"
-	"\ttry:\n"
-	"\t\treturn _loop.run_until_complete(task)\n"
-	"\tfinally:\n"
-	"\t\tif not task.done():\n"
-	"\t\t\ttask.cancel()\n"
-	"\t\t\t# stopped mid-way: other tasks may hold the stop's exception;\n"
-	"\t\t\t# the next eval starts a fresh loop instead of resuming them\n"
-	"\t\t\t_loop = None\n"
-	"\t\telif not task.cancelled():\n"
-	"\t\t\ttask.exception()  # retrieved: no 'never retrieved' log later\n"
-	"def prepare():\n"
-	"\tsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
-	"class _Bytes(io.BufferedIOBase):\n"
-	"\tdef __init__(self, fd): self._fd = fd\n"
-	"\tdef write(self, b): return emit(self._fd, b)\n"
-	"\tdef writable(self): return True\n"
-	"\tdef flush(self): pass\n"
-	"class _Text(io.TextIOBase):\n"
-	"\tencoding, errors, line_buffering = 'utf-8', 'surrogatepass', False\n"
-	"\tdef __init__(self, fd, name): self._fd, self.name, self.buffer = fd, name, _Bytes(fd)\n"
-	"\tdef write(self, s):\n"
-	"\t\tif not isinstance(s, str):\n"
-	"\t\t\traise TypeError('write() argument must be str, not ' + type(s).__name__)\n"
-	"\t\treturn emit(self._fd, s)\n"
-	"\tdef writable(self): return True\n"
-	"\tdef isatty(self): return False\n"
-	"\tdef flush(self): pass\n"
-	"\tdef reconfigure(self, **kw): pass\n"
-	"sys.stdout = sys.__stdout__ = _Text(1, '<stdout>')\n"
-	"sys.stderr = sys.__stderr__ = _Text(2, '<stderr>')\n"
-	"sys.stdin = sys.__stdin__ = io.StringIO()\n"
-	"def check(paths):\n"
-	"\tf = sys.flags\n"
-	"\tbad = [n for n in ('isolated', 'ignore_environment', 'no_user_site', 'no_site',\n"
-	"\t\t'dont_write_bytecode', 'safe_path', 'utf8_mode') if not getattr(f, n)]\n"
-	"\tif sys.path != paths:\n"
-	"\t\tbad.append('sys.path is %r' % (sys.path,))\n"
-	"\treturn ', '.join(bad)\n";
-/* clang-format on */
+/* The Python-side glue: py_helper.c (cc_py_helper_src). */
 
 /* ev's type name and str() as UTF-8 (NULL where that failed: a guest
  * __str__ may raise). Leaves no exception set. */
@@ -567,7 +440,7 @@ static int setup(cc_error *err)
 	if (!r || PyDict_SetItemString(ns, "emit", r) < 0)
 		goto py_fail;
 	Py_CLEAR(r);
-	code = Py_CompileString(HELPER_SRC, "<codecage>", Py_file_input);
+	code = Py_CompileString(cc_py_helper_src, "<codecage>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, ns, ns) : NULL;
 	if (!r)
 		goto py_fail;
@@ -865,14 +738,17 @@ static void guest_enter(void)
 
 static void guest_leave(struct cc_outcome *o)
 {
-	stop_timer_arm(0);
 	/* A tick that landed after the last bytecode left SIGINT tripped:
 	 * consume it now, or it would interrupt the next eval at once. (Any
-	 * other signal the guest armed a Python handler for runs here too.) */
+	 * other signal the guest armed a Python handler for runs here too.)
+	 * The timer stays armed: from in_guest = false a tick only disarms
+	 * it, and the second check takes one that came in between. */
 	if (PyErr_CheckSignals() < 0)
 		PyErr_Clear();
 	cc_error_kind stop = stop_reason();
 	in_guest = false;
+	if (PyErr_CheckSignals() < 0)
+		PyErr_Clear();
 	/* Past the deadline or the output cap, that is the outcome, whatever
 	 * the guest made of its KeyboardInterrupt. */
 	if (stop != CC_OK && (o->ok || o->kind != stop)) {

@@ -140,6 +140,10 @@ static void reap_ended(void)
 
 int cc_template_serve(cc_error *err)
 {
+	/* The supervisor sends nothing between init and our "ready": read-
+	 * ahead holding bytes here would be a request read the wrong way. */
+	if (cc_worker_input_buffered())
+		_exit(4);
 	polled[0] = (struct pollfd){ CC_CHANNEL_FD, POLLIN, 0 };
 	for (;;) {
 		for (size_t i = 0; i < n_polled; i++)

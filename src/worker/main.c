@@ -76,7 +76,7 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 {
 	char *buf = NULL;
 	size_t len = 0;
-	if (cc_frame_read(CC_CHANNEL_FD, &buf, &len, CC_INIT_FRAME_MAX) != 0)
+	if (cc_worker_read_frame(&buf, &len, CC_INIT_FRAME_MAX) != 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "no init frame");
 	cc_value *m = NULL;
 	cc_value_caps caps = cc_value_default_caps();
@@ -335,7 +335,7 @@ int main(int argc, char **argv)
 		char *buf = NULL;
 		size_t len = 0;
 		cc_worker_spin_for_input();
-		int rc = cc_frame_read(CC_CHANNEL_FD, &buf, &len, cap);
+		int rc = cc_worker_read_frame(&buf, &len, cap);
 		if (rc == -1)
 			_exit(0); /* runtime closed */
 		if (rc < 0)

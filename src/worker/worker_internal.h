@@ -18,6 +18,12 @@ void cc_worker_take_reply(cc_value *m);
 /* Look for input on the channel for up to CC_SPIN_NS (frame.h) without
  * sleeping. True when something (or EOF) is there. */
 bool cc_worker_spin_for_input(void);
+/* Read one frame from the channel (blocking), whose length must be <=
+ * cap; *buf is the caller's. Returns 0, -1 on end of file or an I/O error,
+ * -2 over the cap. Reads ahead: see cc_worker_input_buffered. */
+int cc_worker_read_frame(char **buf, size_t *len, size_t cap);
+/* Bytes of the next frame already read from the socket. */
+bool cc_worker_input_buffered(void);
 /* Send one frame; while the write would block, file incoming replies. */
 void cc_worker_send_frame(const void *payload, size_t len);
 void cc_outcome_init(struct cc_outcome *o);
