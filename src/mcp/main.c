@@ -18,7 +18,7 @@ static const char mcp_usage[] =
 	"stdin/stdout, one session. With --http: streamable HTTP on http://HOST:PORT/mcp\n"
 	"(use 127.0.0.1; port 0 picks a free port, printed on stderr).\n"
 	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
-	"--sandbox require, --max-sessions 16 (HTTP), --idle-timeout 600 (an idle\n"
+	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
 	"stderr each, per call).\n";
 
@@ -58,7 +58,7 @@ int cc_mcp_main(int argc, char **argv)
 	struct mcp_config cfg = {
 		.timeout_s = 30,
 		.sandbox = CC_SANDBOX_REQUIRE,
-		.max_sessions = 16,
+		.max_sessions = 64,
 		.idle_timeout_s = 600,
 		.max_request = 4u << 20,
 		.max_output = 64u << 10,

@@ -23,7 +23,7 @@ struct mcp_config {
 	double timeout_s;	 /* default and largest per-call deadline, s; 30 */
 	uint64_t memory_mib;	 /* engine heap per runtime, MiB; 0 = library default (512) */
 	cc_sandbox_mode sandbox; /* require */
-	unsigned max_sessions;	 /* HTTP sessions at once; 16 */
+	unsigned max_sessions;	 /* HTTP sessions at once; 64 */
 	double idle_timeout_s;	 /* a session idle this long is reaped, s; 600 */
 	size_t max_request;	 /* bytes of one JSON-RPC message; 4 MiB */
 	uint64_t max_output;	 /* captured stdout and stderr, each, bytes; 64 KiB */

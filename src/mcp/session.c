@@ -61,7 +61,7 @@ static void call_end(struct mcp_call *c)
 void mcp_session_interrupt_locked(struct mcp_session *s)
 {
 	for (struct mcp_call *c = s->calls; c; c = c->next) {
-		c->cancelled = true;
+		c->aborted = true;
 		if (c->running)
 			cc_runtime_interrupt(s->rt[c->lang]);
 	}
@@ -258,7 +258,7 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 	cc_result *r = NULL;
 	if (ensure_runtime(srv, s, c->lang, reset, sink, &note, &err) == 0) {
 		pthread_mutex_lock(&s->lock);
-		bool go = !c->cancelled;
+		bool go = !c->cancelled && !c->aborted;
 		c->running = go;
 		cc_runtime *rt = s->rt[c->lang];
 		pthread_mutex_unlock(&s->lock);
@@ -270,7 +270,7 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 		pthread_mutex_lock(&s->lock);
 		c->running = false;
 		if (!cc_runtime_alive(rt)) {
-			if (c->cancelled)
+			if (c->cancelled || c->aborted)
 				set_ended(s, c->lang, "the client cancelled a running call");
 			else if (r)
 				set_ended(s, c->lang, "%s: %.200s",
@@ -280,10 +280,14 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_lock(&s->lock);
-	bool cancelled = c->cancelled;
+	bool cancelled = c->cancelled, aborted = c->aborted;
 	pthread_mutex_unlock(&s->lock);
 	/* A cancelled request gets no response (MCP cancellation). */
-	if (!cancelled) {
+	if (aborted && !cancelled) {
+		emit_text(sink, jsonrpc_error(c->id, JSONRPC_INTERNAL_ERROR,
+					      "Request aborted: the session ended (DELETE, idle "
+					      "reaping or server shutdown) while the code ran"));
+	} else if (!cancelled) {
 		size_t n = 0;
 		char *raw = mcp_render_result(r, &err, note, &n);
 		char *text = raw ? jsonrpc_result_raw(c->id, raw, n) : NULL;
@@ -307,7 +311,7 @@ void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_s
 	bool skip = c->cancelled;
 	pthread_mutex_unlock(&s->lock);
 	if (!skip)
-		run_locked(srv, c, sink);
+		run_locked(srv, c, sink); /* checks c->aborted itself */
 	pthread_mutex_lock(&s->lock);
 	s->serving++;
 	pthread_cond_broadcast(&s->turn);

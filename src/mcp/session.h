@@ -33,7 +33,8 @@ struct mcp_call {
 	struct jsonrpc_msg msg;
 	int lang;
 	unsigned long ticket;
-	bool cancelled; /* under s->lock */
+	bool cancelled; /* under s->lock: the client cancelled it (no response) */
+	bool aborted;	/* under s->lock: its session ended (an error response) */
 	bool running;	/* under s->lock: an eval is in flight on s->rt[lang] */
 	struct mcp_call *next;
 };
