@@ -31,7 +31,7 @@ int jsonrpc_parse(const char *buf, size_t len, struct jsonrpc_msg *m, char **err
 	memset(m, 0, sizeof(*m));
 	*error = NULL;
 	json_error_t jerr;
-	json_t *root = json_loadb(buf, len, 0, &jerr);
+	json_t *root = json_loadb(buf, len, JSON_DECODE_ANY, &jerr);
 	if (!root) {
 		*error = jsonrpc_error(NULL, JSONRPC_PARSE_ERROR, "Parse error: %s (at byte %d)",
 				       jerr.text, jerr.position);
