@@ -98,9 +98,7 @@ void mcp_handle(struct mcp_server *srv, struct mcp_session *s, struct jsonrpc_ms
 struct mcp_call *mcp_call_begin(struct mcp_session *s, struct jsonrpc_msg *m);
 void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink);
 
-/* ---- session.c: runtimes of a session ---- */
-
-/* Tool results, rendered by tools_text.c. */
+/* ---- tools_text.c: what a model reads ---- */
 
 /* The MCP tools/call result object (JSON text, owned) for one eval:
  * content (one text block a model reads well), structuredContent {status,

@@ -13,6 +13,10 @@
 
 #include "server.h"
 
+/* tools/calls read but not finished (each holds a thread while it waits
+ * its turn); more are refused rather than queued without bound. */
+#define MCP_STDIO_MAX_QUEUED 64
+
 struct out {
 	int fd;
 	pthread_mutex_t lock;
@@ -92,6 +96,20 @@ static void handle_line(struct mcp_server *srv, struct mcp_session *s, const cha
 	}
 	bool call = m.kind == JSONRPC_REQUEST && !strcmp(m.method, "tools/call") &&
 		    mcp_session_initialized(s);
+	pthread_mutex_lock(&w->lock);
+	bool full = w->running >= MCP_STDIO_MAX_QUEUED;
+	pthread_mutex_unlock(&w->lock);
+	if (call && full) {
+		char *e = jsonrpc_error(m.id, JSONRPC_SERVER_BUSY,
+					"Server busy: %d tools/calls are already queued; wait for "
+					"their results",
+					MCP_STDIO_MAX_QUEUED);
+		if (e)
+			sink->emit(sink->ctx, e, strlen(e));
+		free(e);
+		jsonrpc_msg_clear(&m);
+		return;
+	}
 	struct job *j = call ? malloc(sizeof(*j)) : NULL;
 	struct mcp_call *c = j ? mcp_call_begin(s, &m) : NULL;
 	if (!c) {
