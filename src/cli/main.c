@@ -11,6 +11,7 @@
 #include "codecage.h"
 #include "error.h"
 #include "json_out.h"
+#include "server.h"
 #include "utf8.h"
 
 #define CLI_DEFAULT_MAX_SOURCE (16u << 20)
@@ -21,6 +22,7 @@ static const char usage_text[] =
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--json] [--] CODE\n"
 	"       codecage doctor\n"
+	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
 	"Runs untrusted Python or JavaScript in a confined worker process.\n"
 	"run takes the language from a .py or .js file name unless --lang says;\n"
@@ -355,6 +357,8 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "mcp"))
+		return cc_mcp_main(argc, argv);
 	if (!strcmp(argv[1], "doctor"))
 		return argc == 2 ? cmd_doctor() : usage("%s", "doctor takes no arguments");
 	if (strcmp(argv[1], "run") && strcmp(argv[1], "eval"))

@@ -1,6 +1,7 @@
-/* JSON and readable rendering for the CLI. A small writer instead of
- * jansson here: jansson prints doubles with a fixed 17 digits (0.1 becomes
- * 0.10000000000000001) and cannot emit tagged or raw numbers. */
+/* JSON and readable rendering of values for the CLI and the MCP server. A
+ * small writer instead of jansson here: jansson prints doubles with a fixed
+ * 17 digits (0.1 becomes 0.10000000000000001) and cannot emit tagged or raw
+ * numbers. */
 #include "json_out.h"
 
 #include <math.h>

@@ -1,6 +1,7 @@
-/* Rendering values and results as JSON or as readable text (CLI only). */
-#ifndef CC_CLI_JSON_OUT_H
-#define CC_CLI_JSON_OUT_H
+/* Rendering values as JSON (the tagged mapping of the CLI's --json and the MCP
+ * server's structuredContent) or as readable text. Pure: no I/O. */
+#ifndef CC_JSON_OUT_H
+#define CC_JSON_OUT_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,0 +1,385 @@
+/* The streamable HTTP transport (MCP 2025-06-18) with libmicrohttpd, one
+ * thread per connection, so a long call in one session never blocks
+ * another. One endpoint, /mcp:
+ *  - POST one JSON-RPC message. A request is answered with application/json,
+ *    or, for tools/call when the client accepts it, a text/event-stream
+ *    carrying the call's log notifications and then its response (a
+ *    cancelled call's stream ends without one). Notifications and
+ *    responses get 202 and no body.
+ *  - initialize (without Mcp-Session-Id) opens a session; its id comes back
+ *    in the Mcp-Session-Id header and must accompany every later request
+ *    (400 without it, 404 once the session is gone).
+ *  - DELETE ends the session; GET (a server-to-client stream) answers 405.
+ * DNS rebinding: a request whose Origin is not a loopback origin gets 403;
+ * on a loopback bind, so does one whose Host is not a loopback name. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "server.h"
+
+struct http {
+	struct mcp_server *srv;
+	const struct mcp_config *cfg;
+	bool loopback;
+};
+
+/* Per-request state: the body, read up to max_request bytes. */
+struct req {
+	char *body;
+	size_t len;
+	bool too_large;
+};
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
+			       char *body, const char *session)
+{
+	struct MHD_Response *r =
+		body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
+		     : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	if (type)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (session)
+		MHD_add_response_header(r, "Mcp-Session-Id", session);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
+	enum MHD_Result ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status, int code,
+				     const char *msg)
+{
+	return respond(conn, status, "application/json", jsonrpc_error(NULL, code, "%s", msg),
+		       NULL);
+}
+
+static bool loopback_name(const char *host, size_t n)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (n == strlen(names[i]) && !strncasecmp(host, names[i], n))
+			return true;
+	return false;
+}
+
+/* "host[:port]" -> is host a loopback name? */
+static bool loopback_hostport(const char *s)
+{
+	const char *end = s[0] == '[' ? strchr(s, ']') : strchr(s, ':');
+	size_t n = end ? (size_t)(end - s) + (s[0] == '[') : strlen(s);
+	return loopback_name(s, n);
+}
+
+/* Origin "scheme://host[:port]": only loopback origins may talk to us. */
+static bool origin_ok(const char *origin)
+{
+	const char *p = strstr(origin, "://");
+	if (!p)
+		return false;
+	return loopback_hostport(p + 3);
+}
+
+/* Collects what one request produces: every message as an SSE event, and
+ * the response (the message with an id) for application/json. */
+struct collect {
+	pthread_mutex_t lock;
+	struct cc_buf sse;
+	char *response;
+};
+
+static void collect_emit(void *ctx, const char *json, size_t len)
+{
+	struct collect *c = ctx;
+	pthread_mutex_lock(&c->lock);
+	cc_buf_puts(&c->sse, "event: message\ndata: ");
+	cc_buf_add(&c->sse, json, len);
+	cc_buf_puts(&c->sse, "\n\n");
+	/* Notifications come from jsonrpc_notification() alone, whose text
+	 * starts with the method; everything else is the response. */
+	static const char notif[] = "{\"jsonrpc\":\"2.0\",\"method\"";
+	if (strncmp(json, notif, strlen(notif))) {
+		free(c->response);
+		c->response = strndup(json, len);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static bool accepts_sse(struct MHD_Connection *conn)
+{
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+	return a && strstr(a, "text/event-stream");
+}
+
+static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
+{
+	if (rq->too_large) {
+		char msg[128];
+		snprintf(msg, sizeof(msg),
+			 "Invalid Request: message over %zu bytes (--max-request)",
+			 h->cfg->max_request);
+		return respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, JSONRPC_INVALID_REQUEST,
+				     msg);
+	}
+	const char *ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+	if (!ctype || strncasecmp(ctype, "application/json", 16))
+		return respond_error(
+			conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, JSONRPC_INVALID_REQUEST,
+			"Invalid Request: POST a JSON-RPC message as application/json");
+	const char *pv = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "MCP-Protocol-Version");
+	if (pv && !mcp_version_find(pv))
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, JSONRPC_INVALID_REQUEST,
+				     "Invalid Request: unsupported MCP-Protocol-Version (this "
+				     "server speaks 2025-06-18, 2025-03-26, 2024-11-05)");
+	struct jsonrpc_msg m;
+	char *error = NULL;
+	if (jsonrpc_parse(rq->body ? rq->body : "", rq->len, &m, &error) < 0)
+		return respond(conn, MHD_HTTP_BAD_REQUEST, "application/json", error, NULL);
+
+	const char *sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Session-Id");
+	bool init = m.kind == JSONRPC_REQUEST && !strcmp(m.method, "initialize");
+	struct mcp_session *s = NULL;
+	if (init && !sid) {
+		s = mcp_session_new(h->srv, true);
+		if (!s) {
+			char *e = jsonrpc_error(
+				m.id, JSONRPC_SERVER_BUSY,
+				"Server busy: %u sessions are open (codecage mcp "
+				"--max-sessions); end one with DELETE or wait for idle "
+				"ones to be reaped",
+				h->cfg->max_sessions);
+			jsonrpc_msg_clear(&m);
+			return respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "application/json", e,
+				       NULL);
+		}
+	} else if (!sid) {
+		char *e = jsonrpc_error(m.id, JSONRPC_INVALID_REQUEST,
+					"Bad Request: no Mcp-Session-Id header; send initialize "
+					"first and pass the id it returns");
+		jsonrpc_msg_clear(&m);
+		return respond(conn, MHD_HTTP_BAD_REQUEST, "application/json", e, NULL);
+	} else {
+		s = mcp_session_find(h->srv, sid);
+		if (!s) {
+			char *e = jsonrpc_error(m.id, JSONRPC_INVALID_REQUEST,
+						"Session not found: it ended or was reaped after "
+						"being idle; send initialize again");
+			jsonrpc_msg_clear(&m);
+			return respond(conn, MHD_HTTP_NOT_FOUND, "application/json", e, NULL);
+		}
+	}
+
+	bool request = m.kind == JSONRPC_REQUEST;
+	bool sse = request && !strcmp(m.method, "tools/call") && accepts_sse(conn);
+	struct collect c = { .sse = { 0 } };
+	pthread_mutex_init(&c.lock, NULL);
+	struct mcp_sink sink = { .emit = collect_emit, .ctx = &c };
+	mcp_handle(h->srv, s, &m, &sink);
+
+	enum MHD_Result ret;
+	const char *new_sid = NULL;
+	if (init && !sid) {
+		if (mcp_session_initialized(s))
+			new_sid = mcp_session_id(s);
+		else
+			mcp_session_close(h->srv, s);
+	}
+	if (!request) {
+		ret = respond(conn, MHD_HTTP_ACCEPTED, NULL, NULL, NULL);
+	} else if (sse) {
+		char *body = c.sse.oom ? NULL : c.sse.data;
+		if (!body)
+			cc_buf_free(&c.sse);
+		ret = respond(conn, MHD_HTTP_OK, "text/event-stream", body, new_sid);
+		c.sse.data = NULL;
+	} else if (c.response) {
+		ret = respond(conn, MHD_HTTP_OK, "application/json", c.response, new_sid);
+		c.response = NULL;
+	} else {
+		/* Cancelled (or its session ended) while it ran. */
+		ret = respond(
+			conn, MHD_HTTP_OK, "application/json",
+			jsonrpc_error(NULL, JSONRPC_INTERNAL_ERROR, "Request cancelled: no result"),
+			NULL);
+	}
+	free(c.response);
+	cc_buf_free(&c.sse);
+	pthread_mutex_destroy(&c.lock);
+	mcp_session_unref(s);
+	return ret;
+}
+
+static enum MHD_Result do_delete(struct http *h, struct MHD_Connection *conn)
+{
+	const char *sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Session-Id");
+	if (!sid)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, JSONRPC_INVALID_REQUEST,
+				     "Bad Request: DELETE needs the Mcp-Session-Id header");
+	struct mcp_session *s = mcp_session_find(h->srv, sid);
+	if (!s)
+		return respond_error(conn, MHD_HTTP_NOT_FOUND, JSONRPC_INVALID_REQUEST,
+				     "Session not found");
+	mcp_session_close(h->srv, s);
+	mcp_session_unref(s);
+	return respond(conn, MHD_HTTP_OK, NULL, NULL, NULL);
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **con_cls)
+{
+	(void)version;
+	struct http *h = cls;
+	struct req *rq = *con_cls;
+	if (!rq) {
+		rq = calloc(1, sizeof(*rq));
+		if (!rq)
+			return MHD_NO;
+		*con_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+		*upload_size = 0;
+		if (rq->too_large || rq->len + n > h->cfg->max_request) {
+			rq->too_large = true; /* keep reading, keep nothing */
+			free(rq->body);
+			rq->body = NULL;
+			return MHD_YES;
+		}
+		char *nb = realloc(rq->body, rq->len + n + 1);
+		if (!nb)
+			return MHD_NO;
+		memcpy(nb + rq->len, upload, n);
+		rq->body = nb;
+		rq->len += n;
+		rq->body[rq->len] = 0;
+		return MHD_YES;
+	}
+
+	if (strcmp(url, "/mcp"))
+		return respond_error(conn, MHD_HTTP_NOT_FOUND, JSONRPC_INVALID_REQUEST,
+				     "Not found: the MCP endpoint is /mcp");
+	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	if (origin && !origin_ok(origin))
+		return respond_error(conn, MHD_HTTP_FORBIDDEN, JSONRPC_INVALID_REQUEST,
+				     "Forbidden: Origin is not a loopback origin");
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+	if (h->loopback && host && !loopback_hostport(host))
+		return respond_error(conn, MHD_HTTP_FORBIDDEN, JSONRPC_INVALID_REQUEST,
+				     "Forbidden: Host is not a loopback name");
+	if (!strcmp(method, "POST"))
+		return do_post(h, conn, rq);
+	if (!strcmp(method, "DELETE"))
+		return do_delete(h, conn);
+	return respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, JSONRPC_INVALID_REQUEST,
+			     "Method not allowed: POST messages, DELETE the session (no GET "
+			     "stream: this server sends nothing unasked)");
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode why)
+{
+	(void)cls, (void)conn, (void)why;
+	struct req *rq = *con_cls;
+	if (rq) {
+		free(rq->body);
+		free(rq);
+	}
+	*con_cls = NULL;
+}
+
+/* "HOST:PORT" (HOST may be [v6]) -> a socket address. */
+static int resolve(const char *spec, struct sockaddr_storage *ss, bool *loopback)
+{
+	const char *colon = strrchr(spec, ':');
+	if (!colon || !colon[1])
+		return -1;
+	char host[256];
+	size_t n = (size_t)(colon - spec);
+	if (n >= sizeof(host))
+		return -1;
+	memcpy(host, spec, n);
+	host[n] = 0;
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = 0;
+	}
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	if (getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai) || !ai)
+		return -1;
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+		*loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+		*loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+	}
+	return 0;
+}
+
+int mcp_serve_http(struct mcp_server *srv)
+{
+	struct http h = { .srv = srv, .cfg = mcp_server_config(srv) };
+	struct sockaddr_storage ss;
+	if (resolve(h.cfg->http, &ss, &h.loopback) < 0) {
+		fprintf(stderr, "codecage mcp: cannot resolve --http '%s' (want HOST:PORT)\n",
+			h.cfg->http);
+		return 2;
+	}
+	if (!h.loopback)
+		fprintf(stderr,
+			"codecage mcp: WARNING: serving on a non-loopback address with no "
+			"authentication: anyone who reaches it can run code in the sandbox\n");
+	/* SIGINT/SIGTERM end the server: block them in every thread and wait
+	 * for them here. */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+	struct MHD_Daemon *d =
+		MHD_start_daemon(flags, 0, NULL, NULL, handler, &h, MHD_OPTION_SOCK_ADDR,
+				 (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, completed,
+				 NULL, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_END);
+	if (!d) {
+		fprintf(stderr, "codecage mcp: cannot listen on %s: %s\n", h.cfg->http,
+			strerror(errno));
+		return 1;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	char host[INET6_ADDRSTRLEN] = "?";
+	if (ss.ss_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
+	else
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
+	fprintf(stderr, "codecage mcp: listening on http://%s%s%s:%u/mcp\n",
+		ss.ss_family == AF_INET6 ? "[" : "", host, ss.ss_family == AF_INET6 ? "]" : "",
+		info ? info->port : 0);
+	int sig = 0;
+	sigwait(&sigs, &sig);
+	fprintf(stderr, "codecage mcp: stopping (signal %d)\n", sig);
+	mcp_server_interrupt_all(srv);
+	MHD_stop_daemon(d);
+	return 0;
+}

@@ -1,0 +1,151 @@
+/* `codecage mcp`: flags, then the stdio or the streamable HTTP transport. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+static const char mcp_usage[] =
+	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
+	"                    [--sandbox require|auto|off] [--max-sessions N]\n"
+	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
+	"\n"
+	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
+	"and session; state persists across calls). Without --http: JSON-RPC on\n"
+	"stdin/stdout, one session. With --http: streamable HTTP on http://HOST:PORT/mcp\n"
+	"(use 127.0.0.1; port 0 picks a free port, printed on stderr).\n"
+	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
+	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
+	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
+	"stderr each, per call).\n";
+
+static int usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "codecage mcp: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", mcp_usage);
+	return 2;
+}
+
+static int number(const char *s, double lo, double hi, double *out)
+{
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cc_mcp_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "http", required_argument, NULL, 'H' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "sandbox", required_argument, NULL, 's' },
+		{ "max-sessions", required_argument, NULL, 'S' },
+		{ "idle-timeout", required_argument, NULL, 'i' },
+		{ "max-request", required_argument, NULL, 'r' },
+		{ "max-output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mcp_config cfg = {
+		.timeout_s = 30,
+		.sandbox = CC_SANDBOX_REQUIRE,
+		.max_sessions = 64,
+		.idle_timeout_s = 600,
+		.max_request = 4u << 20,
+		.max_output = 64u << 10,
+	};
+	optind = 2;
+	opterr = 0;
+	int c;
+	double v;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			cfg.http = optarg;
+			break;
+		case 't':
+			if (number(optarg, 0.001, 86400, &v) < 0)
+				return usage("--timeout wants seconds in (0, 86400], not '%s'",
+					     optarg);
+			cfg.timeout_s = v;
+			break;
+		case 'm':
+			if (number(optarg, 16, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
+				return usage("--memory wants MiB between 16 and 1048576, not '%s'",
+					     optarg);
+			cfg.memory_mib = (uint64_t)v;
+			break;
+		case 's':
+			if (!strcmp(optarg, "require"))
+				cfg.sandbox = CC_SANDBOX_REQUIRE;
+			else if (!strcmp(optarg, "auto"))
+				cfg.sandbox = CC_SANDBOX_AUTO;
+			else if (!strcmp(optarg, "off"))
+				cfg.sandbox = CC_SANDBOX_OFF;
+			else
+				return usage("--sandbox wants require, auto or off, not '%s'",
+					     optarg);
+			break;
+		case 'S':
+			if (number(optarg, 1, 100000, &v) < 0 || v != (double)(unsigned)v)
+				return usage(
+					"--max-sessions wants a count from 1 to 100000, not '%s'",
+					optarg);
+			cfg.max_sessions = (unsigned)v;
+			break;
+		case 'i':
+			if (number(optarg, 0.1, 31536000, &v) < 0)
+				return usage(
+					"--idle-timeout wants seconds (at least 0.1), not '%s'",
+					optarg);
+			cfg.idle_timeout_s = v;
+			break;
+		case 'r':
+			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(size_t)v)
+				return usage(
+					"--max-request wants bytes from 1024 to 1073741824, not "
+					"'%s'",
+					optarg);
+			cfg.max_request = (size_t)v;
+			break;
+		case 'o':
+			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
+				return usage(
+					"--max-output wants bytes from 1024 to 1073741824, not "
+					"'%s'",
+					optarg);
+			cfg.max_output = (uint64_t)v;
+			break;
+		case 'h':
+			fputs(mcp_usage, stdout);
+			return 0;
+		default:
+			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage("unexpected argument '%s'", argv[optind]);
+	if (cfg.sandbox == CC_SANDBOX_OFF)
+		fprintf(stderr,
+			"codecage mcp: WARNING: --sandbox off: guest code runs with process "
+			"hygiene and limits only, for tests and debugging\n");
+	/* A client that goes away must not kill us through a write. */
+	signal(SIGPIPE, SIG_IGN);
+	struct mcp_server *srv = mcp_server_new(&cfg);
+	if (!srv) {
+		fprintf(stderr, "codecage mcp: cannot start the server (out of memory)\n");
+		return 1;
+	}
+	int rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
+	mcp_server_free(srv);
+	return rc;
+}

@@ -1,0 +1,128 @@
+/* The MCP server's core, shared by both transports: configuration,
+ * sessions (one runtime per language each), the tools and the dispatch of
+ * MCP methods. The transports (stdio.c, http.c) only move bytes and call
+ * in here. Uses only the public API of libcodecage (codecage.h).
+ *
+ * Threads: every function here is thread-safe. A session's tools/calls run
+ * one at a time (a per-session lock); different sessions never wait on one
+ * another; notifications/cancelled and DELETE interrupt a running call
+ * from another thread with cc_runtime_interrupt. */
+#ifndef CC_MCP_SERVER_H
+#define CC_MCP_SERVER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codecage.h"
+#include "jsonrpc.h"
+
+/* Flags of `codecage mcp`; main.c fills the defaults named here. */
+struct mcp_config {
+	double timeout_s;	 /* default and largest per-call deadline, s; 30 */
+	uint64_t memory_mib;	 /* engine heap per runtime, MiB; 0 = library default (512) */
+	cc_sandbox_mode sandbox; /* require */
+	unsigned max_sessions;	 /* HTTP sessions at once; 64 */
+	double idle_timeout_s;	 /* a session idle this long is reaped, s; 600 */
+	size_t max_request;	 /* bytes of one JSON-RPC message; 4 MiB */
+	uint64_t max_output;	 /* captured stdout and stderr, each, bytes; 64 KiB */
+	const char *http;	 /* "HOST:PORT" for streamable HTTP; NULL = stdio */
+};
+
+/* Sink for the messages one incoming message produces (notifications
+ * first, then at most one response). emit borrows json (one JSON-RPC
+ * message, no newline) and may be called from any thread. */
+struct mcp_sink {
+	void (*emit)(void *ctx, const char *json, size_t len);
+	void *ctx;
+};
+
+struct mcp_server;
+struct mcp_session;
+struct mcp_call;
+
+/* A server for cfg (borrowed; must outlive the server). Starts the reaper
+ * thread. Returns NULL when out of memory or a thread cannot start. */
+struct mcp_server *mcp_server_new(const struct mcp_config *cfg);
+
+/* Closes every session (interrupting running calls), stops the reaper,
+ * frees the server. Call only when no transport thread uses it any more. */
+void mcp_server_free(struct mcp_server *srv);
+
+const struct mcp_config *mcp_server_config(const struct mcp_server *srv);
+
+/* A new session, registered under a fresh random id, with one reference
+ * for the caller. limited: count it against max_sessions (HTTP). Returns
+ * NULL when max_sessions are open (or out of memory). */
+struct mcp_session *mcp_session_new(struct mcp_server *srv, bool limited);
+
+/* The session with that id, with a new reference, or NULL (never issued,
+ * closed or reaped). Marks it used now. */
+struct mcp_session *mcp_session_find(struct mcp_server *srv, const char *id);
+
+/* Drop a reference; the last one frees the session and closes its
+ * runtimes. NULL is fine. */
+void mcp_session_unref(struct mcp_session *s);
+
+/* End a session now (HTTP DELETE, a failed initialize): unregister it so
+ * it cannot be found again and interrupt its running call. The caller's
+ * reference stays valid until mcp_session_unref. */
+void mcp_session_close(struct mcp_server *srv, struct mcp_session *s);
+
+/* The session's id: 32 hex digits (borrowed, lives as long as s). */
+const char *mcp_session_id(const struct mcp_session *s);
+
+/* Has the session answered initialize? */
+bool mcp_session_initialized(struct mcp_session *s);
+
+/* The protocol revision agreed at initialize (borrowed, static). */
+const char *mcp_session_version(struct mcp_session *s);
+
+/* Interrupt every running call of every session (stdin closed, shutdown). */
+void mcp_server_interrupt_all(struct mcp_server *srv);
+
+/* Handle one parsed message for session s (takes ownership of *m, clears
+ * it). Responses and notifications go to sink. A tools/call runs here, on
+ * the calling thread, for up to its deadline; everything else is quick.
+ * Responses from the client are ignored. */
+void mcp_handle(struct mcp_server *srv, struct mcp_session *s, struct jsonrpc_msg *m,
+		const struct mcp_sink *sink);
+
+/* Split form of mcp_handle for a tools/call that runs on another thread
+ * (stdio): mcp_call_begin registers the call at once, so that a
+ * notifications/cancelled read before the call starts still finds it; it
+ * takes ownership of *m. Returns NULL when m is not a tools/call request,
+ * leaving m alone. mcp_call_run runs it (on any thread), sends the
+ * response to sink unless the call was cancelled, and frees the call. */
+struct mcp_call *mcp_call_begin(struct mcp_session *s, struct jsonrpc_msg *m);
+void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink);
+
+/* ---- tools_text.c: what a model reads ---- */
+
+/* The MCP tools/call result object (JSON text, owned) for one eval:
+ * content (one text block a model reads well), structuredContent {status,
+ * value, stdout, stderr, error, duration_ms, note} and isError. r may be
+ * NULL when no eval ran (err says why; a CC_ERR_INTERNAL message is
+ * replaced by a generic one: it may hold host paths). note (may be NULL)
+ * goes first in the text and in structuredContent.note. Returns NULL when
+ * out of memory. */
+char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note, size_t *len);
+
+/* The tools/list result ({"tools": [...]}, owned) for cfg's limits. */
+json_t *mcp_tools_list(const struct mcp_config *cfg);
+
+/* The outputSchema shared by both tools (owned). */
+json_t *mcp_output_schema(void);
+
+/* CLI entry point of `codecage mcp` (main.c): parses argv (argv[1] is
+ * "mcp"), serves until stdin closes (stdio) or SIGINT/SIGTERM (HTTP).
+ * Returns the process exit status: 0, or 2 for usage errors, 1 when the
+ * HTTP server cannot start. */
+int cc_mcp_main(int argc, char **argv);
+
+/* Transports: serve until done; return an exit status. */
+int mcp_serve_stdio(struct mcp_server *srv);
+int mcp_serve_http(struct mcp_server *srv);
+
+#endif

@@ -1,0 +1,320 @@
+/* A session's runtimes and its tools/calls: one runtime per language,
+ * started on first use and kept across calls (state persists like a
+ * notebook), replaced on the next call after it ended (crash, kill on
+ * timeout, cancellation, idle reaping, reset: true), with a note saying so
+ * in that call's result. Cancellation interrupts the running eval. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "session.h"
+
+static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
+
+/* Result values: at most this many bytes encoded. A model reads the value
+ * as text, so the library's 16 MiB default is far more than useful. */
+#define MCP_MAX_RESULT (1u << 20)
+
+struct mcp_call *mcp_call_begin(struct mcp_session *s, struct jsonrpc_msg *m)
+{
+	if (m->kind != JSONRPC_REQUEST || strcmp(m->method, "tools/call"))
+		return NULL;
+	struct mcp_call *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->msg = *m;
+	memset(m, 0, sizeof(*m));
+	c->id = c->msg.id;
+	c->lang = -1;
+	c->s = s;
+	mcp_session_ref(s);
+	pthread_mutex_lock(&s->lock);
+	c->next = s->calls;
+	s->calls = c;
+	s->busy++;
+	c->ticket = s->next_ticket++;
+	pthread_mutex_unlock(&s->lock);
+	return c;
+}
+
+static void call_end(struct mcp_call *c)
+{
+	struct mcp_session *s = c->s;
+	pthread_mutex_lock(&s->lock);
+	for (struct mcp_call **p = &s->calls; *p; p = &(*p)->next) {
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	}
+	s->busy--;
+	clock_gettime(CLOCK_MONOTONIC, &s->last_used);
+	pthread_mutex_unlock(&s->lock);
+	jsonrpc_msg_clear(&c->msg);
+	free(c);
+	mcp_session_unref(s);
+}
+
+void mcp_session_interrupt_locked(struct mcp_session *s)
+{
+	for (struct mcp_call *c = s->calls; c; c = c->next) {
+		c->aborted = true;
+		if (c->running)
+			cc_runtime_interrupt(s->rt[c->lang]);
+	}
+}
+
+void mcp_session_cancel(struct mcp_session *s, const json_t *params)
+{
+	const json_t *id = json_object_get(params, "requestId");
+	if (!id)
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (struct mcp_call *c = s->calls; c; c = c->next) {
+		if (!json_equal(c->id, id))
+			continue;
+		c->cancelled = true;
+		if (c->running)
+			cc_runtime_interrupt(s->rt[c->lang]);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void set_ended(struct mcp_session *s, int lang, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_ended(struct mcp_session *s, int lang, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	free(s->ended[lang]);
+	s->ended[lang] = text;
+}
+
+void mcp_session_close_runtimes_locked(struct mcp_session *s, const char *why)
+{
+	for (int i = 0; i < MCP_LANGS; i++) {
+		if (!s->rt[i])
+			continue;
+		cc_runtime_close(s->rt[i]);
+		s->rt[i] = NULL;
+		set_ended(s, i, "%s", why);
+	}
+}
+
+/* Check arguments: {code: string, timeout_s?: number > 0, reset?: bool}.
+ * Returns NULL when fine, else the reason. */
+static const char *check_args(const json_t *args, const char **code, size_t *len, double *timeout_s,
+			      bool *reset)
+{
+	if (!json_is_object(args))
+		return "arguments must be an object {code, timeout_s?, reset?}";
+	const char *key;
+	json_t *val;
+	json_object_foreach((json_t *)args, key, val)
+	{
+		if (strcmp(key, "code") && strcmp(key, "timeout_s") && strcmp(key, "reset"))
+			return "unknown argument (the arguments are code, timeout_s, reset)";
+	}
+	json_t *c = json_object_get(args, "code");
+	if (!json_is_string(c))
+		return "arguments.code must be a string (the program to run)";
+	*code = json_string_value(c);
+	*len = json_string_length(c);
+	json_t *t = json_object_get(args, "timeout_s");
+	if (t && !json_is_null(t)) {
+		if (!json_is_number(t) || !(json_number_value(t) > 0) ||
+		    !isfinite(json_number_value(t)))
+			return "arguments.timeout_s must be a number of seconds above 0";
+		*timeout_s = json_number_value(t);
+	}
+	json_t *r = json_object_get(args, "reset");
+	if (r && !json_is_null(r)) {
+		if (!json_is_boolean(r))
+			return "arguments.reset must be true or false";
+		*reset = json_is_true(r);
+	}
+	return NULL;
+}
+
+static void emit_text(const struct mcp_sink *sink, char *text)
+{
+	if (text)
+		sink->emit(sink->ctx, text, strlen(text));
+	free(text);
+}
+
+/* Start a runtime for lang with the server's limits. */
+static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_error *err)
+{
+	const struct mcp_config *cfg = mcp_server_config(srv);
+	cc_options o;
+	cc_options_init(&o, lang == MCP_LANG_PY ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT);
+	o.sandbox = cfg->sandbox;
+	o.limits.timeout_s = cfg->timeout_s;
+	if (cfg->memory_mib)
+		o.limits.max_memory = cfg->memory_mib << 20;
+	o.limits.max_stdout = cfg->max_output;
+	o.limits.max_stderr = cfg->max_output;
+	o.limits.max_result = MCP_MAX_RESULT;
+	o.limits.max_source = cfg->max_request;
+	if (cc_runtime_new(&o, out, err) < 0)
+		return -1;
+	/* No host tools are bound here, but keep host error text away from
+	 * the guest should one ever be. */
+	cc_runtime_set_redaction(*out, true);
+	return 0;
+}
+
+/* Make sure s->rt[lang] is a live runtime; *note says what happened to
+ * the previous one, if anything (owned). Runs in the session's turn. */
+static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lang, bool reset,
+			  const struct mcp_sink *sink, char **note, cc_error *err)
+{
+	cc_runtime *old = NULL;
+	pthread_mutex_lock(&s->lock);
+	cc_runtime *rt = s->rt[lang];
+	if (rt && (reset || !cc_runtime_alive(rt))) {
+		old = rt;
+		s->rt[lang] = NULL;
+		if (!reset && !s->ended[lang])
+			set_ended(s, lang, "the worker died");
+	}
+	if (reset) {
+		if (asprintf(note, "the %s state was reset (reset: true)", lang_names[lang]) < 0)
+			*note = NULL;
+	} else if (s->ended[lang]) {
+		if (asprintf(note, "the previous %s runtime ended (%s); state was reset",
+			     lang_names[lang], s->ended[lang]) < 0)
+			*note = NULL;
+	}
+	free(s->ended[lang]);
+	s->ended[lang] = NULL;
+	rt = s->rt[lang];
+	pthread_mutex_unlock(&s->lock);
+	cc_runtime_close(old);
+	if (rt)
+		return 0;
+	if (start_runtime(srv, lang, &rt, err) < 0) {
+		mcp_log(s, sink, MCP_ERROR, "cannot start the %s runtime: %s", lang_names[lang],
+			cc_error_kind_name(err->kind));
+		return -1;
+	}
+	const cc_sandbox_report *sb = cc_runtime_sandbox(rt);
+	mcp_log(s, sink, MCP_INFO, "started the %s runtime: %s; sandbox layers: %s",
+		lang_names[lang], cc_runtime_engine_version(rt), sb->applied);
+	pthread_mutex_lock(&s->lock);
+	s->rt[lang] = rt;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
+{
+	struct mcp_session *s = c->s;
+	const json_t *params = c->msg.params;
+	const char *name = json_string_value(json_object_get(params, "name"));
+	if (!json_is_object(params) || !name) {
+		emit_text(sink,
+			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS,
+					"Invalid params: tools/call needs params.name "
+					"(run_python or run_javascript) and params.arguments"));
+		return;
+	}
+	if (!strcmp(name, "run_python")) {
+		c->lang = MCP_LANG_PY;
+	} else if (!strcmp(name, "run_javascript")) {
+		c->lang = MCP_LANG_JS;
+	} else {
+		emit_text(sink,
+			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS,
+					"Invalid params: unknown tool '%.100s' (the tools are "
+					"run_python and run_javascript)",
+					name));
+		return;
+	}
+	const char *code = NULL;
+	size_t len = 0;
+	double limit = mcp_server_config(srv)->timeout_s, timeout_s = limit;
+	bool reset = false;
+	const char *bad =
+		check_args(json_object_get(params, "arguments"), &code, &len, &timeout_s, &reset);
+	if (bad) {
+		emit_text(sink,
+			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS, "Invalid params: %s", bad));
+		return;
+	}
+	if (timeout_s > limit)
+		timeout_s = limit;
+
+	char *note = NULL;
+	cc_error err = { 0 };
+	cc_result *r = NULL;
+	if (ensure_runtime(srv, s, c->lang, reset, sink, &note, &err) == 0) {
+		pthread_mutex_lock(&s->lock);
+		bool go = !c->cancelled && !c->aborted;
+		c->running = go;
+		cc_runtime *rt = s->rt[c->lang];
+		pthread_mutex_unlock(&s->lock);
+		if (go) {
+			r = cc_runtime_eval(rt, code, len, timeout_s);
+			if (!r)
+				cc_fail(&err, CC_ERR_INTERNAL, "out of memory");
+		}
+		pthread_mutex_lock(&s->lock);
+		c->running = false;
+		if (!cc_runtime_alive(rt)) {
+			if (c->cancelled || c->aborted)
+				set_ended(s, c->lang, "the client cancelled a running call");
+			else if (r)
+				set_ended(s, c->lang, "%s: %.200s",
+					  cc_error_kind_name(cc_result_error_kind(r)),
+					  cc_result_error_message(r));
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_lock(&s->lock);
+	bool cancelled = c->cancelled, aborted = c->aborted;
+	pthread_mutex_unlock(&s->lock);
+	/* A cancelled request gets no response (MCP cancellation). */
+	if (aborted && !cancelled) {
+		emit_text(sink, jsonrpc_error(c->id, JSONRPC_INTERNAL_ERROR,
+					      "Request aborted: the session ended (DELETE, idle "
+					      "reaping or server shutdown) while the code ran"));
+	} else if (!cancelled) {
+		size_t n = 0;
+		char *raw = mcp_render_result(r, &err, note, &n);
+		char *text = raw ? jsonrpc_result_raw(c->id, raw, n) : NULL;
+		free(raw);
+		if (!text)
+			text = jsonrpc_error(c->id, JSONRPC_INTERNAL_ERROR,
+					     "Internal error: out of memory rendering the result");
+		emit_text(sink, text);
+	}
+	cc_result_free(r);
+	cc_error_clear(&err);
+	free(note);
+}
+
+void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
+{
+	struct mcp_session *s = c->s;
+	pthread_mutex_lock(&s->lock);
+	while (s->serving != c->ticket)
+		pthread_cond_wait(&s->turn, &s->lock);
+	bool skip = c->cancelled;
+	pthread_mutex_unlock(&s->lock);
+	if (!skip)
+		run_locked(srv, c, sink); /* checks c->aborted itself */
+	pthread_mutex_lock(&s->lock);
+	s->serving++;
+	pthread_cond_broadcast(&s->turn);
+	pthread_mutex_unlock(&s->lock);
+	call_end(c);
+}

@@ -1,0 +1,188 @@
+/* What a model sees: the two tools' definitions (descriptions, input and
+ * output schemas) and a tools/call result rendered as one text block plus
+ * structuredContent with the same fields. Values use the tagged JSON
+ * mapping of the CLI's --json (src/common/json_out.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_out.h"
+#include "server.h"
+
+/* ---- tools/list ---- */
+
+static const char python_desc[] =
+	"Run Python 3.11 code (real CPython) in a confined sandbox and get back its result.\n"
+	"- State persists across calls in this conversation, like a notebook: variables, "
+	"functions and imports stay defined. Pass reset: true to start from a clean state.\n"
+	"- Return a value by ending the code with an expression (as in the REPL): "
+	"`x = 21\\nx * 2` returns 42. print() goes to stdout.\n"
+	"- Available: the standard library, plus the host's read-only Debian packages "
+	"(numpy may be there). No network, no subprocesses, no file writes, no pip install.\n"
+	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "
+	"of stdout and stderr (more is cut, with a marker), 1 MiB of result value.\n"
+	"- On failure the result says status: error with the kind (guest_error, syntax_error, "
+	"timeout, memory_limit, output_limit, worker_crashed), the exception type and message "
+	"and a traceback. After a timeout, memory error or crash the runtime may be replaced: "
+	"the next result starts with a note, and earlier variables are gone.";
+
+static const char js_desc[] =
+	"Run JavaScript (ES2023, the QuickJS engine) in a confined sandbox and get back its "
+	"result.\n"
+	"- State persists across calls in this conversation: globals, functions and top-level "
+	"let/const/var stay defined. Pass reset: true to start from a clean state.\n"
+	"- Return a value by ending the code with an expression: `const x = 21; x * 2` "
+	"returns 42. Top-level await works and a final Promise is awaited. console.log goes "
+	"to stdout, console.error to stderr.\n"
+	"- Plain ECMAScript only: no Node.js or browser APIs (no require, import of packages, "
+	"fs, fetch, process or setTimeout), no network.\n"
+	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "
+	"of stdout and stderr (more is cut, with a marker), 1 MiB of result value.\n"
+	"- On failure the result says status: error with the kind (guest_error, syntax_error, "
+	"timeout, memory_limit, output_limit, worker_crashed), the error name and message and "
+	"a stack trace. After a timeout, memory error or crash the runtime may be replaced: "
+	"the next result starts with a note, and earlier globals are gone.";
+
+json_t *mcp_output_schema(void)
+{
+	return json_pack(
+		"{s:s, s:{s:{s:s, s:[s, s]}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:[s, s], s:s}, "
+		"s:{s:s, s:s}, s:{s:[s, s], s:s}}, s:[s, s, s, s, s, s]}",
+		"type", "object", "properties", "status", "type", "string", "enum", "ok", "error",
+		"value", "description",
+		"the value of the last expression; JSON, with NaN/Infinity, big integers, bytes "
+		"and dates tagged as {\"$float\"}, {\"$bigint\"}, {\"$bytes\": base64}, "
+		"{\"$date\": ISO 8601}",
+		"stdout", "type", "string", "stderr", "type", "string", "error", "type", "object",
+		"null", "description", "null, or {kind, type, message, traceback}", "duration_ms",
+		"type", "number", "description", "wall-clock time of the run, milliseconds", "note",
+		"type", "string", "null", "description",
+		"set when the runtime was replaced or reset before this run", "required", "status",
+		"value", "stdout", "stderr", "error", "duration_ms");
+}
+
+static json_t *input_schema(double timeout_s)
+{
+	char tdesc[160];
+	snprintf(tdesc, sizeof(tdesc),
+		 "deadline for this call in seconds (default and maximum %.0f)", timeout_s);
+	return json_pack("{s:s, s:{s:{s:s, s:s}, s:{s:s, s:f, s:s}, s:{s:s, s:s}}, s:[s], s:b}",
+			 "type", "object", "properties", "code", "type", "string", "description",
+			 "the program to run", "timeout_s", "type", "number", "exclusiveMinimum",
+			 0.0, "description", tdesc, "reset", "type", "boolean", "description",
+			 "discard all state (variables, imports) before running code", "required",
+			 "code", "additionalProperties", 0);
+}
+
+static json_t *tool(const char *name, const char *title, const char *fmt,
+		    const struct mcp_config *cfg)
+{
+	char desc[2048];
+	unsigned long long mib = cfg->memory_mib ? cfg->memory_mib : 512;
+	snprintf(desc, sizeof(desc), fmt, cfg->timeout_s, mib,
+		 (unsigned long long)(cfg->max_output >> 10));
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name, "title",
+			 title, "description", desc, "inputSchema", input_schema(cfg->timeout_s),
+			 "outputSchema", mcp_output_schema(), "annotations", "readOnlyHint", 0,
+			 "destructiveHint", 0, "openWorldHint", 0);
+}
+
+json_t *mcp_tools_list(const struct mcp_config *cfg)
+{
+	return json_pack("{s:[o, o]}", "tools", tool("run_python", "Run Python", python_desc, cfg),
+			 tool("run_javascript", "Run JavaScript", js_desc, cfg));
+}
+
+/* ---- tools/call results ---- */
+
+static void text_section(struct cc_buf *t, const char *name, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	cc_buf_printf(t, "%s:\n", name);
+	cc_buf_add(t, s, n);
+	if (s[n - 1] != '\n')
+		cc_buf_puts(t, "\n");
+}
+
+static void json_field(struct cc_buf *b, const char *key, const char *s, size_t n)
+{
+	cc_buf_printf(b, ",\"%s\":", key);
+	cc_json_string(b, s, n);
+}
+
+char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note, size_t *len)
+{
+	struct cc_buf t = { 0 }; /* the text block */
+	struct cc_buf s = { 0 }; /* structuredContent */
+	cc_error_kind kind = r ? cc_result_error_kind(r) : err->kind;
+	size_t nout = 0, nerr = 0;
+	const char *out = r ? cc_result_stdout(r, &nout) : "";
+	const char *errs = r ? cc_result_stderr(r, &nerr) : "";
+	const char *type = r ? cc_result_error_type(r) : "";
+	const char *msg = r ? cc_result_error_message(r) : (err->message ? err->message : "");
+	const char *tb = r ? cc_result_error_traceback(r) : "";
+	if (kind == CC_ERR_INTERNAL) {
+		/* Host errors (a failed spawn, say) may name host paths: the
+		 * client gets the kind, the server's log the details. */
+		fprintf(stderr, "codecage mcp: internal error: %s\n", msg);
+		msg = "internal error in codecage (the details are in the server's log)";
+	}
+
+	if (note)
+		cc_buf_printf(&t, "note: %s\n", note);
+	cc_buf_puts(&s, "{\"status\":");
+	if (kind == CC_OK) {
+		struct cc_buf v = { 0 };
+		cc_json_value(&v, cc_result_value(r));
+		cc_buf_puts(&t, "status: ok\nvalue: ");
+		cc_buf_add(&t, v.data ? v.data : "null", v.data ? v.len : 4);
+		cc_buf_puts(&t, "\n");
+		cc_buf_puts(&s, "\"ok\",\"value\":");
+		cc_buf_add(&s, v.data ? v.data : "null", v.data ? v.len : 4);
+		if (v.oom)
+			s.oom = true;
+		cc_buf_free(&v);
+	} else {
+		cc_buf_printf(&t, "status: error (%s)\nerror: %s%s%s\n", cc_error_kind_name(kind),
+			      type, *type ? ": " : "", msg);
+		text_section(&t, "traceback", tb, strlen(tb));
+		cc_buf_puts(&s, "\"error\",\"value\":null");
+	}
+	text_section(&t, "stdout", out, nout);
+	text_section(&t, "stderr", errs, nerr);
+	json_field(&s, "stdout", out, nout);
+	json_field(&s, "stderr", errs, nerr);
+	if (kind == CC_OK) {
+		cc_buf_puts(&s, ",\"error\":null");
+	} else {
+		cc_buf_printf(&s, ",\"error\":{\"kind\":\"%s\"", cc_error_kind_name(kind));
+		json_field(&s, "type", type, strlen(type));
+		json_field(&s, "message", msg, strlen(msg));
+		json_field(&s, "traceback", tb, strlen(tb));
+		cc_buf_puts(&s, "}");
+	}
+	cc_buf_printf(&s,
+		      ",\"duration_ms\":%.3f,\"note\":", r ? cc_result_duration(r) * 1000 : 0.0);
+	if (note)
+		cc_json_string(&s, note, strlen(note));
+	else
+		cc_buf_puts(&s, "null");
+	cc_buf_puts(&s, "}");
+
+	struct cc_buf o = { 0 };
+	cc_buf_puts(&o, "{\"content\":[{\"type\":\"text\",\"text\":");
+	cc_json_string(&o, t.data ? t.data : "", t.len);
+	cc_buf_puts(&o, "}],\"structuredContent\":");
+	cc_buf_add(&o, s.data ? s.data : "{}", s.data ? s.len : 2);
+	cc_buf_printf(&o, ",\"isError\":%s}", kind == CC_OK ? "false" : "true");
+	bool oom = t.oom || s.oom || o.oom;
+	cc_buf_free(&t);
+	cc_buf_free(&s);
+	if (oom) {
+		cc_buf_free(&o);
+		return NULL;
+	}
+	*len = o.len;
+	return o.data;
+}

@@ -1,0 +1,160 @@
+"""`codecage mcp` over stdio with raw bytes: bad input gets JSON-RPC errors
+and the server keeps serving; negotiation; cancellation; crash and memory
+limit replacement; idle reaping of runtimes."""
+import json
+import time
+
+import pytest
+
+from mcp_util import INIT, Stdio
+
+
+def err_code(msg):
+    assert "error" in msg, msg
+    return msg["error"]["code"]
+
+
+def test_bad_input_gets_errors_and_the_server_keeps_serving():
+    s = Stdio()
+    cases = [
+        (b"garbage\n", -32700),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"\n", -32700),  # truncated
+        (b"\xff\xfe\x00\x01binary\x80\n", -32700),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"\xc3(\"}\n", -32700),  # bad UTF-8
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"a\\u0000b\"}\n", -32700),
+        (b"{\"a\": 1} {\"b\": 2}\n", -32700),
+        (b"[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}]\n", -32600),  # batch
+        (b"42\n", -32600),
+        (b"{\"id\": 1, \"method\": \"ping\"}\n", -32600),
+        (b"{\"jsonrpc\": \"1.0\", \"id\": 1, \"method\": \"ping\"}\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": null, \"method\": \"ping\"}\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1.5, \"method\": \"ping\"}\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": 7}\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"params\": 3}\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1}\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"resources/list\"}\n", -32601),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\"}\n", -32602),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": "
+         b"{\"name\": \"run_python\"}}\n", -32602),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": "
+         b"{\"name\": \"run_python\", \"arguments\": {\"code\": \"1\", \"extra\": 1}}}\n", -32602),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": "
+         b"{\"name\": \"run_python\", \"arguments\": {\"code\": \"1\", \"reset\": 1}}}\n", -32602),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"logging/setLevel\", \"params\": {}}\n",
+         -32602),
+        (json.dumps(INIT).encode() + b"\n", -32600),  # already initialized
+    ]
+    for data, code in cases:
+        s.send_raw(data)
+        r = s.read()
+        assert err_code(r) == code, (data, r)
+    # Notifications (known or not) and client responses get no answer.
+    s.send({"jsonrpc": "2.0", "method": "notifications/whatever"})
+    s.send({"jsonrpc": "2.0", "id": 99, "result": {}})
+    s.send_raw(b"\n   \n")
+    assert s.call("run_python", "1 + 1", id=5)["structuredContent"]["value"] == 2
+    assert s.close() == []
+
+
+def test_oversized_line_is_refused_without_being_held():
+    s = Stdio("--max-request", "4096")
+    s.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"x\": \"" +
+               b"a" * 1_000_000 + b"\"}\n")
+    r = s.read()
+    assert err_code(r) == -32600 and "over 4096 bytes" in r["error"]["message"], r
+    assert s.request({"jsonrpc": "2.0", "id": 2, "method": "ping"}) == \
+        {"jsonrpc": "2.0", "id": 2, "result": {}}
+    s.close()
+
+
+def test_requests_before_initialize_are_refused():
+    s = Stdio(init=False)
+    r = s.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert err_code(r) == -32600 and "initialize" in r["error"]["message"]
+    assert "result" in s.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    r = s.request({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}})
+    assert err_code(r) == -32602
+    s.close()
+
+
+@pytest.mark.parametrize("asked,answered", [("2025-06-18", "2025-06-18"),
+                                            ("2025-03-26", "2025-03-26"),
+                                            ("2024-11-05", "2024-11-05"),
+                                            ("2099-01-01", "2025-06-18")])
+def test_version_negotiation(asked, answered):
+    s = Stdio(init=False)
+    init = dict(INIT, params=dict(INIT["params"], protocolVersion=asked))
+    r = s.request(init)
+    assert r["result"]["protocolVersion"] == answered
+    assert r["result"]["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
+    s.close()
+
+
+def test_cancellation_stops_the_running_call_and_sends_no_response():
+    s = Stdio()
+    s.call("run_python", "kept = 1", id=1)
+    s.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "run_python",
+                       "arguments": {"code": "while True:\n    pass", "timeout_s": 25}}})
+    # ping is answered while the call runs (the reader never blocks).
+    assert s.request({"jsonrpc": "2.0", "id": 3, "method": "ping"})["id"] == 3
+    time.sleep(1)  # let the loop start (a call cancelled before it runs is just skipped)
+    s.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 2, "reason": "test"}})
+    r = s.call("run_python", "'kept' in globals()", id=4)
+    assert r["structuredContent"]["value"] is False
+    assert "cancelled" in r["structuredContent"]["note"]
+    assert s.close() == []  # id 2 never answered
+
+
+def test_crash_is_replaced_with_a_note():
+    s = Stdio()
+    r = s.call("run_python", "import ctypes\nctypes.string_at(0)", id=1)
+    assert r["isError"] is True
+    assert r["structuredContent"]["error"]["kind"] == "worker_crashed"
+    r = s.call("run_python", "2 + 2", id=2)
+    assert r["structuredContent"]["value"] == 4
+    assert r["structuredContent"]["note"].startswith("the previous python runtime ended")
+    assert r["content"][0]["text"].startswith("note: the previous python runtime ended")
+    # The note is said once.
+    assert s.call("run_python", "1", id=3)["structuredContent"]["note"] is None
+    s.close()
+
+
+def test_memory_bomb_then_fresh_call(lang):
+    s = Stdio("--memory", "64")
+    tool = "run_" + lang
+    bomb = "x = ['a' * 1000000 for _ in range(1000)]" if lang == "python" else \
+        "let a = []; for (;;) a.push(new Array(1e6).fill(1));"
+    r = s.call(tool, bomb, id=1)
+    assert r["isError"] is True
+    assert r["structuredContent"]["error"]["kind"] == "memory_limit", r
+    r = s.call(tool, "40 + 2", id=2)
+    assert r["structuredContent"]["value"] == 42, r
+    s.close()
+
+
+def test_output_is_capped():
+    s = Stdio("--max-output", "2048")
+    r = s.call("run_python", "print('x' * 100000)", id=1)
+    out = r["structuredContent"]["stdout"]
+    assert len(out) < 2048 + 200 and "truncated" in out, r
+    s.close()
+
+
+def test_idle_runtimes_are_closed_and_the_next_call_says_so():
+    s = Stdio("--idle-timeout", "0.5")
+    s.call("run_javascript", "globalThis.v = 1", id=1)
+    time.sleep(2)  # not a timing check: lets the reaper pass
+    r = s.call("run_javascript", "typeof v", id=2)
+    assert r["structuredContent"]["value"] == "undefined"
+    assert "idle" in r["structuredContent"]["note"]
+    s.close()
+
+
+def test_stdin_eof_lets_running_calls_answer():
+    s = Stdio()
+    s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "run_javascript", "arguments": {"code": "6 * 7"}}})
+    rest = s.close()
+    assert [m["result"]["structuredContent"]["value"] for m in rest] == [42]
