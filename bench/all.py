@@ -157,9 +157,10 @@ def machine():
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    return ("Machine: %s, %d cores, %.0f GiB, Debian %s, kernel %s, %s. Date %s, commit %s." %
+    return ("Machine: %s, %d cores, %.0f GiB, Debian %s, kernel %s, %s. Date %s, commit %s, "
+            "load average %.2f at the start." %
             (model, os.cpu_count(), mem, debian, platform.release(), platform.machine(),
-             datetime.date.today().isoformat(), commit))
+             datetime.date.today().isoformat(), commit, os.getloadavg()[0]))
 
 
 def prepare(a):
