@@ -34,7 +34,8 @@ Compute: bench/workloads/compute.py and compute.js time themselves inside
 the engine (recursion, object churn, JSON round trip; a warm-up round, then
 5 rounds each) in codecage (`codecage run --json`, sandbox require),
 /usr/bin/python3, bare qjs, `node --jitless` and node; the median over all
-rounds of --procs processes. Note /usr/bin/python3 is Debian's python3.11
+rounds of 5 processes (1 with --quick) per runner, the runners taking
+turns. Note /usr/bin/python3 is Debian's python3.11
 with libpython linked statically; the worker embeds Debian's
 libpython3.11.so (same version, built as PIC).
 HumanEval-X: bench/humaneval.py (every program as a fresh `codecage run`
@@ -110,26 +111,35 @@ def cc_bench(lang, cold, warm, mode, modes):
     return [float(x) for x in p.stdout.split()]
 
 
-def compute(cmd, procs, via_codecage=False):
-    """{benchmark: median ms} over every round of procs runs, or None."""
-    if shutil.which(cmd[0]) is None:
-        return None
-    rounds = {}
+def compute_once(cmd, via_codecage, rounds):
+    """Run one compute process; add its rounds to rounds. False if it fails."""
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out = p.stdout
+    if via_codecage:
+        try:
+            out = json.loads(out)["stdout"]
+        except (ValueError, KeyError):
+            out = ""
+    if p.returncode != 0 or not out.strip():
+        log("  %s: exit status %d: %s" % (" ".join(cmd[:4]), p.returncode,
+                                          (p.stderr or p.stdout).strip()[-300:]))
+        return False
+    for name, times in json.loads(out.strip().splitlines()[-1]).items():
+        rounds.setdefault(name, []).extend(times)
+    return True
+
+
+def compute(runners, procs):
+    """{runner: {benchmark: median ms} or None}. The runners take turns,
+    process by process, so a change in the machine's load hits them alike."""
+    rounds = {key: {} for key in runners}
+    ok = {key: shutil.which(cmd[0]) is not None for key, (cmd, _) in runners.items()}
     for _ in range(procs):
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        out = p.stdout
-        if via_codecage:
-            try:
-                out = json.loads(out)["stdout"]
-            except (ValueError, KeyError):
-                out = ""
-        if p.returncode != 0 or not out.strip():
-            log("  %s: exit status %d: %s" % (" ".join(cmd[:4]), p.returncode,
-                                              (p.stderr or p.stdout).strip()[-300:]))
-            return None
-        for name, times in json.loads(out.strip().splitlines()[-1]).items():
-            rounds.setdefault(name, []).extend(times)
-    return {name: statistics.median(t) for name, t in rounds.items()}
+        for key, (cmd, via_codecage) in runners.items():
+            if ok[key]:
+                ok[key] = compute_once(cmd, via_codecage, rounds[key])
+    return {key: {b: statistics.median(t) for b, t in rounds[key].items()} if ok[key] else None
+            for key in runners}
 
 
 def ms(v, unit="ms", digits=2):
@@ -232,15 +242,16 @@ def startup(a, out):
 
 
 def compute_section(a, out):
-    procs = 1 if a.quick else 3
+    procs = 1 if a.quick else 5
     py = os.path.join(HERE, "workloads", "compute.py")
     js = os.path.join(HERE, "workloads", "compute.js")
     run = lambda lang, path: [CODECAGE, "run", "--json", "--timeout", "600", "--lang", lang,
                               path]
     log("compute: codecage, python3, qjs, node --jitless, node (%d process(es) each)" % procs)
-    r = {"cc-py": compute(run("python", py), procs, True), "py": compute([PY, py], procs),
-         "cc-js": compute(run("javascript", js), procs, True), "qjs": compute([QJS, js], procs),
-         "jitless": compute(["node", "--jitless", js], procs), "node": compute(["node", js], procs)}
+    r = compute({"cc-py": (run("python", py), True), "py": ([PY, py], False),
+                 "cc-js": (run("javascript", js), True), "qjs": ([QJS, js], False),
+                 "jitless": (["node", "--jitless", js], False), "node": (["node", js], False)},
+                procs)
     rows = []
     get = lambda key, b: r[key] and r[key].get(b)
     for b in ("recursion", "churn", "json"):
