@@ -10,7 +10,9 @@ measures everything below in one run, and prints markdown tables ready to
 paste into BENCHMARKS.md. A ratio is always codecage / reference: below 1
 means codecage is faster. A row whose runner is missing or fails reads n/a.
 
-Start-up ("new session + first 1+1"), medians of --cold runs:
+Start-up ("new session + first 1+1"): --cold runs of each runner, in 3
+passes that take turns (codecage, then every reference, three times); a
+number is the median of the passes' medians:
   - codecage, from C through the library (build/cc-bench LANG COLD WARM MODE):
     spawned (cc_runtime_new: spawn, confine, start the engine; mode require,
     and off for limits only), forked (a new session forked from a template,
@@ -24,8 +26,8 @@ Start-up ("new session + first 1+1"), medians of --cold runs:
     own `qjs -e` (bench/meson.build: same source and libquickjs.a as the
     worker), Pyodide in Node (npm `pyodide`, bench/package.json; loadPyodide
     from node_modules, no network), and python3 under bubblewrap (BWRAP).
-Round trips, from the spawned cc-bench run: a warm `1+1` eval on a live
-runtime (median of --warm), and a synchronous host tool call from a guest loop
+Round trips, from the spawned cc-bench runs: a warm `1+1` eval on a live
+runtime (--warm evals over the passes), and a synchronous host tool call from a guest loop
 of 10,000 calls (median of 9 loops), next to build/cc-pingpong (two bare
 processes bouncing 8 bytes over a socketpair).
 Memory: private memory of an idle forked Python session with numpy
@@ -67,6 +69,8 @@ BWRAP = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/u
          "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
          "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
          "--tmpfs", "/tmp"]
+# Start-up: codecage and the references take turns in this many passes.
+PASSES = 3
 PYODIDE_JS = ("require(%s).loadPyodide().then((p) => { if (p.runPython('1+1') !== 2) "
               "process.exit(1); })")
 
@@ -182,30 +186,50 @@ def prepare(a):
                        stdout=subprocess.DEVNULL)
 
 
+def pass_median(values):
+    """Median of the passes' medians; None (n/a) if any pass failed."""
+    return None if not values or None in values else statistics.median(values)
+
+
 def startup(a, out):
+    """Codecage and the references take turns: PASSES passes, each running
+    every cc-bench mode and every reference for its share of --cold, so a
+    change in the machine's load hits them alike; a number is the median of
+    the passes' medians."""
     modes = cc_bench_modes()
-    cc = {}
-    for lang in ("javascript", "python"):
-        for mode in ("require", "off", "fork", "pool") + (("fork-numpy",) if lang == "python"
-                                                          else ()):
-            log("cc-bench %s %s" % (lang, mode))
-            cc[lang, mode] = cc_bench(lang, a.cold, a.warm if mode == "require" else 1, mode,
-                                      modes)
-    mem = cc_bench("python", 1, 1, "fork-mem", modes)
-    log("references: fresh processes")
-    n_pyo = 2 if a.quick else 5
+    n = max(1, -(-a.cold // PASSES))
+    n_pyo = 1 if a.quick else 2
     pyo_js = PYODIDE_JS % json.dumps(PYODIDE)
-    refs = {
-        "js": [("`node -e 1+1`", process_ms(["node", "-e", "1+1"], a.cold)),
-               ("`qjs -e 1+1` (bare QuickJS)", process_ms([QJS, "-e", "1+1"], a.cold))],
-        "py": [("`python3 -c 1+1`", process_ms([PY, "-c", "1+1"], a.cold)),
-               ("`python3 -I -S -c 1+1`", process_ms([PY, "-I", "-S", "-c", "1+1"], a.cold)),
-               ("`python3 -c 1+1` under bubblewrap",
-                process_ms(BWRAP + [PY, "-c", "1+1"], a.cold)),
-               ("Pyodide in Node (median of %d)" % n_pyo,
-                process_ms(["node", "-e", pyo_js], n_pyo) if os.path.isdir(PYODIDE)
-                else None)],
+    have_pyo = os.path.isdir(PYODIDE)
+    ref_cmds = {
+        "js": [("`node -e 1+1`", ["node", "-e", "1+1"], n),
+               ("`qjs -e 1+1` (bare QuickJS)", [QJS, "-e", "1+1"], n)],
+        "py": [("`python3 -c 1+1`", [PY, "-c", "1+1"], n),
+               ("`python3 -I -S -c 1+1`", [PY, "-I", "-S", "-c", "1+1"], n),
+               ("`python3 -c 1+1` under bubblewrap", BWRAP + [PY, "-c", "1+1"], n),
+               ("Pyodide in Node (median of %d)" % (n_pyo * PASSES),
+                ["node", "-e", pyo_js] if have_pyo else ["/nonexistent"], n_pyo)],
     }
+    runs = {}
+    for p in range(PASSES):
+        for lang in ("javascript", "python"):
+            for mode in ("require", "off", "fork", "pool") + (
+                    ("fork-numpy",) if lang == "python" else ()):
+                log("pass %d: cc-bench %s %s" % (p + 1, lang, mode))
+                warm = max(1, a.warm // PASSES) if mode == "require" else 1
+                runs.setdefault((lang, mode), []).append(cc_bench(lang, n, warm, mode, modes))
+        log("pass %d: references, fresh processes" % (p + 1))
+        for key, refs in ref_cmds.items():
+            for name, cmd, k in refs:
+                runs.setdefault(name, []).append(process_ms(cmd, k))
+    cc = {}
+    for key, vals in runs.items():
+        if isinstance(key, tuple):
+            cc[key] = None if None in vals else [pass_median([v[i] for v in vals])
+                                                 for i in range(3)]
+    refs = {key: [(name, pass_median(runs[name])) for name, _, _ in lst]
+            for key, lst in ref_cmds.items()}
+    mem = cc_bench("python", 1, 1, "fork-mem", modes)
     first = lambda lang, mode: cc[lang, mode] and cc[lang, mode][0]
     for lang, key, name, extra in (("javascript", "js", "JavaScript", ()),
                                    ("python", "py", "Python",
@@ -218,8 +242,8 @@ def startup(a, out):
                 for label, mode, target in own]
         rows += [[ref, ms(v), ratio(first(lang, "require"), v), ratio(first(lang, "fork"), v),
                   ratio(first(lang, "pool"), v), ""] for ref, v in refs[key]]
-        out.append("New session + first `1+1`, %s (median of %d; ratio = codecage / that)\n" %
-                   (name, a.cold))
+        out.append("New session + first `1+1`, %s (median of %d passes' medians of %d; "
+                   "ratio = codecage / that)\n" % (name, PASSES, n))
         out.append(table(["runner", "median", "spawned ÷", "forked ÷", "pooled ÷", "target"],
                          rows) + "\n")
     floor = float(subprocess.run([os.path.join(BUILD, "cc-pingpong"), "100000"], check=True,
@@ -236,8 +260,8 @@ def startup(a, out):
                      "≤ 15 µs"])
     rows.append(["idle forked Python session with numpy, private memory",
                  "n/a" if mem is None else "%.1f MiB" % (mem[0] / 1024), "", "", "≤ 8 MiB"])
-    out.append("Round trips (spawned session, sandbox require; warm: median of %d) "
-               "and memory\n" % a.warm)
+    out.append("Round trips (spawned session, sandbox require; warm: median of %d passes' "
+               "medians of %d) and memory\n" % (PASSES, max(1, a.warm // PASSES)))
     out.append(table(["what", "codecage", "reference", "ratio", "target"], rows) + "\n")
 
 
