@@ -2,7 +2,9 @@
 # Fetch QuickJS 2025-04-26 as Debian's `quickjs` source package from the
 # `trixie` suite, through a private apt configuration that lives inside the
 # build directory (the machine's apt sources are never touched), check the
-# pinned SHA-256 sums, and unpack the files the static library needs.
+# pinned SHA-256 sums, and unpack the files the static library needs, plus
+# those of QuickJS's own `qjs` shell (qjs.c, qjsc.c, quickjs-libc, repl.js),
+# which only bench/ builds, as a reference for the engine codecage embeds.
 #
 # usage: fetch-quickjs.sh OUTDIR
 # Writes OUTDIR/quickjs.c ... OUTDIR/quickjs.h; re-running with a complete
@@ -13,7 +15,7 @@ version=2025.04.26-1
 orig_sha256=ec81da5b3249ed648dbc7df4a1654988910e66a118d9b71cb63534216efcfbbe
 files="quickjs.c quickjs.h quickjs-atom.h quickjs-opcode.h libregexp.c libregexp.h
 libregexp-opcode.h libunicode.c libunicode.h libunicode-table.h cutils.c cutils.h
-dtoa.c dtoa.h list.h VERSION"
+dtoa.c dtoa.h list.h VERSION qjs.c qjsc.c quickjs-libc.c quickjs-libc.h repl.js"
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -1,0 +1,331 @@
+#!/usr/bin/python3
+"""codecage against the alternatives: one command, one run, medians and ratios.
+
+usage: /usr/bin/python3 bench/all.py [--quick] [--only startup,compute,humaneval]
+                                     [--cold N] [--warm N] [--markdown FILE]
+
+Builds what it needs (`ninja -C build`, `ninja -C build bench/qjs`, and
+`npm ci --prefix bench` for Pyodide when bench/node_modules is missing),
+measures everything below in one run, and prints markdown tables ready to
+paste into BENCHMARKS.md. A ratio is always codecage / reference: below 1
+means codecage is faster. A row whose runner is missing or fails reads n/a.
+
+Start-up ("new session + first 1+1"): --cold runs of each runner, in 3
+passes that take turns (codecage, then every reference, three times); a
+number is the median of the passes' medians:
+  - codecage, from C through the library (build/cc-bench LANG COLD WARM MODE):
+    spawned (cc_runtime_new: spawn, confine, start the engine; mode require,
+    and off for limits only), forked (a new session forked from a template,
+    mode `fork`; Python also with numpy preloaded, `fork-numpy`) and pooled
+    (checkout of a ready session, mode `pool`). cc-bench prints
+    "cold_ms warm_us tool_us". A mode that cc-bench's usage line does not
+    list, or that exits non-zero, reads n/a (cc-bench takes an unknown mode
+    for `require`, so its usage line is the contract).
+  - references, each a fresh process doing 1+1, timed from here around
+    subprocess.run: `python3 -c`, `python3 -I -S -c`, `node -e`, QuickJS's
+    own `qjs -e` (bench/meson.build: same source and libquickjs.a as the
+    worker), Pyodide in Node (npm `pyodide`, bench/package.json; loadPyodide
+    from node_modules, no network), and python3 under bubblewrap (BWRAP).
+Round trips, from the spawned cc-bench runs: a warm `1+1` eval on a live
+runtime (--warm evals over the passes), and a synchronous host tool call from a guest loop
+of 10,000 calls (median of 9 loops), next to build/cc-pingpong (two bare
+processes bouncing 8 bytes over a socketpair).
+Memory: private memory of an idle forked Python session with numpy
+(`cc-bench python 1 1 fork-mem` prints KiB), when cc-bench has that mode.
+Compute: bench/workloads/compute.py and compute.js time themselves inside
+the engine (recursion, object churn, JSON round trip; a warm-up round, then
+5 rounds each) in codecage (`codecage run --json`, sandbox require),
+/usr/bin/python3, bare qjs, `node --jitless` and node; the median over all
+rounds of 5 processes (1 with --quick) per runner, the runners taking
+turns. Note /usr/bin/python3 is Debian's python3.11
+with libpython linked statically; the worker embeds Debian's
+libpython3.11.so (same version, built as PIC).
+HumanEval-X: bench/humaneval.py (every program as a fresh `codecage run`
+process against python3/node); --quick runs its first 20 per language.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BUILD = os.path.join(ROOT, "build")
+CC_BENCH = os.path.join(BUILD, "cc-bench")
+CODECAGE = os.path.join(BUILD, "codecage")
+QJS = os.path.join(BUILD, "bench", "qjs")
+PYODIDE = os.path.join(HERE, "node_modules", "pyodide")
+PY = "/usr/bin/python3"
+# CPython under bubblewrap: every namespace unshared (user, pid, net, ipc,
+# uts, cgroup, mount), /usr read-only with the merged-/usr symlinks, fresh
+# /proc, a minimal /dev and an empty /tmp; nothing else of the host.
+BWRAP = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+         "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+         "--tmpfs", "/tmp"]
+# Start-up: codecage and the references take turns in this many passes.
+PASSES = 3
+PYODIDE_JS = ("require(%s).loadPyodide().then((p) => { if (p.runPython('1+1') !== 2) "
+              "process.exit(1); })")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def process_ms(cmd, n, cwd=None):
+    """Median wall time (ms) of n fresh runs of cmd, or None if it fails."""
+    if shutil.which(cmd[0]) is None:
+        return None
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
+        times.append((time.perf_counter() - t) * 1e3)
+        if p.returncode != 0:
+            log("  %s: exit status %d" % (" ".join(cmd[:3]), p.returncode))
+            return None
+    return statistics.median(times)
+
+
+def cc_bench_modes():
+    """The modes cc-bench's usage line lists (it runs an unknown one as require)."""
+    p = subprocess.run([CC_BENCH], capture_output=True, text=True)
+    usage = p.stderr.split("[", 1)[-1].split("]", 1)[0]
+    return set(usage.split("|"))
+
+
+def cc_bench(lang, cold, warm, mode, modes):
+    """Numbers cc-bench prints for one mode, or None (n/a)."""
+    if mode not in modes:
+        log("  cc-bench %s %s: mode not implemented here (n/a)" % (lang, mode))
+        return None
+    p = subprocess.run([CC_BENCH, lang, str(cold), str(warm), mode], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        log("  cc-bench %s %s: exit status %d (n/a): %s" %
+            (lang, mode, p.returncode, p.stderr.strip()[-200:]))
+        return None
+    return [float(x) for x in p.stdout.split()]
+
+
+def compute_once(cmd, via_codecage, rounds):
+    """Run one compute process; add its rounds to rounds. False if it fails."""
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out = p.stdout
+    if via_codecage:
+        try:
+            out = json.loads(out)["stdout"]
+        except (ValueError, KeyError):
+            out = ""
+    if p.returncode != 0 or not out.strip():
+        log("  %s: exit status %d: %s" % (" ".join(cmd[:4]), p.returncode,
+                                          (p.stderr or p.stdout).strip()[-300:]))
+        return False
+    for name, times in json.loads(out.strip().splitlines()[-1]).items():
+        rounds.setdefault(name, []).extend(times)
+    return True
+
+
+def compute(runners, procs):
+    """{runner: {benchmark: median ms} or None}. The runners take turns,
+    process by process, so a change in the machine's load hits them alike."""
+    rounds = {key: {} for key in runners}
+    ok = {key: shutil.which(cmd[0]) is not None for key, (cmd, _) in runners.items()}
+    for _ in range(procs):
+        for key, (cmd, via_codecage) in runners.items():
+            if ok[key]:
+                ok[key] = compute_once(cmd, via_codecage, rounds[key])
+    return {key: {b: statistics.median(t) for b, t in rounds[key].items()} if ok[key] else None
+            for key in runners}
+
+
+def ms(v, unit="ms", digits=2):
+    return "n/a" if v is None else ("%.*f %s" % (digits, v, unit))
+
+
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else "%.2fx" % (a / b)
+
+
+def table(header, rows):
+    cols = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    line = lambda r: "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, cols)) + " |"
+    return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in cols) + "|"] +
+                     [line(r) for r in rows])
+
+
+def machine():
+    model = "?"
+    for ln in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
+        if ln.startswith("Model name:"):
+            model = ln.split(":", 1)[1].strip()
+    with open("/etc/debian_version") as f:
+        debian = f.read().strip()
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    return ("Machine: %s, %d cores, %.0f GiB, Debian %s, kernel %s, %s. Date %s, commit %s, "
+            "load average %.2f at the start." %
+            (model, os.cpu_count(), mem, debian, platform.release(), platform.machine(),
+             datetime.date.today().isoformat(), commit, os.getloadavg()[0]))
+
+
+def prepare(a):
+    subprocess.run(["ninja", "-C", BUILD, "all", "bench/qjs"], check=True,
+                   stdout=subprocess.DEVNULL)
+    if "startup" in a.only and not os.path.isdir(PYODIDE) and shutil.which("npm"):
+        log("installing Pyodide: npm ci --prefix bench")
+        subprocess.run(["npm", "ci", "--prefix", HERE, "--no-audit", "--no-fund"],
+                       stdout=subprocess.DEVNULL)
+
+
+def pass_median(values):
+    """Median of the passes' medians; None (n/a) if any pass failed."""
+    return None if not values or None in values else statistics.median(values)
+
+
+def startup(a, out):
+    """Codecage and the references take turns: PASSES passes, each running
+    every cc-bench mode and every reference for its share of --cold, so a
+    change in the machine's load hits them alike; a number is the median of
+    the passes' medians."""
+    modes = cc_bench_modes()
+    n = max(1, -(-a.cold // PASSES))
+    n_pyo = 1 if a.quick else 2
+    pyo_js = PYODIDE_JS % json.dumps(PYODIDE)
+    have_pyo = os.path.isdir(PYODIDE)
+    ref_cmds = {
+        "js": [("`node -e 1+1`", ["node", "-e", "1+1"], n),
+               ("`qjs -e 1+1` (bare QuickJS)", [QJS, "-e", "1+1"], n)],
+        "py": [("`python3 -c 1+1`", [PY, "-c", "1+1"], n),
+               ("`python3 -I -S -c 1+1`", [PY, "-I", "-S", "-c", "1+1"], n),
+               ("`python3 -c 1+1` under bubblewrap", BWRAP + [PY, "-c", "1+1"], n),
+               ("Pyodide in Node (median of %d)" % (n_pyo * PASSES),
+                ["node", "-e", pyo_js] if have_pyo else ["/nonexistent"], n_pyo)],
+    }
+    runs = {}
+    for p in range(PASSES):
+        for lang in ("javascript", "python"):
+            for mode in ("require", "off", "fork", "pool") + (
+                    ("fork-numpy",) if lang == "python" else ()):
+                log("pass %d: cc-bench %s %s" % (p + 1, lang, mode))
+                warm = max(1, a.warm // PASSES) if mode == "require" else 1
+                runs.setdefault((lang, mode), []).append(cc_bench(lang, n, warm, mode, modes))
+        log("pass %d: references, fresh processes" % (p + 1))
+        for key, refs in ref_cmds.items():
+            for name, cmd, k in refs:
+                runs.setdefault(name, []).append(process_ms(cmd, k))
+    cc = {}
+    for key, vals in runs.items():
+        if isinstance(key, tuple):
+            cc[key] = None if None in vals else [pass_median([v[i] for v in vals])
+                                                 for i in range(3)]
+    refs = {key: [(name, pass_median(runs[name])) for name, _, _ in lst]
+            for key, lst in ref_cmds.items()}
+    mem = cc_bench("python", 1, 1, "fork-mem", modes)
+    first = lambda lang, mode: cc[lang, mode] and cc[lang, mode][0]
+    for lang, key, name, extra in (("javascript", "js", "JavaScript", ()),
+                                   ("python", "py", "Python",
+                                    (("forked, numpy preloaded", "fork-numpy", "≤ 2 ms"),))):
+        own = [("spawned, sandbox require", "require", ""),
+               ("spawned, sandbox off (limits only)", "off", ""),
+               ("forked", "fork", "≤ 2 ms" if lang == "javascript" else ""),
+               *extra, ("pooled", "pool", "≤ 0.3 ms")]
+        rows = [["codecage, " + label, ms(first(lang, mode)), "", "", "", target]
+                for label, mode, target in own]
+        rows += [[ref, ms(v), ratio(first(lang, "require"), v), ratio(first(lang, "fork"), v),
+                  ratio(first(lang, "pool"), v), ""] for ref, v in refs[key]]
+        out.append("New session + first `1+1`, %s (median of %d passes' medians of %d; "
+                   "ratio = codecage / that)\n" % (name, PASSES, n))
+        out.append(table(["runner", "median", "spawned ÷", "forked ÷", "pooled ÷", "target"],
+                         rows) + "\n")
+    floor = float(subprocess.run([os.path.join(BUILD, "cc-pingpong"), "100000"], check=True,
+                                 capture_output=True, text=True).stdout)
+    rows = []
+    for lang, name in (("javascript", "JavaScript"), ("python", "Python")):
+        r = cc["javascript" if lang == "javascript" else "python", "require"]
+        rows.append(["warm eval round trip `1+1`, " + name, ms(r and r[1], "µs", 1), "", "",
+                     "≤ 25 µs"])
+    for lang, name in (("javascript", "JavaScript"), ("python", "Python")):
+        r = cc[lang, "require"]
+        rows.append(["tool call round trip, %s guest" % name, ms(r and r[2], "µs", 1),
+                     "socketpair ping-pong: %.1f µs" % floor, ratio(r and r[2], floor),
+                     "≤ 15 µs"])
+    rows.append(["idle forked Python session with numpy, private memory",
+                 "n/a" if mem is None else "%.1f MiB" % (mem[0] / 1024), "", "", "≤ 8 MiB"])
+    out.append("Round trips (spawned session, sandbox require; warm: median of %d passes' "
+               "medians of %d) and memory\n" % (PASSES, max(1, a.warm // PASSES)))
+    out.append(table(["what", "codecage", "reference", "ratio", "target"], rows) + "\n")
+
+
+def compute_section(a, out):
+    procs = 1 if a.quick else 5
+    py = os.path.join(HERE, "workloads", "compute.py")
+    js = os.path.join(HERE, "workloads", "compute.js")
+    run = lambda lang, path: [CODECAGE, "run", "--json", "--timeout", "600", "--lang", lang,
+                              path]
+    log("compute: codecage, python3, qjs, node --jitless, node (%d process(es) each)" % procs)
+    r = compute({"cc-py": (run("python", py), True), "py": ([PY, py], False),
+                 "cc-js": (run("javascript", js), True), "qjs": ([QJS, js], False),
+                 "jitless": (["node", "--jitless", js], False), "node": (["node", js], False)},
+                procs)
+    rows = []
+    get = lambda key, b: r[key] and r[key].get(b)
+    for b in ("recursion", "churn", "json"):
+        rows.append(["%s, Python" % b, ms(get("cc-py", b), digits=1),
+                     "python3: " + ms(get("py", b), digits=1),
+                     ratio(get("cc-py", b), get("py", b)), "≤ 1.05x"])
+    for b in ("recursion", "churn", "json"):
+        c = get("cc-js", b)
+        rows.append(["%s, JavaScript" % b, ms(c, digits=1), "qjs: " + ms(get("qjs", b), digits=1),
+                     ratio(c, get("qjs", b)), "≤ 1.05x"])
+        for key, name in (("jitless", "node --jitless"), ("node", "node")):
+            rows.append(["", "", "%s: %s" % (name, ms(get(key, b), digits=1)),
+                         ratio(c, get(key, b)), ""])
+    out.append("Compute inside the engine (bench/workloads/compute.*; median of %d rounds; "
+               "ratio = codecage / that)\n" % (5 * procs))
+    out.append(table(["benchmark", "codecage", "reference", "ratio", "target"], rows) + "\n")
+
+
+def humaneval_section(a, out):
+    cmd = [PY, os.path.join(HERE, "humaneval.py")] + (["--limit", "20"] if a.quick else [])
+    log("HumanEval-X: " + " ".join(cmd[1:]))
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out.append("HumanEval-X end to end (`bench/humaneval.py%s`, exit status %d)\n" %
+               (" --limit 20" if a.quick else "", p.returncode))
+    out.append("```\n" + (p.stdout + p.stderr[-500:]).strip() + "\n```\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer runs, HumanEval-X subsampled")
+    ap.add_argument("--only", default="startup,compute,humaneval")
+    ap.add_argument("--cold", type=int, help="runs per start-up median (30; --quick 10)")
+    ap.add_argument("--warm", type=int, help="warm evals (3000; --quick 1000)")
+    ap.add_argument("--markdown", help="also write the tables to this file")
+    a = ap.parse_args()
+    a.only = a.only.split(",")
+    a.cold = a.cold or (10 if a.quick else 30)
+    a.warm = a.warm or (1000 if a.quick else 3000)
+    prepare(a)
+    out = [machine() + "\n", "Command: `%s`\n" % " ".join(["bench/all.py"] + sys.argv[1:])]
+    for name, fn in (("startup", startup), ("compute", compute_section),
+                     ("humaneval", humaneval_section)):
+        if name in a.only:
+            fn(a, out)
+    text = "\n".join(out)
+    print(text)
+    if a.markdown:
+        with open(a.markdown, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
