@@ -303,10 +303,27 @@ def humaneval_section(a, out):
     out.append("```\n" + (p.stdout + p.stderr[-500:]).strip() + "\n```\n")
 
 
+def floor_section(a, out):
+    """What this machine charges for the operations a session is made of
+    (bench/floor.c, cc-floor): the floor under the start-up rows."""
+    p = subprocess.run([os.path.join(BUILD, "cc-floor")], capture_output=True, text=True,
+                       timeout=300)
+    vals = dict(ln.split() for ln in p.stdout.splitlines() if len(ln.split()) == 2)
+    what = [("fork_us", "fork() of a small process until the child ran"),
+            ("fault_us", "one first-touch page fault"),
+            ("cow_us", "one copy-on-write fault in a forked child"),
+            ("seccomp_us", "installing a 128-instruction seccomp filter"),
+            ("wake_us", "socketpair round trip to a peer that slept 5 ms"),
+            ("hot_us", "socketpair round trip, back to back")]
+    rows = [[text, "%s µs" % vals.get(k, "n/a")] for k, text in what]
+    out.append("The machine's floor (`build/cc-floor`)\n")
+    out.append(table(["operation", "cost"], rows) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer runs, HumanEval-X subsampled")
-    ap.add_argument("--only", default="startup,compute,humaneval")
+    ap.add_argument("--only", default="floor,startup,compute,humaneval")
     ap.add_argument("--cold", type=int, help="runs per start-up median (30; --quick 10)")
     ap.add_argument("--warm", type=int, help="warm evals (3000; --quick 1000)")
     ap.add_argument("--markdown", help="also write the tables to this file")
@@ -316,7 +333,8 @@ def main():
     a.warm = a.warm or (1000 if a.quick else 3000)
     prepare(a)
     out = [machine() + "\n", "Command: `%s`\n" % " ".join(["bench/all.py"] + sys.argv[1:])]
-    for name, fn in (("startup", startup), ("compute", compute_section),
+    for name, fn in (("floor", floor_section), ("startup", startup),
+                     ("compute", compute_section),
                      ("humaneval", humaneval_section)):
         if name in a.only:
             fn(a, out)

@@ -157,6 +157,15 @@ int main(int argc, char **argv)
 	cc_language lang = strcmp(argv[1], "python") ? CC_LANG_JAVASCRIPT : CC_LANG_PYTHON;
 	int cold_n = atoi(argv[2]), warm_n = atoi(argv[3]);
 	const char *mode = argc > 4 ? argv[4] : "require";
+	static const char *const modes[] = { "require",	   "auto", "off",     "fork",
+					     "fork-numpy", "pool", "fork-mem" };
+	bool known = false;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		known |= !strcmp(mode, modes[i]);
+	if (!known) {
+		fprintf(stderr, "cc-bench: unknown mode %s\n", mode);
+		return 2;
+	}
 	if (!strcmp(mode, "off"))
 		bench_mode = CC_SANDBOX_OFF;
 	else if (!strcmp(mode, "auto"))
