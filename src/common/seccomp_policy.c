@@ -87,6 +87,11 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "landlock_create_ruleset", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
 	{ "landlock_restrict_self", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
 	{ "seccomp", FORK, CC_SC_ARGS, "the session's own filter: SET_MODE_FILTER, no flags" },
+	{ "unshare", FORK, CC_SC_ARGS,
+	  "the session's own user namespace (its quotas), CLONE_NEWUSER only" },
+	{ "setrlimit", FORK, CC_SC_ALLOW, "the session's own limits, lowered" },
+	{ "capset", FORK, CC_SC_ALLOW, "dropping what the session's user namespace gave it" },
+	{ "capget", FORK, CC_SC_ALLOW, "checking that nothing was kept" },
 };
 const size_t cc_sc_allow_len = sizeof(cc_sc_allow) / sizeof(cc_sc_allow[0]);
 

@@ -164,12 +164,16 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 				       "the fork server's template sent a malformed reply");
 		}
 		if (pid < 0)
-			return cc_fail(err, -pid == EAGAIN ? CC_ERR_INVALID_INPUT : CC_ERR_INTERNAL,
+			return cc_fail(err,
+				       -pid == EAGAIN || -pid == EMFILE ? CC_ERR_INVALID_INPUT
+									: CC_ERR_INTERNAL,
 				       "the fork server could not fork a session: %s%s",
 				       strerror(-pid),
-				       -pid == EAGAIN ? " (it holds its maximum of sessions; close "
-							"some, or start another fork server)"
-						      : "");
+				       -pid == EAGAIN || -pid == EMFILE
+					       ? " (its sessions, with their threads, are at the "
+						 "template's limit; close some, or start another "
+						 "fork server)"
+					       : "");
 		*pidfd = fds[0];
 		return (int)pid;
 	}

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -314,7 +315,11 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * what sharing it means. */
 	unsigned extra = CC_FORK_MAX_SESSIONS + 1 +
 			 (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
-	if (confine_until_seccomp(mode, lim, extra, CC_FORK_MAX_SESSIONS + 1, rep, err) < 0)
+	/* It holds a pidfd per live session, beyond what a session may open. */
+	struct cc_worker_limits tl = *lim;
+	tl.max_open_files += CC_FORK_MAX_SESSIONS + 8;
+	if (confine_until_seccomp(mode, &tl, extra,
+				  CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err) < 0)
 		return -1;
 	if (mode == CC_SANDBOX_OFF)
 		return 0;
@@ -350,10 +355,57 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	return 0;
 }
 
+/* A session's own user namespace, nested in the template's: the kernel
+ * counts RLIMIT_NPROC and RLIMIT_SIGPENDING per user *per namespace* and
+ * checks every level, so with limits of its own set here a session gets a
+ * spawned worker's allowance of threads and queued signals, and the
+ * template's totals still bound all sessions together. What the new
+ * namespace grants (every capability, over nothing it owns) is dropped at
+ * once. No id map is written: the session is the overflow id inside. */
+static int session_userns(cc_error *err)
+{
+	if (syscall(SYS_unshare, CLONE_NEWUSER) < 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "the session's user namespace: %s",
+			       strerror(errno));
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d) < 0 || syscall(SYS_capget, &h, d) < 0 || d[0].effective ||
+	    d[0].permitted || d[0].inheritable || d[1].effective || d[1].permitted ||
+	    d[1].inheritable)
+		return cc_fail(err, CC_ERR_INTERNAL, "dropping the session's capabilities failed");
+	return 0;
+}
+
+/* A session's own limits, lowered from the template's (SYS_setrlimit: the
+ * template's filter has no prlimit64 writes). */
+static int session_limits(const struct cc_worker_limits *lim, bool own_userns, cc_error *err)
+{
+	struct {
+		int res;
+		rlim_t v;
+	} l[] = {
+		{ RLIMIT_NOFILE, lim->max_open_files },
+		{ RLIMIT_NPROC, cc_worker_engine->max_threads },
+		{ RLIMIT_SIGPENDING, CC_MAX_SIGPENDING },
+	};
+	for (size_t i = 0; i < (own_userns ? 3 : 1); i++) {
+		struct rlimit r = { l[i].v, l[i].v };
+		if (syscall(SYS_setrlimit, l[i].res, &r) < 0)
+			return cc_fail(err, CC_ERR_INTERNAL, "the session's limits: %s",
+				       strerror(errno));
+	}
+	return 0;
+}
+
 int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf *session_f,
 		       cc_error *err)
 {
 	int abi = 0;
+	if (rep->namespaces && session_userns(err) < 0)
+		return -1;
+	if (session_limits(&cc_worker_limits, rep->namespaces, err) < 0)
+		return -1;
 	if (rep->landlock_abi > 0 && cc_landlock_session(&abi, err) < 0)
 		return -1;
 	if (session_f->prog.filter && cc_seccomp_install(session_f, false, err) < 0)

@@ -49,9 +49,10 @@ struct cc_bpf;
 
 /* Sessions one template may hold at once; a fork beyond fails. */
 #define CC_FORK_MAX_SESSIONS 256
-/* Threads beyond each session's main thread that all sessions of one
- * template share (RLIMIT_NPROC cannot count per session). */
-#define CC_FORK_SHARED_THREADS 64
+/* Threads (and queued signals) beyond one per session that all sessions of
+ * one template may hold together; each session also has a spawned
+ * worker's own allowance, in its own user namespace (confine.c). */
+#define CC_FORK_SHARED_THREADS 256
 
 /* Steps 2..6 for a template: as cc_confine, but the seccomp filter
  * installed is the engine's list plus CC_SC_FORK (fork, hand out pidfds,
@@ -63,10 +64,13 @@ struct cc_bpf;
 int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err);
 
-/* In a freshly forked session: its own Landlock domain (scoped signals
- * and abstract sockets, no TCP; when the template had Landlock), then the
- * engine's seccomp filter stacked on the template's (no fork, nothing of
- * CC_SC_FORK). Returns 0, or -1 with err (sandbox_unavailable). */
+/* In a freshly forked session: its own user namespace (with namespaces:
+ * RLIMIT_NPROC and RLIMIT_SIGPENDING of its own, every capability it
+ * gave dropped), its own RLIMIT_NOFILE, its own Landlock domain (scoped
+ * signals and abstract sockets, no TCP; when the template had Landlock),
+ * then the engine's seccomp filter stacked on the template's (no fork,
+ * nothing of CC_SC_FORK). Returns 0, or -1 with err (sandbox_unavailable,
+ * internal). */
 int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf *session_f,
 		       cc_error *err);
 

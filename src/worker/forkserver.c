@@ -73,8 +73,12 @@ static int recv_request(int *fd)
 	if (n == 0)
 		return 0;
 	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (byte != 'F' || !c || (mh.msg_flags & MSG_CTRUNC) || c->cmsg_level != SOL_SOCKET ||
-	    c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+	if (n == 1 && byte == 'F' && (mh.msg_flags & MSG_CTRUNC)) {
+		*fd = -1; /* the descriptor did not fit (EMFILE): refuse this one */
+		return 1;
+	}
+	if (byte != 'F' || !c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)))
 		_exit(4);
 	memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return 1;
@@ -159,6 +163,10 @@ int cc_template_serve(cc_error *err)
 		int fd = -1;
 		if (recv_request(&fd) == 0)
 			_exit(0);
+		if (fd < 0) {
+			send_reply(-EMFILE, -1);
+			continue;
+		}
 		if (cc_worker_engine->before_fork)
 			cc_worker_engine->before_fork();
 		pid_t pid = n_polled < 1 + CC_FORK_MAX_SESSIONS ? fork() : (errno = EAGAIN, -1);

@@ -64,6 +64,8 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 	const char *name = ru->name;
 	if (!strcmp(name, "clone") && ru->engines == CC_SC_FORK)
 		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_FORK));
+	if (!strcmp(name, "unshare")) /* a session's own user namespace, nothing else */
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER));
 	if (!strcmp(name, "seccomp")) /* install a filter; no listener, no TSYNC */
 		return seccomp_rule_add(ctx, A, nr, 2,
 					SCMP_A0(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER),
@@ -125,6 +127,20 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 	return -EINVAL; /* an ARGS rule without a check: refuse to build */
 }
 
+/* Whether a template (engine with CC_SC_FORK) has an allow rule for a
+ * kill-list name: that call is then allowed with its argument check and
+ * answers EPERM otherwise, instead of killing. Sessions stack the engine's
+ * own filter, where it kills again. */
+static bool fork_rule(unsigned engine, const char *name)
+{
+	if (!(engine & CC_SC_FORK))
+		return false;
+	for (size_t i = 0; i < cc_sc_allow_len; i++)
+		if (cc_sc_allow[i].engines == CC_SC_FORK && !strcmp(cc_sc_allow[i].name, name))
+			return true;
+	return false;
+}
+
 static int build(unsigned engine, uint32_t deny_action, enum cc_kill_how kill, scmp_filter_ctx *out,
 		 int *allowed, cc_error *err)
 {
@@ -158,6 +174,8 @@ static int build(unsigned engine, uint32_t deny_action, enum cc_kill_how kill, s
 	}
 	for (size_t i = 0; !r && i < cc_sc_kill_len; i++) {
 		what = cc_sc_kill[i];
+		if (engine != CC_SC_NOTIFY_ONLY && fork_rule(engine, cc_sc_kill[i]))
+			continue; /* the template's argument-checked rule instead */
 		int nr = seccomp_syscall_resolve_name(cc_sc_kill[i]);
 		uint32_t act = engine == CC_SC_NOTIFY_ONLY  ? SCMP_ACT_NOTIFY
 			       : kill == CC_KILL_BY_MONITOR ? SCMP_ACT_TRACE((uint16_t)i)

@@ -138,3 +138,43 @@ def test_numpy_global_random_state_differs_between_sessions():
             draws.append(s.eval("import numpy; numpy.random.random()"))
             s.close()
         assert draws[0] != draws[1]
+
+
+def test_many_live_sessions_from_one_template():
+    """Regression (red team): the template kept a pidfd per live session
+    under the sessions' RLIMIT_NOFILE (64); the 61st session's request
+    lost its descriptor and the template exited, taking every session."""
+    with ForkServer(language="javascript") as fs:
+        sessions = [fs.session() for _ in range(100)]
+        for i, s in enumerate(sessions):
+            assert s.eval("%d * 2" % i) == 2 * i
+        for s in sessions:
+            s.close()
+
+
+TIMER_BOMB = """import ctypes
+libc = ctypes.CDLL(None)
+class sigevent(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_long), ("signo", ctypes.c_int), ("notify", ctypes.c_int),
+                ("pad", ctypes.c_char * 48)]
+n = 0
+for i in range(100000):
+    t = ctypes.c_void_p()
+    if libc.timer_create(1, ctypes.byref(sigevent(0, 40, 0)), ctypes.byref(t)) != 0:
+        break
+    n += 1
+n"""
+
+
+def test_a_session_cannot_use_up_its_siblings_quotas():
+    """Regression (red team): RLIMIT_SIGPENDING and RLIMIT_NPROC count per
+    user, and every session has the same uid, so one session's timers
+    stopped new sessions from starting. Each session now has a user
+    namespace (and those limits) of its own."""
+    with ForkServer(language="python", preload="") as fs:
+        hog = fs.session()
+        assert hog.eval(TIMER_BOMB) == 63
+        other = fs.session()  # its own stop timer still comes
+        assert other.eval(TIMER_BOMB) == 63
+        other.close()
+        hog.close()

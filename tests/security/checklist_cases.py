@@ -299,10 +299,8 @@ CASES = [
     Case("py-clone3", PY, syscall("clone3", "0, 0"), value("-1 ENOSYS"), "seccomp"),
     Case("py-fork-bomb", PY, FORK_BOMB, value("PermissionError EPERM"), "seccomp"),
     Case("py-thread-bomb", PY, THREAD_BOMB, value([True, "can't start new thread"]), "rlimit"),
-    # forked: the template's quotas, shared by its sessions (SECURITY.md)
-    Case("py-timer-bomb", PY, TIMER_BOMB, value(63), "rlimit", value(319)),
-    Case("py-thread-bomb-small-stacks", PY, THREAD_BOMB_SMALL, value([64, "can't start new thread"]), "rlimit",
-         value([384, "can't start new thread"])),
+    Case("py-timer-bomb", PY, TIMER_BOMB, value(63), "rlimit"),
+    Case("py-thread-bomb-small-stacks", PY, THREAD_BOMB_SMALL, value([64, "can't start new thread"]), "rlimit"),
     Case("py-thread-bomb-uncaught", PY, THREAD_BOMB_UNCAUGHT, guest("RuntimeError", "can't start new thread"), "rlimit"),
     # ---- signalling or tracing the host ----
     Case("py-kill-init", PY, attempt("import os; os.kill(1, 9)"), value("PermissionError EPERM"), "seccomp"),

@@ -741,10 +741,10 @@ def session_stack(engine):
 
 SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, SECCOMP_FILTER_FLAG_NEW_LISTENER = 1, 1, 8
 FORK_ONLY = ["wait4", "recvmsg", "sendmsg", "pidfd_open", "dup2", "restart_syscall",
-             "landlock_create_ruleset", "landlock_restrict_self"]
+             "landlock_create_ruleset", "landlock_restrict_self", "setrlimit", "capset", "capget"]
 NR.update({"wait4": 61, "recvmsg": 47, "sendmsg": 46, "pidfd_open": 434, "dup2": 33,
            "restart_syscall": 219, "landlock_create_ruleset": 444,
-           "landlock_restrict_self": 446, "seccomp": 317})
+           "landlock_restrict_self": 446, "seccomp": 317, "capset": 126, "capget": 125})
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -775,9 +775,21 @@ def test_template_installs_plain_filters_only(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_template_kill_list_kills_outright(engine):
-    for name in ("ptrace", "execve", "mount", "unshare", "bpf"):
+    for name in ("ptrace", "execve", "mount", "setns", "bpf"):
         assert export_template(engine).run(NR[name]) == KILL, name
         assert session_stack(engine).run(NR[name]) == KILL, name
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_template_unshares_a_user_namespace_only(engine):
+    """A session's own user namespace (its quotas); any other flag is
+    refused, and in the session unshare kills again."""
+    t = export_template(engine)
+    assert t.run(NR["unshare"], args=(CLONE_NEWUSER,)) == ALLOW
+    for flags in (0, CLONE_NEWNS, CLONE_NEWUSER | CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID,
+                  CLONE_NEWUSER | HI):
+        assert t.run(NR["unshare"], args=(flags,)) == EPERM, hex(flags)
+    assert session_stack(engine).run(NR["unshare"], args=(CLONE_NEWUSER,)) == KILL
 
 
 @pytest.mark.parametrize("engine", ENGINES)
