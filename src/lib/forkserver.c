@@ -19,6 +19,7 @@
 #include <fcntl.h>
 
 #include "error.h"
+#include "fdpass.h"
 #include "supervisor.h"
 
 struct cc_forkserver {
@@ -89,24 +90,8 @@ CC_EXPORT void cc_forkserver_close(cc_forkserver *fs)
 /* Hand the template one end of a new channel. */
 static int send_request(struct cc_child *t, int fd, int64_t deadline, cc_error *err)
 {
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof(u));
-	struct msghdr mh = { .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	for (;;) {
-		if (sendmsg(t->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == 1)
+		if (cc_fd_send(t->sock, "F", 1, fd, MSG_DONTWAIT) == 1)
 			return 0;
 		if (errno != EAGAIN && errno != EINTR)
 			return cc_fail(err, CC_ERR_WORKER_CRASHED,
@@ -126,16 +111,9 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 			       "the fork server's template sent bytes after its ready message");
 	for (;;) {
 		int32_t pid = 0;
-		struct iovec iov = { &pid, sizeof(pid) };
-		union {
-			char buf[CMSG_SPACE(sizeof(int) * 4)];
-			struct cmsghdr align;
-		} u;
-		struct msghdr mh = { .msg_iov = &iov,
-				     .msg_iovlen = 1,
-				     .msg_control = u.buf,
-				     .msg_controllen = sizeof(u.buf) };
-		ssize_t n = recvmsg(t->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		int fds[4], nfd = 0, truncated = 0;
+		ssize_t n = cc_fd_recv(t->sock, &pid, sizeof(pid), fds, 4, &nfd, &truncated,
+				       MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
 			if (cc_chan_wait(t, POLLIN, deadline, err) < 0)
 				return -1;
@@ -144,17 +122,8 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 		if (n <= 0)
 			return cc_fail(err, CC_ERR_WORKER_CRASHED,
 				       "the fork server's template closed its channel");
-		/* Every descriptor that came is ours to close, however many. */
-		int fds[4], nfd = 0;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-				continue;
-			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (size_t i = 0; i < k && nfd < 4; i++)
-				memcpy(&fds[nfd++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-		}
-		bool ok = n == (ssize_t)sizeof(pid) && !(mh.msg_flags & MSG_CTRUNC) &&
-			  (pid > 0 ? nfd == 1 : nfd == 0);
+		bool ok =
+			n == (ssize_t)sizeof(pid) && !truncated && (pid > 0 ? nfd == 1 : nfd == 0);
 		if (ok && pid > 0 && cc_pidfd_pid(fds[0]) < 0 && errno != ENOTTY)
 			ok = false; /* not a pidfd (ENOTTY: a kernel before 6.13 cannot say) */
 		if (!ok) {

@@ -27,6 +27,7 @@
 
 #include "confine.h"
 #include "error.h"
+#include "fdpass.h"
 #include "forkserver.h"
 #include "hygiene.h"
 #include "seccomp_filter.h"
@@ -52,57 +53,28 @@ int cc_template_start(cc_sandbox_mode mode, const char *preload, struct cc_confi
 	return 0;
 }
 
-/* One request: 1 on a descriptor in *fd, 0 at end of file; anything else
- * the supervisor never sends ends the template. */
+/* One request: 1 with its descriptor in *fd (-1 when the kernel dropped
+ * it: EMFILE), 0 at end of file; anything else the supervisor never sends
+ * ends the template. */
 static int recv_request(int *fd)
 {
 	char byte = 0;
-	struct iovec iov = { &byte, 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
+	int n = 0, truncated = 0;
+	ssize_t r;
+	*fd = -1;
 	do
-		n = recvmsg(CC_CHANNEL_FD, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
+		r = cc_fd_recv(CC_CHANNEL_FD, &byte, 1, fd, 1, &n, &truncated, 0);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
 		return 0;
-	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (n == 1 && byte == 'F' && (mh.msg_flags & MSG_CTRUNC)) {
-		*fd = -1; /* the descriptor did not fit (EMFILE): refuse this one */
+	if (r == 1 && byte == 'F' && (n == 1 || truncated))
 		return 1;
-	}
-	if (byte != 'F' || !c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)))
-		_exit(4);
-	memcpy(fd, CMSG_DATA(c), sizeof(int));
-	return 1;
+	_exit(4);
 }
 
 static void send_reply(int32_t pid, int pidfd)
 {
-	struct iovec iov = { &pid, sizeof(pid) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (pidfd >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
-	}
-	if (sendmsg(CC_CHANNEL_FD, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(pid))
+	if (cc_fd_send(CC_CHANNEL_FD, &pid, sizeof(pid), pidfd, 0) != (ssize_t)sizeof(pid))
 		_exit(0); /* the supervisor is gone */
 }
 

@@ -37,6 +37,7 @@
 
 #include "error.h"
 #include "hygiene.h"
+#include "fdpass.h"
 #include "seccomp_policy.h"
 
 #ifndef SYS_pidfd_open
@@ -46,46 +47,22 @@
 int cc_send_fd(int sock, int fd)
 {
 	char byte = fd >= 0 ? 'L' : '-';
-	struct iovec iov = { &byte, 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return cc_fd_send(sock, &byte, 1, fd, 0) == 1 ? 0 : -1;
 }
 
 int cc_recv_fd(int sock)
 {
 	char byte;
-	struct iovec iov = { &byte, 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
-	ssize_t n;
+	int fd = -1, n = 0, truncated = 0;
+	ssize_t r;
 	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
-	int fd = -1;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
+		r = cc_fd_recv(sock, &byte, 1, &fd, 1, &n, &truncated, 0);
+	while (r < 0 && errno == EINTR);
+	if (r == 1 && n == 1)
+		return fd;
+	if (n == 1)
+		close(fd);
+	return -1;
 }
 
 /* ---- the monitor side ---- */

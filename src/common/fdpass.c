@@ -1,0 +1,65 @@
+/* Descriptors over unix sockets (fdpass.h). */
+#include "fdpass.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Room for a few descriptors: more than any caller expects, so extras
+ * arrive (and are closed) rather than truncate. */
+#define CC_FD_MAX 8
+
+ssize_t cc_fd_send(int sock, const void *data, size_t len, int fd, int flags)
+{
+	struct iovec iov = { (void *)data, len };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, flags | MSG_NOSIGNAL);
+}
+
+ssize_t cc_fd_recv(int sock, void *data, size_t len, int *fds, int max, int *nfds, int *truncated,
+		   int flags)
+{
+	struct iovec iov = { data, len };
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CC_FD_MAX)];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	*nfds = 0;
+	*truncated = 0;
+	ssize_t n = recvmsg(sock, &mh, flags | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	*truncated = (mh.msg_flags & MSG_CTRUNC) != 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*nfds < max)
+				fds[(*nfds)++] = fd;
+			else
+				close(fd);
+		}
+	}
+	return n;
+}
