@@ -437,7 +437,7 @@ CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, vo
  * library. -1 when the worker is gone. */
 CC_EXPORT int cc_runtime_pid(const cc_runtime *rt);
 
-/* ---- fork server and pools: sessions in about a millisecond ----
+/* ---- fork server and pools: fast sessions ----
  *
  * A fork server is one template worker, confined once (every layer of
  * cc_runtime_new, with a seccomp filter that also lets it fork) with its

@@ -236,5 +236,11 @@ class SessionPool:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    async def __aenter__(self) -> "SessionPool":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await asyncio.to_thread(self.close)
+
 
 __all__ = ["ForkServer", "SessionPool"]

@@ -381,3 +381,15 @@ def test_pools_and_servers_leave_nothing_behind():
         ForkServer(language="javascript")  # dropped without close()
     gc.collect()
     assert (fds(), children()) == before
+
+
+def test_pool_is_an_async_context_manager():
+    """From the fresh-clone user: `async with SessionPool(...)` raised
+    TypeError although checkout_async exists."""
+    async def main():
+        async with SessionPool(language="javascript", size=1) as pool:
+            s = await pool.checkout_async(timeout=BOUND)
+            with s:
+                return s.eval("6 * 7"), pool
+    value, pool = asyncio.run(main())
+    assert value == 42 and pool.closed
