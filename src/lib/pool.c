@@ -71,21 +71,30 @@ static bool lasting_failure(cc_error_kind k)
 	return k == CC_ERR_SANDBOX_UNAVAILABLE || k == CC_ERR_PROTOCOL_VIOLATION;
 }
 
-/* One throwaway eval of a constant before the session is offered: a
+/* A few throwaway evals of constants before the session is offered: a
  * fresh process (a fork above all) pays page faults the first time it
- * runs the eval path, copy-on-write ones for every page it writes, and
- * this moves that cost off the checkout. A constant leaves no state the
- * guest can see (the eval counter of the channel aside). */
+ * runs each path of an eval (compiling, the allocator's pools for ints,
+ * lists, dicts, strings, packing the result), copy-on-write ones for
+ * every page it writes, and this moves that cost off the checkout
+ * (bench/floor.c measures what a fault costs). Constants leave no state
+ * the guest can see (the eval counter of the channel aside). */
 static int warm_up(cc_pool *p, cc_runtime *rt, cc_error *err)
 {
-	const char *code = p->opts.language == CC_LANG_PYTHON ? "None" : "undefined";
-	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 10.0);
-	int rc = 0;
-	if (!cc_result_ok(r))
-		rc = cc_fail(err, cc_result_error_kind(r), "warming a new session up: %s",
-			     cc_result_error_message(r));
-	cc_result_free(r);
-	return rc;
+	static const char *const py[] = { "None", "0+0", "[0]", "{'a': 0}", "'a' + str(0)" };
+	static const char *const js[] = { "undefined", "0+0", "[0]", "({a: 0})",
+					  "'a' + String(0)" };
+	const char *const *code = p->opts.language == CC_LANG_PYTHON ? py : js;
+	for (size_t i = 0; i < sizeof(py) / sizeof(py[0]); i++) {
+		cc_result *r = cc_runtime_eval(rt, code[i], strlen(code[i]), 10.0);
+		int rc = 0;
+		if (!cc_result_ok(r))
+			rc = cc_fail(err, cc_result_error_kind(r), "warming a new session up: %s",
+				     cc_result_error_message(r));
+		cc_result_free(r);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static void *filler_main(void *arg)
