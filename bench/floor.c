@@ -24,20 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 #define PAGES 2000
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static double best_fork(void)
 {
@@ -162,8 +151,8 @@ static void pingpong(double *wake, double *hot)
 	}
 	close(sv[0]);
 	waitpid(c, NULL, 0);
-	qsort(a, N, sizeof(a[0]), cmp);
-	qsort(w, W, sizeof(w[0]), cmp);
+	qsort(a, N, sizeof(a[0]), cmp_double);
+	qsort(w, W, sizeof(w[0]), cmp_double);
 	*hot = a[N / 2] * 1e6;
 	*wake = w[W / 2] * 1e6;
 }
