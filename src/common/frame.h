@@ -1,6 +1,8 @@
 /* Length-prefixed frames on a stream socket (DESIGN.md section 4):
  * a 4-byte little-endian payload length, then a MessagePack payload.
- * Raw OS side effects (read/write), no policy. */
+ * Constants and the header's encoding only: the supervisor reads and
+ * writes frames in src/lib/channel.c, the worker in src/worker/tools.c
+ * (both with read-ahead). */
 #ifndef CC_COMMON_FRAME_H
 #define CC_COMMON_FRAME_H
 
@@ -21,16 +23,6 @@
 
 /* Guest output travels in frames of at most this many data bytes. */
 #define CC_OUTPUT_CHUNK (64 * 1024)
-
-/* Write one frame (header + payload) fully, retrying on EINTR and short
- * writes; MSG_NOSIGNAL so a dead peer gives EPIPE, not SIGPIPE.
- * Returns 0 or -1 with errno set. Blocking. */
-int cc_frame_write(int fd, const void *payload, size_t len);
-
-/* Blocking read of one frame whose length must be <= cap; the length is
- * checked before anything is allocated. *buf is owned by the caller.
- * Returns 0, -1 on I/O error or EOF (errno 0), -2 when over the cap. */
-int cc_frame_read(int fd, char **buf, size_t *len, size_t cap);
 
 /* The 4-byte little-endian length header of a frame of len bytes. */
 static inline void cc_frame_header(unsigned char hdr[CC_FRAME_HEADER], size_t len)

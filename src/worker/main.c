@@ -43,7 +43,7 @@ static __attribute__((noreturn)) void send_fail_and_exit(const cc_error *err)
 	cc_pack_cstr(pk, cc_error_kind_name(err->kind));
 	cc_pack_cstr(pk, "message");
 	cc_pack_cstr(pk, err->message ? err->message : "unknown failure");
-	/* send(), not cc_frame_write's sendmsg: this may run under the seccomp
+	/* send(), not sendmsg: this may run under the seccomp
 	 * filter (a self-probe got through), whose allow-list has sendto only. */
 	cc_worker_send_frame(m.sb.data, m.sb.size);
 	_exit(1);
