@@ -24,24 +24,38 @@ int64_t cc_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int cc_chan_wait(struct cc_child *c, short events, int64_t deadline_ns, cc_error *err)
+/* Sleep in poll() until the socket is ready for events (or hangs up),
+ * other_fd (-1: none) is readable, the worker ends, or the deadline
+ * passes. Returns 0 (socket), 1 (other_fd), or -1 with err: timeout,
+ * worker_crashed, internal. */
+static int wait_fds(struct cc_child *c, short events, int other_fd, int64_t deadline_ns,
+		    cc_error *err)
 {
 	for (;;) {
 		int64_t left = deadline_ns - cc_now_ns();
 		if (left <= 0)
 			return cc_fail(err, CC_ERR_TIMEOUT, "deadline passed");
 		int ms = (int)((left + 999999) / 1000000);
-		struct pollfd p[2] = { { c->sock, events, 0 }, { c->pidfd, POLLIN, 0 } };
-		int n = poll(p, 2, ms);
+		struct pollfd p[3] = { { c->sock, events, 0 },
+				       { c->pidfd, POLLIN, 0 },
+				       { other_fd, POLLIN, 0 } };
+		int n = poll(p, 3, ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return cc_fail(err, CC_ERR_INTERNAL, "poll: %s", strerror(errno));
 		if (p[0].revents & (events | POLLHUP | POLLERR))
 			return 0; /* the read/write itself reports EOF or errors */
+		if (p[2].revents & POLLIN)
+			return 1;
 		if (p[1].revents)
 			return cc_fail(err, CC_ERR_WORKER_CRASHED, "the worker process ended");
 	}
+}
+
+int cc_chan_wait(struct cc_child *c, short events, int64_t deadline_ns, cc_error *err)
+{
+	return wait_fds(c, events, -1, deadline_ns, err) < 0 ? -1 : 0;
 }
 
 int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t deadline_ns,
@@ -106,26 +120,7 @@ int cc_chan_wait_input(struct cc_child *c, int other_fd, int64_t deadline_ns, cc
 	 * within microseconds: look before sleeping, as recv_exact does. */
 	if (c->ra_off < c->ra_len || spin_for_input(c->sock))
 		return 0;
-	for (;;) {
-		int64_t left = deadline_ns - cc_now_ns();
-		if (left <= 0)
-			return cc_fail(err, CC_ERR_TIMEOUT, "deadline passed");
-		int ms = (int)((left + 999999) / 1000000);
-		struct pollfd p[3] = { { c->sock, POLLIN, 0 },
-				       { c->pidfd, POLLIN, 0 },
-				       { other_fd, POLLIN, 0 } };
-		int n = poll(p, 3, ms);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cc_fail(err, CC_ERR_INTERNAL, "poll: %s", strerror(errno));
-		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
-			return 0;
-		if (p[2].revents & POLLIN)
-			return 1;
-		if (p[1].revents)
-			return cc_fail(err, CC_ERR_WORKER_CRASHED, "the worker process ended");
-	}
+	return wait_fds(c, POLLIN, other_fd, deadline_ns, err);
 }
 
 /* Read exactly n bytes. Small reads go through the read-ahead buffer, so
