@@ -60,24 +60,50 @@ static double touch(char *m)
 	return (now() - t) / PAGES * 1e6;
 }
 
+/* Run fn(arg) in a forked child and return the number it measured. */
+static double in_child(double (*fn)(void *), void *arg)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		exit(1);
+	pid_t c = fork();
+	if (c == 0) {
+		double v = fn(arg);
+		_exit(write(p[1], &v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	double v = 0;
+	if (c < 0 || read(p[0], &v, sizeof(v)) != sizeof(v))
+		exit(1);
+	waitpid(c, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+	return v;
+}
+
+static double touch_arg(void *m)
+{
+	return touch(m);
+}
+
+/* Every page was touched before the fork: each write is a COW fault. */
 static double cow_fault(void)
 {
 	char *m = mmap(NULL, PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		       0);
+	if (m == MAP_FAILED)
+		exit(1);
 	touch(m);
-	int p[2];
-	if (m == MAP_FAILED || pipe(p) < 0)
-		exit(1);
-	pid_t c = fork();
-	if (c == 0) {
-		double us = touch(m);
-		_exit(write(p[1], &us, sizeof(us)) == sizeof(us) ? 0 : 1);
-	}
-	double us = 0;
-	if (read(p[0], &us, sizeof(us)) != sizeof(us))
-		exit(1);
-	waitpid(c, NULL, 0);
+	double us = in_child(touch_arg, m);
+	munmap(m, PAGES * 4096);
 	return us;
+}
+
+static double install(void *prog)
+{
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	double t = now();
+	syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog);
+	return now() - t;
 }
 
 static double seccomp_install(void)
@@ -92,23 +118,7 @@ static double seccomp_install(void)
 	struct sock_fprog prog = { (unsigned short)n, f };
 	double best = 1e9;
 	for (int i = 0; i < 20; i++) {
-		int p[2];
-		if (pipe(p) < 0)
-			exit(1);
-		pid_t c = fork();
-		if (c == 0) {
-			prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-			double t = now();
-			syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-			double d = now() - t;
-			_exit(write(p[1], &d, sizeof(d)) == sizeof(d) ? 0 : 1);
-		}
-		double d = 1e9;
-		if (read(p[0], &d, sizeof(d)) != sizeof(d))
-			exit(1);
-		waitpid(c, NULL, 0);
-		close(p[0]);
-		close(p[1]);
+		double d = in_child(install, &prog);
 		if (d < best)
 			best = d;
 	}
