@@ -178,6 +178,14 @@ typedef enum cc_sandbox_mode {
 	CC_SANDBOX_OFF,		/* tests and debugging only */
 } cc_sandbox_mode;
 
+/* A mode's name ("require", "auto", "off"; the CLI's --sandbox, the
+ * protocol's init frame, results). Static string; "require" for
+ * out-of-range values. */
+CC_EXPORT const char *cc_sandbox_mode_name(cc_sandbox_mode mode);
+
+/* Parse a mode name into *mode. Returns 0, or -1 for any other string. */
+CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
+
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
 	double timeout_s;	 /* per-eval wall-clock deadline; 30 */

@@ -97,13 +97,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 					     optarg);
 			break;
 		case 's':
-			if (!strcmp(optarg, "require"))
-				a->sandbox = CC_SANDBOX_REQUIRE;
-			else if (!strcmp(optarg, "auto"))
-				a->sandbox = CC_SANDBOX_AUTO;
-			else if (!strcmp(optarg, "off"))
-				a->sandbox = CC_SANDBOX_OFF;
-			else
+			if (cc_sandbox_mode_parse(optarg, &a->sandbox) < 0)
 				return usage("--sandbox wants require, auto or off, not '%s'",
 					     optarg);
 			break;
@@ -173,9 +167,8 @@ static int read_source(const char *path, uint64_t max, char **out, size_t *len)
 
 static void json_sandbox(struct cc_buf *b, const cc_runtime *rt, cc_sandbox_mode mode)
 {
-	static const char *const modes[] = { "require", "auto", "off" };
 	const cc_sandbox_report *s = cc_runtime_sandbox(rt);
-	cc_buf_printf(b, "{\"mode\": \"%s\"", modes[mode]);
+	cc_buf_printf(b, "{\"mode\": \"%s\"", cc_sandbox_mode_name(mode));
 	if (s) {
 		cc_buf_puts(b, ", \"applied\": ");
 		cc_json_string(b, s->applied, strlen(s->applied));

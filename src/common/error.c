@@ -52,6 +52,25 @@ CC_EXPORT int cc_error_kind_from_name(const char *name, size_t len)
 	return -1;
 }
 
+static const char *const mode_names[] = {
+	[CC_SANDBOX_REQUIRE] = "require", [CC_SANDBOX_AUTO] = "auto", [CC_SANDBOX_OFF] = "off"
+};
+
+CC_EXPORT const char *cc_sandbox_mode_name(cc_sandbox_mode mode)
+{
+	return (unsigned)mode <= CC_SANDBOX_OFF ? mode_names[mode] : mode_names[0];
+}
+
+CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode)
+{
+	for (int m = CC_SANDBOX_REQUIRE; m <= CC_SANDBOX_OFF; m++)
+		if (name && !strcmp(name, mode_names[m])) {
+			*mode = (cc_sandbox_mode)m;
+			return 0;
+		}
+	return -1;
+}
+
 CC_EXPORT int cc_error_kind_exit_code(cc_error_kind kind)
 {
 	if ((unsigned)kind >= CC_ERR_KIND_COUNT)

@@ -114,7 +114,6 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 
 static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_error *err)
 {
-	static const char *const modes[] = { "require", "auto", "off" };
 	const cc_limits *l = &rt->opts.limits;
 	/* The worker's read_init (src/worker/main.c) takes exactly these. */
 	const struct {
@@ -130,7 +129,7 @@ static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_e
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0), "init");
 	cc_pack_cstr(&m.pk, "mode");
-	cc_pack_cstr(&m.pk, modes[rt->opts.sandbox]);
+	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
 	for (size_t i = 0; i < n; i++) {
 		cc_pack_cstr(&m.pk, limits[i].name);
 		msgpack_pack_uint64(&m.pk, limits[i].value);

@@ -85,13 +85,7 @@ int cc_mcp_main(int argc, char **argv)
 			cfg.memory_mib = (uint64_t)v;
 			break;
 		case 's':
-			if (!strcmp(optarg, "require"))
-				cfg.sandbox = CC_SANDBOX_REQUIRE;
-			else if (!strcmp(optarg, "auto"))
-				cfg.sandbox = CC_SANDBOX_AUTO;
-			else if (!strcmp(optarg, "off"))
-				cfg.sandbox = CC_SANDBOX_OFF;
-			else
+			if (cc_sandbox_mode_parse(optarg, &cfg.sandbox) < 0)
 				return usage("--sandbox wants require, auto or off, not '%s'",
 					     optarg);
 			break;

@@ -215,13 +215,7 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	else
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "language must be python or javascript"),
 		       -1;
-	if (!strcmp(sandbox, "require"))
-		o->sandbox = CC_SANDBOX_REQUIRE;
-	else if (!strcmp(sandbox, "auto"))
-		o->sandbox = CC_SANDBOX_AUTO;
-	else if (!strcmp(sandbox, "off"))
-		o->sandbox = CC_SANDBOX_OFF;
-	else
+	if (cc_sandbox_mode_parse(sandbox, &o->sandbox) < 0)
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "sandbox must be require, auto or off"),
 		       -1;
 	cc_limits *l = &o->limits;
@@ -578,12 +572,11 @@ static PyObject *rt_version(rt_obj *self, void *c)
 
 PyObject *cc_py_sandbox_dict(const cc_sandbox_report *s)
 {
-	static const char *const modes[] = { "require", "auto", "off" };
 	if (!s)
 		Py_RETURN_NONE;
-	return Py_BuildValue("{s:s,s:s,s:s,s:i,s:i}", "mode", modes[s->mode], "applied", s->applied,
-			     "missing", s->missing, "landlock_abi", s->landlock_abi,
-			     "seccomp_allowed", s->seccomp_allowed);
+	return Py_BuildValue("{s:s,s:s,s:s,s:i,s:i}", "mode", cc_sandbox_mode_name(s->mode),
+			     "applied", s->applied, "missing", s->missing, "landlock_abi",
+			     s->landlock_abi, "seccomp_allowed", s->seccomp_allowed);
 }
 
 static PyObject *rt_sandbox(rt_obj *self, void *c)

@@ -107,13 +107,7 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
 	if (!ok || !t || strcmp(t->u.str.ptr, "init") || !md)
 		ok = false;
-	else if (!strcmp(md->u.str.ptr, "require"))
-		*mode = CC_SANDBOX_REQUIRE;
-	else if (!strcmp(md->u.str.ptr, "auto"))
-		*mode = CC_SANDBOX_AUTO;
-	else if (!strcmp(md->u.str.ptr, "off"))
-		*mode = CC_SANDBOX_OFF;
-	else
+	else if (cc_sandbox_mode_parse(md->u.str.ptr, mode) < 0)
 		ok = false;
 	cc_value_free(m);
 	return ok ? 0 : cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "malformed init frame");
