@@ -252,6 +252,9 @@ struct cc_pidfd_info {
 #define CC_PIDFD_INFO_EXIT (1ull << 3)
 #define CC_PIDFD_GET_INFO _IOWR(0xFF, 11, struct cc_pidfd_info)
 
+/* How long a forked session's exit status may take to arrive. */
+#define CC_FORKED_EXIT_WAIT_MS 2000
+
 pid_t cc_pidfd_pid(int pidfd)
 {
 	struct cc_pidfd_info info;
@@ -271,19 +274,22 @@ static void reap_forked(struct cc_child *c, int timeout_ms)
 		return; /* still running */
 	c->reaped = true;
 	c->wstatus_code = 0;
+	/* The record comes when the template reaps it, which it does as soon
+	 * as it runs (it polls its sessions' pidfds); on a loaded machine that
+	 * can take a while. Back off up to CC_FORKED_EXIT_WAIT_MS in all: a
+	 * kernel without the record (before 6.15) answers without it every
+	 * time and pays that wait once per death. */
 	struct cc_pidfd_info info;
-	for (int i = 0; i < 50; i++) {
+	for (int waited = 0, step = 1;; waited += step, step = step < 64 ? step * 2 : 64) {
 		memset(&info, 0, sizeof(info));
 		info.mask = CC_PIDFD_INFO_EXIT;
 		if (ioctl(c->pidfd, CC_PIDFD_GET_INFO, &info) < 0)
-			return; /* older kernel: exited, status unknown */
+			return; /* before 6.13: exited, status unknown */
 		if (info.mask & CC_PIDFD_INFO_EXIT)
 			break;
-		/* exited, not yet reaped by the template, which polls its
-		 * sessions' pidfds and reaps at once */
-		if (i == 49)
+		if (waited >= CC_FORKED_EXIT_WAIT_MS)
 			return;
-		usleep(1000);
+		usleep((useconds_t)step * 1000);
 	}
 	int st = info.exit_code;
 	if (WIFEXITED(st)) {
@@ -392,8 +398,8 @@ void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
 		snprintf(buf, n, "closed its channel");
 	} else if (c->wstatus_code == 0 && c->forked) {
 		snprintf(buf, n,
-			 "ended (this kernel keeps no exit status for a forked session; "
-			 "Linux 6.15 does)");
+			 "ended (its exit status did not arrive: its template did not reap it "
+			 "in time, or this kernel keeps none for a session; Linux 6.15 does)");
 	} else if (c->wstatus_code == 0) {
 		snprintf(buf, n,
 			 "ended; its exit status was collected elsewhere (does the host "
