@@ -8,7 +8,10 @@
 #
 # usage: fetch-quickjs.sh OUTDIR
 # Writes OUTDIR/quickjs.c ... OUTDIR/quickjs.h; re-running with a complete
-# OUTDIR is a no-op. Needs apt-get (Debian), network access to Debian's mirror.
+# OUTDIR is a no-op. Needs apt-get (Debian) and the machine's own Debian
+# mirror: its address is read from the machine's apt sources (the URI that
+# serves this release's main suite, deb822 `.sources` or one-line `.list`),
+# or taken from CODECAGE_DEBIAN_MIRROR. No host name is written here.
 set -eu
 out=$1
 version=2025.04.26-1
@@ -26,7 +29,30 @@ for f in $files; do [ -f "$out/$f" ] || complete=0; done
 apt="$out/apt"
 mkdir -p "$apt/etc/sources.list.d" "$apt/etc/preferences.d" "$apt/etc/apt.conf.d" \
          "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/src"
-echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
+# The mirror: the first URI in the machine's apt sources whose suites name
+# this release's codename exactly (so not its -security or -updates archive).
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+mirror=${CODECAGE_DEBIAN_MIRROR:-}
+if [ -z "$mirror" ]; then
+    mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v c="$codename" '
+        function flush() { if (uri != "" && ok && found == "") found = uri; uri = ""; ok = 0 }
+        /^[ \t]*$/ { flush(); next }
+        /^URIs:/ { uri = $2 }
+        /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == c) ok = 1 }
+        END { flush(); print found }')
+fi
+if [ -z "$mirror" ]; then
+    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk -v c="$codename" '
+        $1 == "deb" || $1 == "deb-src" {
+            i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+            if ($(i + 1) == c) { print $i; exit }
+        }')
+fi
+if [ -z "$mirror" ]; then
+    echo "fetch-quickjs: no Debian mirror for '$codename' in /etc/apt/sources*; set CODECAGE_DEBIAN_MIRROR to its URI" >&2
+    exit 1
+fi
+echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" \
     > "$apt/etc/sources.list"
 cat > "$apt/apt.conf" <<CONF
 Dir::Etc "$apt/etc";
@@ -38,6 +64,8 @@ Dir::State "$apt/state";
 Dir::State::status "$apt/state/status";
 Dir::Cache "$apt/cache";
 APT::Sandbox::User "root";
+// A mirror that serves a snapshot of the newer suite may carry an expired Release file.
+Acquire::Check-Valid-Until "false";
 CONF
 : > "$apt/state/status"
 export APT_CONFIG="$apt/apt.conf"

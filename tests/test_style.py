@@ -25,3 +25,23 @@ def test_files_stay_modest():
         with open(path, encoding="utf-8") as f:
             n = sum(1 for _ in f)
         assert n <= 1000, "%s has %d lines; split it by role" % (path, n)
+
+
+# Package registries' and mirrors' host names, spelled in pieces so that this
+# file does not hold them either: the build reads the mirror from the
+# machine's apt sources (scripts/fetch-quickjs.sh), npm from its own config.
+REGISTRY_HOSTS = [".".join(p) for p in (("deb", "debian", "org"), ("registry", "npmjs", "org"),
+                                        ("pypi", "org"), ("files", "pythonhosted", "org"),
+                                        ("security", "debian", "org"))]
+
+
+def test_no_registry_host_names_in_the_tree():
+    hits = []
+    for path in tracked():
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except (IsADirectoryError, FileNotFoundError):
+            continue
+        hits += ["%s: %s" % (os.path.relpath(path, ROOT), h) for h in REGISTRY_HOSTS if h in text]
+    assert not hits, "registry host names in the tree:\n" + "\n".join(hits)
