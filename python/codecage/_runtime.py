@@ -87,7 +87,10 @@ class RuntimeConfig:
       guest, only its name; False.
     - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
       ``"stderr"`` and each line of guest output as it arrives (on the
-      eval's thread); None.
+      eval's thread); None. An exception it raises stops the eval at once
+      and reaches the caller of ``eval``/``run``/``eval_async`` as is; the
+      worker is stopped for it (as by ``interrupt()``), so the runtime is
+      dead afterwards.
     - ``worker_dir``: directory holding ``codecage-worker-js``/``-py``;
       None = ``$CODECAGE_WORKER_DIR`` or the package's ``_bin``.
 
@@ -260,6 +263,7 @@ class IsolatedRuntime:
         self.config = n.config
         self._local = threading.local()
         self._tool_exc: Optional[BaseException] = None
+        self._out_exc: Optional[BaseException] = None
 
     def _start(self) -> None:
         """What every new session gets from the config, whoever made its
@@ -268,15 +272,32 @@ class IsolatedRuntime:
         if config.redact_host_errors:
             self._rt.set_redaction(True)
         if config.on_output is not None:
-            cb = config.on_output
-            self._rt.set_output_handler(lambda fd, line: cb("stdout" if fd == 1 else "stderr",
-                                                            line))
+            self._rt.set_output_handler(self._output_handler(config.on_output))
         if config.bootstrap:
             try:
                 self.eval(config.bootstrap)
             except BaseException:
                 self.close()
                 raise
+
+    def _output_handler(self, cb: Callable[[str, str], Any]) -> Callable[[int, str], None]:
+        """The extension's handler for ``cb``: the first exception ``cb``
+        raises stops the eval at once (the worker is stopped, as by
+        :meth:`interrupt`) and is kept for :meth:`_finish` to raise; no
+        more lines reach ``cb`` in that eval."""
+        me = weakref.ref(self)
+
+        def handler(fd: int, line: str) -> None:
+            owner = me()
+            if owner is None or owner._out_exc is not None:
+                return
+            try:
+                cb("stdout" if fd == 1 else "stderr", line)
+            except BaseException as e:
+                owner._out_exc = e
+                owner._rt.interrupt()
+
+        return handler
 
     # -- lifecycle --
 
@@ -340,6 +361,7 @@ class IsolatedRuntime:
             raise InvalidInputError("timeout must be a number of seconds in (0, 86400]")
         self._local.loop = loop
         self._tool_exc = None
+        self._out_exc = None
         try:
             return self._rt.eval(code, float(timeout or 0))
         finally:
@@ -348,6 +370,9 @@ class IsolatedRuntime:
     def _finish(self, t: tuple) -> EvalResult:
         kind, value, out, err, name, message, tb, duration = t
         exc, self._tool_exc = self._tool_exc, None
+        out_exc, self._out_exc = self._out_exc, None
+        if out_exc is not None:
+            raise out_exc  # raised by on_output: the eval was stopped for it
         if exc is not None:
             raise exc  # KeyboardInterrupt or SystemExit raised inside a tool
         if kind == "ok":

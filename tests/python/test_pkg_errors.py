@@ -230,3 +230,36 @@ def test_errors_carry_output_and_duration():
         assert ei.value.stdout == "before\n"
         assert ei.value.name == "TypeError"
         assert ei.value.duration >= 0
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("lang,code", [
+    # the write to stderr makes the worker send stdout's line at once
+    ("python", "import sys\nprint('first')\nsys.stderr.write('x')\nwhile True:\n    pass"),
+    ("javascript", "console.log('first'); console.error('x'); for (;;) {}"),
+])
+@pytest.mark.parametrize("how", ["eval", "run", "eval_async"])
+def test_on_output_exception_stops_the_eval(lang, code, how, capfd):
+    """Regression: an exception from on_output was printed as "Exception
+    ignored in ..." and the eval ran on. It must stop the eval at once
+    (the guest loops forever after its first line) and reach the caller as
+    that exception; the runtime is dead afterwards, as after interrupt()."""
+    import asyncio
+    seen = []
+
+    def on_output(stream, line):
+        seen.append(line)
+        raise _Stop("the host refused " + line)
+
+    with IsolatedRuntime(RuntimeConfig(timeout=10, on_output=on_output), language=lang) as rt:
+        with pytest.raises(_Stop, match="the host refused first"):
+            if how == "eval_async":
+                asyncio.run(rt.eval_async(code))
+            else:
+                getattr(rt, how)(code)
+        assert seen == ["first"]
+        assert not rt.alive
+    assert "Exception ignored" not in capfd.readouterr().err
