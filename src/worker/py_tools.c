@@ -32,7 +32,8 @@
  *    KeyError ...), that class is raised, so `except PermissionError:`
  *    works; otherwise a class made once per name, a direct subclass of
  *    Exception with __module__ 'tools' (tools.ToolBudgetError,
- *    tools.ToolNotFoundError ...). KeyError's str() quotes its message,
+ *    tools.ToolNotFoundError ...); tools.ToolResultError (the tool's
+ *    value cannot cross) derives from TypeError. KeyError's str() quotes its message,
  *    as it always does.
  *  - When the eval must stop (deadline, output cap) a call raises the
  *    soft stop's KeyboardInterrupt, so the eval ends with the stop's
@@ -134,14 +135,18 @@ static uint64_t call_start(PyObject *name, PyObject *args)
 }
 
 /* The class made for error name ename (borrowed reference; made once and
- * cached), or NULL with an exception set. */
+ * cached), or NULL with an exception set. ToolResultError (a value that
+ * cannot cross) derives from TypeError, every other name from Exception. */
 static PyObject *made_class(PyObject *ename)
 {
 	PyObject *cls = PyDict_GetItemWithError(err_classes, ename);
 
 	if (cls || PyErr_Occurred())
 		return cls;
-	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "O(O){sOss}", ename, PyExc_Exception,
+	PyObject *base = PyUnicode_CompareWithASCIIString(ename, "ToolResultError")
+				 ? PyExc_Exception
+				 : PyExc_TypeError;
+	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "O(O){sOss}", ename, base,
 				    "__module__", module_name, "__doc__",
 				    "An error reported for a host tool call.");
 	if (!cls)

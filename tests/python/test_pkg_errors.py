@@ -263,3 +263,27 @@ def test_on_output_exception_stops_the_eval(lang, code, how, capfd):
         assert seen == ["first"]
         assert not rt.alive
     assert "Exception ignored" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_tool_result_that_cannot_cross_is_a_type_error(redact):
+    """Regression: ToolResultError derived from Exception only, so a guest's
+    `except TypeError` (JavaScript: `instanceof TypeError`) missed it. Also
+    for a value over the result cap (the supervisor's ToolResultError)."""
+    cfg = RuntimeConfig(redact_host_errors=redact, max_result=4096)
+    with IsolatedRuntime(cfg, language="python") as rt:
+        rt.bind_function("bad", lambda: object())
+        rt.bind_function("huge", lambda: "x" * 10000)
+        for tool in ("bad", "huge"):
+            got = rt.eval("try:\n    %s()\nexcept TypeError as e:\n    k = type(e)\nk.__name__"
+                          % tool)
+            assert got == "ToolResultError"
+        assert rt.eval("k.__mro__[1:] == (TypeError, Exception, BaseException, object)")
+    with IsolatedRuntime(cfg, language="javascript") as rt:
+        rt.bind_function("bad", lambda: object())
+        rt.bind_function("huge", lambda: "x" * 10000)
+        for tool in ("bad()", "huge()", "await tools.bad()"):
+            got = rt.eval("(async () => { try { %s } catch (e) { return [e instanceof TypeError, "
+                          "e instanceof Error, e.name] } })()" % tool)
+            assert got == [True, True, "ToolResultError"], tool
+
