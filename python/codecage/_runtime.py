@@ -159,8 +159,25 @@ def _failure_text(e: BaseException) -> str:
     return str(e)
 
 
+def _builtin_bases(cls: type) -> str:
+    """The builtin exception classes ``cls`` derives from, comma-separated,
+    for the guest's class of the same name: ``io.UnsupportedOperation``
+    gives ``"OSError,ValueError"``. In MRO order, without ``Exception`` and
+    without a class an earlier one already derives from; ``""`` for a
+    builtin class itself (the guest has it)."""
+    if cls.__module__ == "builtins":
+        return ""
+    out: list = []
+    for b in cls.__mro__[1:]:
+        if (b.__module__ == "builtins" and issubclass(b, Exception) and b is not Exception
+                and not any(issubclass(c, b) for c in out)):
+            out.append(b)
+    return ",".join(b.__name__ for b in out)
+
+
 def _reject(pending: Any, e: BaseException, redact: bool) -> None:
-    pending.reject(type(e).__name__, REDACTED_MESSAGE if redact else _failure_text(e))
+    pending.reject(type(e).__name__, REDACTED_MESSAGE if redact else _failure_text(e),
+                   _builtin_bases(type(e)))
 
 
 async def _await(aw: Any) -> Any:

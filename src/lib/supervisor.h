@@ -204,11 +204,12 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 void cc_tools_free(cc_runtime *rt);
 
 /* Send one reply frame for `call` (tools.c): a value (ename NULL), or a
- * failure name + message (cut to 4 KiB; redaction applied by the caller).
- * A value that cannot cross becomes a ToolResultError. Errors: timeout,
- * worker_crashed. */
+ * failure name + message (cut to 4 KiB; redaction applied by the caller)
+ * + ebases (comma-separated builtin base names or NULL; checked here, see
+ * cc_tool_fail_bases). A value that cannot cross becomes a
+ * ToolResultError. Errors: timeout, worker_crashed. */
 int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
-		       const char *emsg, int64_t deadline_ns, cc_error *err);
+		       const char *ebases, const char *emsg, int64_t deadline_ns, cc_error *err);
 /* The guest-visible name and message of a failed call (redaction,
  * identifier and UTF-8 checks). Both borrowed from the arguments or static. */
 void cc_tool_failure_text(const cc_runtime *rt, const char *name, const char *msg,

@@ -23,6 +23,9 @@
  * is on. */
 #define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
 
+/* At most this many builtin base names travel with a tool's failure. */
+#define CC_TOOL_BASES_MAX 8
+
 /* ---- budgets ---- */
 
 struct tool_limit {
@@ -142,17 +145,37 @@ static const char *budget_take(cc_budget *b, const char *tool, uint64_t *limit)
 
 /* ---- binding ---- */
 
+static void tool_vfail(cc_tool_error *err, const char *name, const char *bases, const char *fmt,
+		       va_list ap)
+{
+	free(err->name);
+	free(err->message);
+	free(err->bases);
+	err->name = strdup(name ? name : "Error");
+	err->bases = bases ? strdup(bases) : NULL;
+	if (vasprintf(&err->message, fmt ? fmt : "", ap) < 0)
+		err->message = NULL;
+}
+
 CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
-	free(err->name);
-	free(err->message);
-	err->name = strdup(name ? name : "Error");
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&err->message, fmt, ap) < 0)
-		err->message = NULL;
+	tool_vfail(err, name, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+CC_EXPORT int cc_tool_fail_bases(cc_tool_error *err, const char *name, const char *bases,
+				 const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	tool_vfail(err, name, bases, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -268,8 +291,26 @@ void cc_tools_free(cc_runtime *rt)
 
 /* ---- answering calls ---- */
 
+/* The base names of a comma-separated list the host gave (borrowed
+ * pieces of it): identifiers of at most 128 bytes, at most
+ * CC_TOOL_BASES_MAX of them; anything else in the list is dropped. */
+static size_t split_bases(const char *list, const char **base, size_t *len)
+{
+	size_t n = 0;
+	while (list && *list && n < CC_TOOL_BASES_MAX) {
+		const char *end = strchr(list, ',');
+		size_t k = end ? (size_t)(end - list) : strlen(list);
+		if (k && k <= 128 && cc_identifier_ok(list, k)) {
+			base[n] = list;
+			len[n++] = k;
+		}
+		list += k + (end ? 1 : 0);
+	}
+	return n;
+}
+
 int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
-		       const char *emsg, int64_t deadline_ns, cc_error *err)
+		       const char *ebases, const char *emsg, int64_t deadline_ns, cc_error *err)
 {
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 4, "reply");
@@ -293,7 +334,7 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 				 enc.message ? enc.message : "larger than the result cap");
 			cc_error_clear(&enc);
 			cc_msgbuf_free(&m);
-			return cc_tool_send_reply(rt, call, NULL, "ToolResultError", msg,
+			return cc_tool_send_reply(rt, call, NULL, "ToolResultError", NULL, msg,
 						  deadline_ns, err);
 		}
 	} else {
@@ -305,14 +346,25 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 			while (n > 0 && ((unsigned char)emsg[n] & 0xc0) == 0x80)
 				n--;
 		}
+		const char *base[CC_TOOL_BASES_MAX];
+		size_t blen[CC_TOOL_BASES_MAX];
+		size_t nb = split_bases(ebases, base, blen);
 		msgpack_pack_false(&m.pk);
 		cc_pack_cstr(&m.pk, "error");
-		msgpack_pack_map(&m.pk, 2);
+		msgpack_pack_map(&m.pk, nb ? 3 : 2);
 		cc_pack_cstr(&m.pk, "name");
 		cc_pack_cstr(&m.pk, ename);
 		cc_pack_cstr(&m.pk, "message");
 		msgpack_pack_str(&m.pk, n);
 		msgpack_pack_str_body(&m.pk, emsg, n);
+		if (nb) {
+			cc_pack_cstr(&m.pk, "bases");
+			msgpack_pack_array(&m.pk, nb);
+			for (size_t i = 0; i < nb; i++) {
+				msgpack_pack_str(&m.pk, blen[i]);
+				msgpack_pack_str_body(&m.pk, base[i], blen[i]);
+			}
+		}
 	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
 	cc_msgbuf_free(&m);
@@ -345,12 +397,12 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 	struct cc_tool *t = strlen(name) == m->tool->u.str.len ? find_tool(rt, name) : NULL;
 	char msg[256];
 	if (cc_now_ns() >= soft_ns)
-		return cc_tool_send_reply(rt, m->call, NULL, "TimeoutError",
+		return cc_tool_send_reply(rt, m->call, NULL, "TimeoutError", NULL,
 					  "the eval's deadline passed; the tool was not called",
 					  deadline_ns, err);
 	if (!t) {
 		/* Uniform for every name that is not bound, whatever it is. */
-		return cc_tool_send_reply(rt, m->call, NULL, "ToolNotFoundError",
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolNotFoundError", NULL,
 					  "no tool of that name is bound to this runtime",
 					  deadline_ns, err);
 	}
@@ -362,31 +414,33 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 		snprintf(msg, sizeof(msg), "the %s tool call budget of %llu calls is used up%s%s",
 			 broke, (unsigned long long)limit, strcmp(broke, "total") ? " for " : "",
 			 strcmp(broke, "total") ? name : "");
-		return cc_tool_send_reply(rt, m->call, NULL, "ToolBudgetError", msg, deadline_ns,
-					  err);
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolBudgetError", NULL, msg,
+					  deadline_ns, err);
 	}
 	if (t->afn) {
 		/* Answered later through the runtime's reply queue, flushed by
 		 * the eval's loop (runtime.c). */
 		cc_tool_call *pending = cc_replyq_new_call(rt->replyq, m->call);
 		if (!pending)
-			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError",
+			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError", NULL,
 						  "the host is out of memory", deadline_ns, err);
 		t->afn(t->user, m->args, pending);
 		return 0;
 	}
 	cc_value *result = NULL;
-	cc_tool_error te = { NULL, NULL };
+	cc_tool_error te = { NULL, NULL, NULL };
 	int rc = t->fn(t->user, m->args, &result, &te);
 	if (rc == 0) {
-		rc = cc_tool_send_reply(rt, m->call, result, NULL, NULL, deadline_ns, err);
+		rc = cc_tool_send_reply(rt, m->call, result, NULL, NULL, NULL, deadline_ns, err);
 	} else {
 		const char *ename, *message;
 		cc_tool_failure_text(rt, te.name, te.message, &ename, &message);
-		rc = cc_tool_send_reply(rt, m->call, NULL, ename, message, deadline_ns, err);
+		rc = cc_tool_send_reply(rt, m->call, NULL, ename, te.bases, message, deadline_ns,
+					err);
 	}
 	cc_value_free(result);
 	free(te.name);
 	free(te.message);
+	free(te.bases);
 	return rc;
 }

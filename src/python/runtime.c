@@ -88,14 +88,15 @@ static PyObject *pending_resolve(pending_obj *self, PyObject *args)
 
 static PyObject *pending_reject(pending_obj *self, PyObject *args)
 {
-	const char *name, *message;
-	if (!PyArg_ParseTuple(args, "ss:reject", &name, &message))
+	const char *name, *message, *bases = NULL;
+	if (!PyArg_ParseTuple(args, "ss|z:reject", &name, &message, &bases))
 		return NULL;
 	if (!self->call)
 		Py_RETURN_FALSE;
 	cc_tool_call *call = self->call;
 	self->call = NULL;
-	return PyBool_FromLong(cc_tool_call_fail(call, name, "%s", message) == 0);
+	return PyBool_FromLong(cc_tool_call_fail_bases(call, name, bases && *bases ? bases : NULL,
+						       "%s", message) == 0);
 }
 
 static PyObject *pending_answered(pending_obj *self, void *c)
@@ -119,8 +120,10 @@ static PyMethodDef pending_methods[] = {
 	  "that cannot cross fails the call as ToolResultError, without details when "
 	  "redact). False when already answered or the eval is over. Thread-safe." },
 	{ "reject", (PyCFunction)pending_reject, METH_VARARGS,
-	  "reject(name, message) -> bool: fail the call; the guest sees an error named "
-	  "`name`. False when already answered or the eval is over." },
+	  "reject(name, message, bases=None) -> bool: fail the call; the guest sees an error "
+	  "named `name`, its class also derived from the builtin exception classes named in "
+	  "`bases` (comma-separated: \"OSError,ValueError\"). False when already answered "
+	  "or the eval is over." },
 	{ NULL, NULL, 0, NULL },
 };
 

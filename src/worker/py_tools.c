@@ -33,7 +33,10 @@
  *    works; otherwise a class made once per name, a direct subclass of
  *    Exception with __module__ 'tools' (tools.ToolBudgetError,
  *    tools.ToolNotFoundError ...); tools.ToolResultError (the tool's
- *    value cannot cross) derives from TypeError. KeyError's str() quotes its message,
+ *    value cannot cross) derives from TypeError. When the reply names
+ *    builtin bases (a host's io.UnsupportedOperation: OSError and
+ *    ValueError), the class made derives from those instead, so both
+ *    `except OSError` and `except ValueError` catch it. KeyError's str() quotes its message,
  *    as it always does.
  *  - When the eval must stop (deadline, output cap) a call raises the
  *    soft stop's KeyboardInterrupt, so the eval ends with the stop's
@@ -134,26 +137,78 @@ static uint64_t call_start(PyObject *name, PyObject *args)
 	return id;
 }
 
-/* The class made for error name ename (borrowed reference; made once and
- * cached), or NULL with an exception set. ToolResultError (a value that
- * cannot cross) derives from TypeError, every other name from Exception. */
-static PyObject *made_class(PyObject *ename)
+/* The builtin Exception classes named in list (comma-separated, may be
+ * NULL), in order and without repeats, as a new list; empty when none
+ * apply. NULL with an exception set. */
+static PyObject *builtin_bases(const char *list)
 {
-	PyObject *cls = PyDict_GetItemWithError(err_classes, ename);
+	PyObject *out = PyList_New(0);
 
-	if (cls || PyErr_Occurred())
-		return cls;
-	PyObject *base = PyUnicode_CompareWithASCIIString(ename, "ToolResultError")
-				 ? PyExc_Exception
-				 : PyExc_TypeError;
-	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "O(O){sOss}", ename, base,
-				    "__module__", module_name, "__doc__",
-				    "An error reported for a host tool call.");
-	if (!cls)
-		return NULL;
-	int rc = PyDict_SetItem(err_classes, ename, cls);
-	Py_DECREF(cls); /* err_classes holds it */
-	return rc < 0 ? NULL : cls;
+	while (out && list && *list) {
+		const char *end = strchr(list, ',');
+		size_t k = end ? (size_t)(end - list) : strlen(list);
+		PyObject *n = PyUnicode_DecodeUTF8(list, (Py_ssize_t)k, "replace");
+		PyObject *cls = n ? PyDict_GetItemWithError(builtins, n) : NULL;
+
+		Py_XDECREF(n);
+		if (PyErr_Occurred())
+			Py_CLEAR(out);
+		else if (cls && PyType_Check(cls) &&
+			 PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_Exception) &&
+			 !PySequence_Contains(out, cls) && PyList_Append(out, cls) < 0)
+			Py_CLEAR(out);
+		list += k + (end ? 1 : 0);
+	}
+	return out;
+}
+
+/* The class made for error name ename with the builtin bases named in
+ * list (borrowed reference; made once per name and list, and cached), or
+ * NULL with an exception set. Without bases, ToolResultError (a value
+ * that cannot cross) derives from TypeError and every other name from
+ * Exception. Bases that cannot be combined (instance layout conflict,
+ * no consistent MRO) are dropped from the end until the class can be
+ * made. */
+static PyObject *made_class(PyObject *ename, const char *list)
+{
+	PyObject *key = Py_BuildValue("(Oz)", ename, list);
+	PyObject *cls = key ? PyDict_GetItemWithError(err_classes, key) : NULL;
+	PyObject *bases = NULL;
+
+	if (!key || cls || PyErr_Occurred())
+		goto out;
+	bases = builtin_bases(list);
+	if (!bases)
+		goto out;
+	if (!PyList_GET_SIZE(bases) &&
+	    PyList_Append(bases, PyUnicode_CompareWithASCIIString(ename, "ToolResultError")
+					 ? PyExc_Exception
+					 : PyExc_TypeError) < 0)
+		goto out;
+	for (;;) {
+		PyObject *t = PyList_AsTuple(bases);
+		cls = t ? PyObject_CallFunction((PyObject *)&PyType_Type, "OO{sOss}", ename, t,
+						"__module__", module_name, "__doc__",
+						"An error reported for a host tool call.")
+			: NULL;
+		Py_XDECREF(t);
+		if (cls || PyList_GET_SIZE(bases) == 1 || !PyErr_ExceptionMatches(PyExc_TypeError))
+			break;
+		PyErr_Clear();
+		if (PyList_SetSlice(bases, PyList_GET_SIZE(bases) - 1, PyList_GET_SIZE(bases),
+				    NULL) < 0)
+			break;
+	}
+	if (cls) {
+		int rc = PyDict_SetItem(err_classes, key, cls);
+		Py_DECREF(cls); /* err_classes holds it */
+		if (rc < 0)
+			cls = NULL;
+	}
+out:
+	Py_XDECREF(bases);
+	Py_XDECREF(key);
+	return cls;
 }
 
 /* Raise the reply's error. Always returns NULL. */
@@ -178,7 +233,7 @@ static PyObject *raise_reply(const struct cc_call_reply *r)
 			Py_CLEAR(exc);
 	}
 	if (!exc && msg && !PyErr_Occurred()) {
-		cls = made_class(ename);
+		cls = made_class(ename, r->err_bases);
 		exc = cls ? PyObject_CallOneArg(cls, msg) : NULL;
 	}
 	if (exc)

@@ -37,6 +37,7 @@ void cc_call_reply_free(struct cc_call_reply *r)
 	cc_value_free(r->value);
 	free(r->err_name);
 	free(r->err_message);
+	free(r->err_bases);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -105,6 +106,32 @@ static struct held *find(uint64_t id)
 	return NULL;
 }
 
+/* The reply's `bases` (an array of strings) joined with commas, or NULL
+ * (absent, malformed, or out of memory: the bases only refine a class). */
+static char *join_bases(const cc_value *b)
+{
+	if (cc_value_type_of(b) != CC_VALUE_ARRAY || !b->u.array.len)
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < b->u.array.len; i++) {
+		const cc_value *s = b->u.array.items[i];
+		if (cc_value_type_of(s) != CC_VALUE_STRING || !s->u.str.len ||
+		    memchr(s->u.str.ptr, ',', s->u.str.len))
+			return NULL;
+		n += s->u.str.len + 1;
+	}
+	char *out = malloc(n), *p = out;
+	for (size_t i = 0; out && i < b->u.array.len; i++) {
+		const cc_value *s = b->u.array.items[i];
+		memcpy(p, s->u.str.ptr, s->u.str.len);
+		p += s->u.str.len;
+		*p++ = ',';
+	}
+	if (out)
+		p[-1] = '\0';
+	return out;
+}
+
 /* Take a decoded "reply" frame (borrowed). A reply to a call we never made
  * means the supervisor is broken: stop rather than guess. */
 void cc_worker_take_reply(cc_value *m)
@@ -133,6 +160,7 @@ void cc_worker_take_reply(cc_value *m)
 			strdup(cc_value_type_of(n) == CC_VALUE_STRING ? n->u.str.ptr : "Error");
 		h->reply.err_message =
 			strdup(cc_value_type_of(msg) == CC_VALUE_STRING ? msg->u.str.ptr : "");
+		h->reply.err_bases = join_bases(cc_value_map_get(e, "bases", NULL));
 	}
 	if (!t.in_eval) {
 		/* A late reply to a call of a finished eval: drop it. */

@@ -88,6 +88,7 @@ struct cc_call_reply {
 	cc_value *value; /* when ok: owned by the caller; NULL = null */
 	char *err_name;	 /* when !ok: owned; e.g. "PermissionError", "ToolBudgetError" */
 	char *err_message;
+	char *err_bases; /* when !ok: owned, comma-separated builtin base names, or NULL */
 };
 
 void cc_call_reply_free(struct cc_call_reply *r);

@@ -39,6 +39,19 @@ static int send_email(void *user, const cc_value *args, cc_value **result, cc_to
 	return cc_tool_fail(err, "PermissionError", "outbound mail is disabled");
 }
 
+/* unsupported(): fails as io.UnsupportedOperation does, with its two
+ * builtin bases, plus one that is not a builtin and one that is not a name
+ * (both dropped). */
+static int unsupported(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)result;
+	calls++;
+	return cc_tool_fail_bases(err, "UnsupportedOperation", "OSError,NoSuchBase,ValueError,a b",
+				  "not readable");
+}
+
 /* echo(x...): returns its argument array. */
 static int echo(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
 {
@@ -76,6 +89,8 @@ static void basics(cc_language lang)
 	CHECK(cc_runtime_bind_tool(rt, "send_email", send_email, NULL, &err) == 0,
 	      "bind send_email");
 	CHECK(cc_runtime_bind_tool(rt, "echo", echo, NULL, &err) == 0, "bind echo");
+	CHECK(cc_runtime_bind_tool(rt, "unsupported", unsupported, NULL, &err) == 0,
+	      "bind unsupported");
 	CHECK(cc_runtime_bind_tool(rt, "bad name", echo, NULL, &err) < 0 &&
 		      err.kind == CC_ERR_INVALID_INPUT,
 	      "a bad tool name is invalid_input");
@@ -106,6 +121,17 @@ static void basics(cc_language lang)
 		   : "try { await tools.lookup('nope') } catch (e) { e.name }",
 		&r);
 	CHECK(!strcmp(s, "KeyError"), "tools.<name> form raises/rejects too: %s", s);
+	cc_result_free(r);
+
+	s = eval_str(rt,
+		     py ? "try:\n    unsupported()\nexcept OSError as e:\n    k = type(e)\n"
+			  "','.join(c.__name__ for c in k.__mro__)"
+			: "try { unsupported() } catch (e) { `${e instanceof Error} ${e.name}` }",
+		     &r);
+	CHECK(!strcmp(s, py ? "UnsupportedOperation,OSError,ValueError,Exception,BaseException,"
+			      "object"
+			    : "true UnsupportedOperation"),
+	      "a failure's builtin bases reach the guest's class: %s", s);
 	cc_result_free(r);
 
 	r = cc_runtime_eval(rt, py ? "tools.echo(1, 'x')" : "await tools.echo(1, 'x')",

@@ -287,3 +287,32 @@ def test_tool_result_that_cannot_cross_is_a_type_error(redact):
                           "e instanceof Error, e.name] } })()" % tool)
             assert got == [True, True, "ToolResultError"], tool
 
+
+def test_host_exception_keeps_its_builtin_bases():
+    """Regression: io.UnsupportedOperation (OSError and ValueError) reached
+    the guest as a class derived from Exception only."""
+    import io
+
+    class Both(KeyError, AttributeError):  # two builtin bases, one host class
+        pass
+
+    def unsupported():
+        raise io.UnsupportedOperation("not readable")
+
+    def both():
+        raise Both("neither")
+
+    with IsolatedRuntime(language="python") as rt:
+        rt.bind_function("unsupported", unsupported)
+        rt.bind_function("both", both)
+        code = ("try:\n    unsupported()\nexcept OSError as e:\n    a = e\n"
+                "try:\n    unsupported()\nexcept ValueError as e:\n    b = e\n"
+                "try:\n    both()\nexcept KeyError as e:\n    c = e\n"
+                "try:\n    both()\nexcept AttributeError as e:\n    d = e\n"
+                "[type(x).__name__ for x in (a, b, c, d)] + [str(a), "
+                "[k.__name__ for k in type(a).__mro__], issubclass(type(c), LookupError)]")
+        got = rt.eval(code)
+        assert got[:5] == ["UnsupportedOperation"] * 2 + ["Both"] * 2 + ["not readable"]
+        assert got[5] == ["UnsupportedOperation", "OSError", "ValueError", "Exception",
+                          "BaseException", "object"]
+        assert got[6] is True
