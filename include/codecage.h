@@ -360,6 +360,22 @@ typedef int (*cc_tool_fn)(void *user, const cc_value *args, cc_value **result, c
 CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
 				   cc_error *err);
 
+/* Keyword arguments. A Python guest may call a tool with keywords
+ * (`lookup(sku="A1")`); JavaScript passes positional arguments only. A
+ * tool bound with cc_runtime_bind_tool or cc_runtime_bind_tool_async takes
+ * positional arguments only: a call with keywords never reaches it (the
+ * guest gets a TypeError; the call is not counted against a budget). A
+ * tool bound with a _kw function below gets them as kwargs: a map value
+ * (string keys, values under the same rules and caps as args; borrowed,
+ * valid for the call) or NULL when the guest passed none. */
+typedef int (*cc_tool_kw_fn)(void *user, const cc_value *args, const cc_value *kwargs,
+			     cc_value **result, cc_tool_error *err);
+
+/* cc_runtime_bind_tool for a tool that takes keyword arguments (same name
+ * rules, errors, replacement and guest functions). */
+CC_EXPORT int cc_runtime_bind_tool_kw(cc_runtime *rt, const char *name, cc_tool_kw_fn fn,
+				      void *user, cc_error *err);
+
 /* ---- deferred (asynchronous) tool replies ----
  *
  * A synchronous tool blocks the eval's thread until it returns, so calls the
@@ -391,6 +407,14 @@ typedef void (*cc_tool_async_fn)(void *user, const cc_value *args, cc_tool_call 
  * call. Binding a name again replaces the tool, of either kind. */
 CC_EXPORT int cc_runtime_bind_tool_async(cc_runtime *rt, const char *name, cc_tool_async_fn fn,
 					 void *user, cc_error *err);
+
+/* An asynchronous tool that takes keyword arguments: kwargs as for
+ * cc_tool_kw_fn (NULL = none), borrowed for the duration of this call
+ * only, like args. */
+typedef void (*cc_tool_async_kw_fn)(void *user, const cc_value *args, const cc_value *kwargs,
+				    cc_tool_call *call);
+CC_EXPORT int cc_runtime_bind_tool_async_kw(cc_runtime *rt, const char *name,
+					    cc_tool_async_kw_fn fn, void *user, cc_error *err);
 
 /* Answer a pending call with value (takes ownership; NULL = null). Frees
  * call. Returns 0 when the answer was queued for the eval, 1 when it was

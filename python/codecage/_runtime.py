@@ -448,7 +448,8 @@ class IsolatedRuntime:
 
     # -- tools --
 
-    def _callback(self, fn: Callable[..., Any], redact: bool) -> Callable[[list, Any], None]:
+    def _callback(self, fn: Callable[..., Any],
+                  redact: bool) -> Callable[[list, Optional[dict], Any], None]:
         me = weakref.ref(self)
 
         def settle(pending: Any, f: "concurrent.futures.Future[Any]") -> None:
@@ -459,9 +460,9 @@ class IsolatedRuntime:
             else:
                 pending.resolve(f.result(), redact)
 
-        def callback(args: list, pending: Any) -> None:
+        def callback(args: list, kwargs: Optional[dict], pending: Any) -> None:
             try:
-                result = fn(*args)
+                result = fn(*args, **(kwargs or {}))
                 if inspect.isawaitable(result):
                     owner = me()
                     loop = getattr(owner._local, "loop", None) if owner else None
@@ -491,7 +492,9 @@ class IsolatedRuntime:
         Python, ``atools.name(...)`` (awaitable). ``fn`` gets the guest's
         arguments converted to Python values and runs in the host with host
         authority, on the eval's thread (a coroutine function runs on the
-        event loop of ``eval_async``). Its return value goes back to the
+        event loop of ``eval_async``); a Python guest's keyword arguments
+        (``lookup(sku="A1")``) reach it as keyword arguments (JavaScript
+        passes positional arguments only). Its return value goes back to the
         guest; an exception reaches the guest as an error of the same name
         (``PermissionError``), with ``str(e)`` (or ``e.args[0]``) as message.
 

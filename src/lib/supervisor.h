@@ -105,6 +105,7 @@ struct cc_msg {
 	/* call */
 	uint64_t call;		     /* the call's id, chosen by the worker */
 	const cc_value *tool, *args; /* name (string), arguments (array) */
+	const cc_value *kwargs;	     /* keyword arguments (non-empty map) or NULL */
 };
 
 /* Decode and fully validate one worker frame: known type, exactly the
@@ -118,8 +119,10 @@ void cc_msg_free(struct cc_msg *m);
 
 struct cc_tool {
 	char *name;
-	cc_tool_fn fn;	      /* synchronous, or NULL */
-	cc_tool_async_fn afn; /* asynchronous, or NULL */
+	cc_tool_fn fn;		  /* synchronous, or NULL */
+	cc_tool_async_fn afn;	  /* asynchronous, or NULL */
+	cc_tool_kw_fn kfn;	  /* synchronous with keyword arguments, or NULL */
+	cc_tool_async_kw_fn akfn; /* asynchronous with keyword arguments, or NULL */
 	void *user;
 	cc_budget *budget; /* a reference, or NULL for the runtime's */
 };

@@ -188,10 +188,18 @@ static struct cc_tool *find_tool(cc_runtime *rt, const char *name)
 	return NULL;
 }
 
-static int bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, cc_tool_async_fn afn,
-		     void *user, cc_error *err)
+/* The one function of a tool, of any of its four kinds. */
+struct tool_fns {
+	cc_tool_fn fn;
+	cc_tool_async_fn afn;
+	cc_tool_kw_fn kfn;
+	cc_tool_async_kw_fn akfn;
+};
+
+static int bind_tool(cc_runtime *rt, const char *name, struct tool_fns f, void *user, cc_error *err)
 {
-	if (!rt || (!fn && !afn) || !name || !cc_identifier_ok(name, strlen(name)))
+	if (!rt || (!f.fn && !f.afn && !f.kfn && !f.akfn) || !name ||
+	    !cc_identifier_ok(name, strlen(name)))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "a tool needs a function and a name that is an ASCII identifier "
 			       "([A-Za-z_][A-Za-z0-9_]*, at most 256 characters)");
@@ -200,11 +208,13 @@ static int bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, cc_tool_as
 			       "cannot bind a tool while the runtime runs a request (from inside "
 			       "a tool, or from another thread)");
 	struct cc_tool *t = find_tool(rt, name);
-	if (afn && cc_replyq_ensure(rt, err) < 0)
+	if ((f.afn || f.akfn) && cc_replyq_ensure(rt, err) < 0)
 		return -1;
 	if (t) {
-		t->fn = fn;
-		t->afn = afn;
+		t->fn = f.fn;
+		t->afn = f.afn;
+		t->kfn = f.kfn;
+		t->akfn = f.akfn;
 		t->user = user;
 		return 0;
 	}
@@ -227,20 +237,32 @@ static int bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, cc_tool_as
 		free(copy);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	rt->tools[rt->ntools++] = (struct cc_tool){ copy, fn, afn, user, NULL };
+	rt->tools[rt->ntools++] = (struct cc_tool){ copy, f.fn, f.afn, f.kfn, f.akfn, user, NULL };
 	return 0;
 }
 
 CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
 				   cc_error *err)
 {
-	return bind_tool(rt, name, fn, NULL, user, err);
+	return bind_tool(rt, name, (struct tool_fns){ .fn = fn }, user, err);
+}
+
+CC_EXPORT int cc_runtime_bind_tool_kw(cc_runtime *rt, const char *name, cc_tool_kw_fn fn,
+				      void *user, cc_error *err)
+{
+	return bind_tool(rt, name, (struct tool_fns){ .kfn = fn }, user, err);
+}
+
+CC_EXPORT int cc_runtime_bind_tool_async_kw(cc_runtime *rt, const char *name,
+					    cc_tool_async_kw_fn fn, void *user, cc_error *err)
+{
+	return bind_tool(rt, name, (struct tool_fns){ .akfn = fn }, user, err);
 }
 
 CC_EXPORT int cc_runtime_bind_tool_async(cc_runtime *rt, const char *name, cc_tool_async_fn fn,
 					 void *user, cc_error *err)
 {
-	return bind_tool(rt, name, NULL, fn, user, err);
+	return bind_tool(rt, name, (struct tool_fns){ .afn = fn }, user, err);
 }
 
 CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b)
@@ -406,6 +428,16 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 					  "no tool of that name is bound to this runtime",
 					  deadline_ns, err);
 	}
+	if (m->kwargs && !t->kfn && !t->akfn) {
+		/* Bound without keyword support: refused before the budget and
+		 * the host, like an argument the tool cannot take. */
+		snprintf(msg, sizeof(msg),
+			 "%s() takes positional arguments only: the host bound it without "
+			 "keyword arguments",
+			 name);
+		return cc_tool_send_reply(rt, m->call, NULL, "TypeError", NULL, msg, deadline_ns,
+					  err);
+	}
 	uint64_t limit = 0;
 	cc_budget *budget = t->budget ? t->budget : rt->budget;
 	const char *broke = budget ? budget_take(budget, name, &limit) : NULL;
@@ -417,19 +449,23 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 		return cc_tool_send_reply(rt, m->call, NULL, "ToolBudgetError", NULL, msg,
 					  deadline_ns, err);
 	}
-	if (t->afn) {
+	if (t->afn || t->akfn) {
 		/* Answered later through the runtime's reply queue, flushed by
 		 * the eval's loop (runtime.c). */
 		cc_tool_call *pending = cc_replyq_new_call(rt->replyq, m->call);
 		if (!pending)
 			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError", NULL,
 						  "the host is out of memory", deadline_ns, err);
-		t->afn(t->user, m->args, pending);
+		if (t->akfn)
+			t->akfn(t->user, m->args, m->kwargs, pending);
+		else
+			t->afn(t->user, m->args, pending);
 		return 0;
 	}
 	cc_value *result = NULL;
 	cc_tool_error te = { NULL, NULL, NULL };
-	int rc = t->fn(t->user, m->args, &result, &te);
+	int rc = t->kfn ? t->kfn(t->user, m->args, m->kwargs, &result, &te)
+			: t->fn(t->user, m->args, &result, &te);
 	if (rc == 0) {
 		rc = cc_tool_send_reply(rt, m->call, result, NULL, NULL, NULL, deadline_ns, err);
 	} else {

@@ -8,7 +8,8 @@
  * libcodecage, so a second thread gets RuntimeBusyError (invalid_input)
  * instead of corrupting the channel, and a tool that calls back into its
  * own runtime gets invalid_input. Every tool is bound as an asynchronous
- * tool (cc_runtime_bind_tool_async): the Python half answers through the
+ * tool taking keyword arguments (cc_runtime_bind_tool_async_kw): the
+ * Python half answers through the
  * PendingCall at once for plain functions, or later, from the event loop,
  * for coroutines. */
 #include <string.h>
@@ -144,7 +145,8 @@ PyTypeObject cc_py_pending_type = {
 
 /* ---- callbacks from libcodecage (eval's thread, GIL not held) ---- */
 
-static void tool_cb(void *user, const cc_value *args, cc_tool_call *call)
+/* The package's callback(args: list, kwargs: dict or None, pending). */
+static void tool_cb(void *user, const cc_value *args, const cc_value *kwargs, cc_tool_call *call)
 {
 	PyGILState_STATE g = PyGILState_Ensure();
 	pending_obj *p = PyObject_New(pending_obj, &cc_py_pending_type);
@@ -155,7 +157,10 @@ static void tool_cb(void *user, const cc_value *args, cc_tool_call *call)
 	}
 	p->call = call;
 	PyObject *pargs = cc_py_from_value(args);
-	PyObject *r = pargs ? PyObject_CallFunctionObjArgs((PyObject *)user, pargs, p, NULL) : NULL;
+	PyObject *pkw = pargs ? cc_py_from_value(kwargs) : NULL; /* NULL kwargs: None */
+	PyObject *r =
+		pkw ? PyObject_CallFunctionObjArgs((PyObject *)user, pargs, pkw, p, NULL) : NULL;
+	Py_XDECREF(pkw);
 	if (!r && p->call) {
 		cc_tool_call *c = p->call;
 		p->call = NULL;
@@ -438,7 +443,7 @@ static PyObject *rt_bind(rt_obj *self, PyObject *args)
 		give(self);
 		return NULL;
 	}
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_bind_tool_async(rt, name, tool_cb, cb, &err);
+	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_bind_tool_async_kw(rt, name, tool_cb, cb, &err);
 	Py_END_ALLOW_THREADS give(self);
 	if (rc < 0) {
 		if (old)

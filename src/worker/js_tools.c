@@ -236,7 +236,7 @@ static uint64_t start_call(JSContext *ctx, JSValueConst *data, int argc, JSValue
 		return 0;
 	const char *name = JS_ToCString(ctx, data[0]);
 	if (name && (!async || reserve_waiting(ctx) == 0)) {
-		id = cc_worker_call_start(name, args.data, args.size);
+		id = cc_worker_call_start(name, args.data, args.size, NULL, 0);
 		if (!id)
 			throw_call_failed(ctx);
 	}

@@ -66,7 +66,8 @@ size_t cc_worker_calls_pending(void)
 	return t.in_eval ? t.n : 0;
 }
 
-uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len)
+uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len,
+			      const char *kwargs, size_t kwargs_len)
 {
 	if (!t.in_eval || cc_worker_should_stop())
 		return 0;
@@ -81,7 +82,7 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	cc_worker_flush_output();
 	uint64_t id = t.next_id++;
 	struct cc_msgbuf m;
-	cc_msgbuf_begin(&m, 5, "call");
+	cc_msgbuf_begin(&m, kwargs ? 6 : 5, "call");
 	cc_pack_cstr(&m.pk, "id");
 	msgpack_pack_uint64(&m.pk, t.eval_id);
 	cc_pack_cstr(&m.pk, "call");
@@ -90,6 +91,10 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	cc_pack_cstr(&m.pk, name);
 	cc_pack_cstr(&m.pk, "args");
 	msgpack_sbuffer_write(&m.sb, args, args_len);
+	if (kwargs) {
+		cc_pack_cstr(&m.pk, "kwargs");
+		msgpack_sbuffer_write(&m.sb, kwargs, kwargs_len);
+	}
 	/* Recorded before sending: replies filed while the frame goes out must
 	 * find their call. */
 	t.calls[t.n++] = (struct held){ .id = id };

@@ -80,7 +80,8 @@ int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type, 
  * stays in order with the call. Never waits for the host. Returns the
  * call's id (> 0), or 0 when no call can be made: no eval is running, the
  * eval must stop, or the channel broke (then cc_worker_should_stop()). */
-uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len);
+uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len,
+			      const char *kwargs, size_t kwargs_len);
 
 /* What a reply said. */
 struct cc_call_reply {

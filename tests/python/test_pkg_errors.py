@@ -316,3 +316,34 @@ def test_host_exception_keeps_its_builtin_bases():
         assert got[5] == ["UnsupportedOperation", "OSError", "ValueError", "Exception",
                           "BaseException", "object"]
         assert got[6] is True
+
+
+def test_tools_take_keyword_arguments():
+    """Regression: `lookup(sku="A1")` from a Python guest was refused
+    ("tools take positional arguments"). Sync tools, coroutine tools under
+    eval_async, and ToolBridge get the keywords as keywords."""
+    import asyncio
+
+    def lookup(sku, qty=1):
+        return {"A1": 3.5}[sku] * qty
+
+    async def alookup(sku, *, qty=1):
+        await asyncio.sleep(0)
+        return {"A1": 3.5}[sku] * qty
+
+    with IsolatedRuntime(language="python") as rt:
+        rt.bind_function("lookup", lookup)
+        assert rt.eval("[lookup(sku='A1'), tools.lookup('A1', qty=2), lookup(qty=3, sku='A1')]"
+                       ) == [3.5, 7.0, 10.5]
+        rt.bind_function("alookup", alookup)
+        got = asyncio.run(rt.eval_async(
+            "import asyncio\nawait asyncio.gather(atools.alookup(sku='A1', qty=2), "
+            "atools.lookup(sku='A1'))"))
+        assert got == [7.0, 3.5]
+        with pytest.raises(GuestError, match="unexpected keyword argument 'colour'"):
+            rt.eval("lookup('A1', colour='red')")
+    bridge = ToolBridge({"lookup": lookup}, max_calls=2)
+    with IsolatedRuntime(language="python") as rt:
+        bridge.attach(rt)
+        assert rt.eval("tools.lookup(sku='A1', qty=4)") == 14.0
+        assert bridge.calls_made == 1
