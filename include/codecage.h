@@ -317,10 +317,12 @@ CC_EXPORT void cc_result_free(cc_result *r);
  * cc_runtime_eval, while that eval waits; the eval's deadline covers it. */
 
 /* A tool's failure, reported to the guest as an Error (JavaScript) or
- * exception (Python) named `name` with `message`. Set with cc_tool_fail. */
+ * exception (Python) named `name` with `message`. Set with cc_tool_fail
+ * or cc_tool_fail_bases; the library allocates it (never declare one). */
 typedef struct cc_tool_error {
 	char *name;    /* owned by the library */
 	char *message; /* owned by the library */
+	char *bases;   /* owned by the library; comma-separated, or NULL */
 } cc_tool_error;
 
 /* Fill err with a name (e.g. "PermissionError"; NULL = "Error") and a
@@ -328,6 +330,18 @@ typedef struct cc_tool_error {
  * cc_tool_fail(err, ...)`. */
 CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* cc_tool_fail, and the guest's class for `name` also derives from the
+ * builtin exception classes named in bases (borrowed, copied): a
+ * comma-separated list such as "OSError,ValueError" (a host's
+ * io.UnsupportedOperation), so `except OSError` and `except ValueError`
+ * both catch it. Python guests only (JavaScript has one base: Error);
+ * names that are not identifiers, past the 8th, or that the guest's
+ * builtins lack as an Exception class are dropped, and bases that cannot
+ * be combined (instance layout conflict) are dropped from the end. Has
+ * no effect when `name` is itself a builtin class. NULL = none. */
+CC_EXPORT int cc_tool_fail_bases(cc_tool_error *err, const char *name, const char *bases,
+				 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* A tool. args: the guest's arguments, an array value (borrowed, valid for
  * the call). On success return 0 and set *result to an owned value (the
@@ -345,6 +359,22 @@ typedef int (*cc_tool_fn)(void *user, const cc_value *args, cc_value **result, c
  * the guest has, e.g. a JavaScript `const`), worker_crashed. */
 CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
 				   cc_error *err);
+
+/* Keyword arguments. A Python guest may call a tool with keywords
+ * (`lookup(sku="A1")`); JavaScript passes positional arguments only. A
+ * tool bound with cc_runtime_bind_tool or cc_runtime_bind_tool_async takes
+ * positional arguments only: a call with keywords never reaches it (the
+ * guest gets a TypeError; the call is not counted against a budget). A
+ * tool bound with a _kw function below gets them as kwargs: a map value
+ * (string keys, values under the same rules and caps as args; borrowed,
+ * valid for the call) or NULL when the guest passed none. */
+typedef int (*cc_tool_kw_fn)(void *user, const cc_value *args, const cc_value *kwargs,
+			     cc_value **result, cc_tool_error *err);
+
+/* cc_runtime_bind_tool for a tool that takes keyword arguments (same name
+ * rules, errors, replacement and guest functions). */
+CC_EXPORT int cc_runtime_bind_tool_kw(cc_runtime *rt, const char *name, cc_tool_kw_fn fn,
+				      void *user, cc_error *err);
 
 /* ---- deferred (asynchronous) tool replies ----
  *
@@ -378,6 +408,14 @@ typedef void (*cc_tool_async_fn)(void *user, const cc_value *args, cc_tool_call 
 CC_EXPORT int cc_runtime_bind_tool_async(cc_runtime *rt, const char *name, cc_tool_async_fn fn,
 					 void *user, cc_error *err);
 
+/* An asynchronous tool that takes keyword arguments: kwargs as for
+ * cc_tool_kw_fn (NULL = none), borrowed for the duration of this call
+ * only, like args. */
+typedef void (*cc_tool_async_kw_fn)(void *user, const cc_value *args, const cc_value *kwargs,
+				    cc_tool_call *call);
+CC_EXPORT int cc_runtime_bind_tool_async_kw(cc_runtime *rt, const char *name,
+					    cc_tool_async_kw_fn fn, void *user, cc_error *err);
+
 /* Answer a pending call with value (takes ownership; NULL = null). Frees
  * call. Returns 0 when the answer was queued for the eval, 1 when it was
  * dropped because the eval it belongs to is over (or the runtime is
@@ -390,6 +428,10 @@ CC_EXPORT int cc_tool_call_return(cc_tool_call *call, cc_value *value);
  * cc_tool_call_return. */
 CC_EXPORT int cc_tool_call_fail(cc_tool_call *call, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* cc_tool_call_fail with builtin base names, as cc_tool_fail_bases. */
+CC_EXPORT int cc_tool_call_fail_bases(cc_tool_call *call, const char *name, const char *bases,
+				      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* A call budget: how many tool calls may reach the host, in total and per
  * tool. One budget can be shared by several runtimes (of either language);

@@ -87,7 +87,10 @@ class RuntimeConfig:
       guest, only its name; False.
     - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
       ``"stderr"`` and each line of guest output as it arrives (on the
-      eval's thread); None.
+      eval's thread); None. An exception it raises stops the eval at once
+      and reaches the caller of ``eval``/``run``/``eval_async`` as is; the
+      worker is stopped for it (as by ``interrupt()``), so the runtime is
+      dead afterwards.
     - ``worker_dir``: directory holding ``codecage-worker-js``/``-py``;
       None = ``$CODECAGE_WORKER_DIR`` or the package's ``_bin``.
 
@@ -156,8 +159,25 @@ def _failure_text(e: BaseException) -> str:
     return str(e)
 
 
+def _builtin_bases(cls: type) -> str:
+    """The builtin exception classes ``cls`` derives from, comma-separated,
+    for the guest's class of the same name: ``io.UnsupportedOperation``
+    gives ``"OSError,ValueError"``. In MRO order, without ``Exception`` and
+    without a class an earlier one already derives from; ``""`` for a
+    builtin class itself (the guest has it)."""
+    if cls.__module__ == "builtins":
+        return ""
+    out: list = []
+    for b in cls.__mro__[1:]:
+        if (b.__module__ == "builtins" and issubclass(b, Exception) and b is not Exception
+                and not any(issubclass(c, b) for c in out)):
+            out.append(b)
+    return ",".join(b.__name__ for b in out)
+
+
 def _reject(pending: Any, e: BaseException, redact: bool) -> None:
-    pending.reject(type(e).__name__, REDACTED_MESSAGE if redact else _failure_text(e))
+    pending.reject(type(e).__name__, REDACTED_MESSAGE if redact else _failure_text(e),
+                   _builtin_bases(type(e)))
 
 
 async def _await(aw: Any) -> Any:
@@ -260,6 +280,7 @@ class IsolatedRuntime:
         self.config = n.config
         self._local = threading.local()
         self._tool_exc: Optional[BaseException] = None
+        self._out_exc: Optional[BaseException] = None
 
     def _start(self) -> None:
         """What every new session gets from the config, whoever made its
@@ -268,15 +289,32 @@ class IsolatedRuntime:
         if config.redact_host_errors:
             self._rt.set_redaction(True)
         if config.on_output is not None:
-            cb = config.on_output
-            self._rt.set_output_handler(lambda fd, line: cb("stdout" if fd == 1 else "stderr",
-                                                            line))
+            self._rt.set_output_handler(self._output_handler(config.on_output))
         if config.bootstrap:
             try:
                 self.eval(config.bootstrap)
             except BaseException:
                 self.close()
                 raise
+
+    def _output_handler(self, cb: Callable[[str, str], Any]) -> Callable[[int, str], None]:
+        """The extension's handler for ``cb``: the first exception ``cb``
+        raises stops the eval at once (the worker is stopped, as by
+        :meth:`interrupt`) and is kept for :meth:`_finish` to raise; no
+        more lines reach ``cb`` in that eval."""
+        me = weakref.ref(self)
+
+        def handler(fd: int, line: str) -> None:
+            owner = me()
+            if owner is None or owner._out_exc is not None:
+                return
+            try:
+                cb("stdout" if fd == 1 else "stderr", line)
+            except BaseException as e:
+                owner._out_exc = e
+                owner._rt.interrupt()
+
+        return handler
 
     # -- lifecycle --
 
@@ -340,6 +378,7 @@ class IsolatedRuntime:
             raise InvalidInputError("timeout must be a number of seconds in (0, 86400]")
         self._local.loop = loop
         self._tool_exc = None
+        self._out_exc = None
         try:
             return self._rt.eval(code, float(timeout or 0))
         finally:
@@ -348,6 +387,9 @@ class IsolatedRuntime:
     def _finish(self, t: tuple) -> EvalResult:
         kind, value, out, err, name, message, tb, duration = t
         exc, self._tool_exc = self._tool_exc, None
+        out_exc, self._out_exc = self._out_exc, None
+        if out_exc is not None:
+            raise out_exc  # raised by on_output: the eval was stopped for it
         if exc is not None:
             raise exc  # KeyboardInterrupt or SystemExit raised inside a tool
         if kind == "ok":
@@ -406,7 +448,8 @@ class IsolatedRuntime:
 
     # -- tools --
 
-    def _callback(self, fn: Callable[..., Any], redact: bool) -> Callable[[list, Any], None]:
+    def _callback(self, fn: Callable[..., Any],
+                  redact: bool) -> Callable[[list, Optional[dict], Any], None]:
         me = weakref.ref(self)
 
         def settle(pending: Any, f: "concurrent.futures.Future[Any]") -> None:
@@ -417,9 +460,9 @@ class IsolatedRuntime:
             else:
                 pending.resolve(f.result(), redact)
 
-        def callback(args: list, pending: Any) -> None:
+        def callback(args: list, kwargs: Optional[dict], pending: Any) -> None:
             try:
-                result = fn(*args)
+                result = fn(*args, **(kwargs or {}))
                 if inspect.isawaitable(result):
                     owner = me()
                     loop = getattr(owner._local, "loop", None) if owner else None
@@ -449,7 +492,9 @@ class IsolatedRuntime:
         Python, ``atools.name(...)`` (awaitable). ``fn`` gets the guest's
         arguments converted to Python values and runs in the host with host
         authority, on the eval's thread (a coroutine function runs on the
-        event loop of ``eval_async``). Its return value goes back to the
+        event loop of ``eval_async``); a Python guest's keyword arguments
+        (``lookup(sku="A1")``) reach it as keyword arguments (JavaScript
+        passes positional arguments only). Its return value goes back to the
         guest; an exception reaches the guest as an error of the same name
         (``PermissionError``), with ``str(e)`` (or ``e.args[0]``) as message.
 

@@ -26,6 +26,7 @@ struct answer {
 	uint64_t call;
 	cc_value *value; /* owned; when ename is NULL */
 	char *ename, *emsg;
+	char *ebases; /* comma-separated builtin base names, or NULL */
 };
 
 struct cc_replyq {
@@ -47,6 +48,7 @@ static void answer_free(struct answer *a)
 	cc_value_free(a->value);
 	free(a->ename);
 	free(a->emsg);
+	free(a->ebases);
 	free(a);
 }
 
@@ -173,24 +175,42 @@ CC_EXPORT int cc_tool_call_return(cc_tool_call *call, cc_value *value)
 	return deliver(call, a);
 }
 
-CC_EXPORT int cc_tool_call_fail(cc_tool_call *call, const char *name, const char *fmt, ...)
+static int call_vfail(cc_tool_call *call, const char *name, const char *bases, const char *fmt,
+		      va_list ap)
 {
 	if (!call)
 		return -1;
 	struct answer *a = calloc(1, sizeof(*a));
 	if (a) {
-		va_list ap;
-		va_start(ap, fmt);
 		if (vasprintf(&a->emsg, fmt ? fmt : "", ap) < 0)
 			a->emsg = NULL;
-		va_end(ap);
 		a->ename = strdup(name ? name : "Error");
-		if (!a->ename || !a->emsg) {
+		a->ebases = bases ? strdup(bases) : NULL;
+		if (!a->ename || !a->emsg || (bases && !a->ebases)) {
 			answer_free(a);
 			a = NULL;
 		}
 	}
 	return deliver(call, a);
+}
+
+CC_EXPORT int cc_tool_call_fail(cc_tool_call *call, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = call_vfail(call, name, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+CC_EXPORT int cc_tool_call_fail_bases(cc_tool_call *call, const char *name, const char *bases,
+				      const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = call_vfail(call, name, bases, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err)
@@ -215,10 +235,10 @@ int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err)
 			if (a->ename) {
 				const char *ename, *emsg;
 				cc_tool_failure_text(rt, a->ename, a->emsg, &ename, &emsg);
-				rc = cc_tool_send_reply(rt, a->call, NULL, ename, emsg, deadline_ns,
-							err);
+				rc = cc_tool_send_reply(rt, a->call, NULL, ename, a->ebases, emsg,
+							deadline_ns, err);
 			} else {
-				rc = cc_tool_send_reply(rt, a->call, a->value, NULL, NULL,
+				rc = cc_tool_send_reply(rt, a->call, a->value, NULL, NULL, NULL,
 							deadline_ns, err);
 			}
 		}

@@ -8,7 +8,8 @@
  *   out    {t, id:int, fd:1|2, data:bin of at most CC_OUTPUT_CHUNK bytes}
  *   result {t, id:int, ok:true, value:any}
  *        | {t, id:int, ok:false, error:{kind, type, message, traceback: str}}
- *   call   {t, id:int, call:int > 0, name:str, args:array}
+ *   call   {t, id:int, call:int > 0, name:str, args:array[, kwargs:map]}
+ *          (kwargs, when present, is a non-empty map: keyword arguments)
  * Unknown or missing fields, wrong types and kinds a worker may not report
  * are protocol violations. Strings were already checked for UTF-8 and the
  * value for depth and size caps by the decoder. */
@@ -63,6 +64,15 @@ static const struct field result_err_fields[] = {
 static const struct field call_fields[] = {
 	{ "t", CC_VALUE_STRING },    { "id", CC_VALUE_INT },	 { "call", CC_VALUE_INT },
 	{ "name", CC_VALUE_STRING }, { "args", CC_VALUE_ARRAY }, { NULL, 0 },
+};
+static const struct field call_kw_fields[] = {
+	{ "t", CC_VALUE_STRING },
+	{ "id", CC_VALUE_INT },
+	{ "call", CC_VALUE_INT },
+	{ "name", CC_VALUE_STRING },
+	{ "args", CC_VALUE_ARRAY },
+	{ "kwargs", CC_VALUE_MAP },
+	{ NULL, 0 },
 };
 static const struct field error_fields[] = {
 	{ "kind", CC_VALUE_STRING },
@@ -200,8 +210,13 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 	}
 	if (is(t, "call")) {
 		m->what = CC_MSG_CALL;
-		if (check_fields(root, call_fields, "call", err) < 0)
+		bool kw = false;
+		m->kwargs = cc_value_map_get(root, "kwargs", &kw);
+		if (check_fields(root, kw ? call_kw_fields : call_fields, "call", err) < 0)
 			return -1;
+		if (kw && !m->kwargs->u.map.len)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "call message has an empty 'kwargs' (leave it out)");
 		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
 		int64_t call = cc_value_map_get(root, "call", NULL)->u.i;
 		if (call <= 0)

@@ -105,6 +105,7 @@ struct cc_msg {
 	/* call */
 	uint64_t call;		     /* the call's id, chosen by the worker */
 	const cc_value *tool, *args; /* name (string), arguments (array) */
+	const cc_value *kwargs;	     /* keyword arguments (non-empty map) or NULL */
 };
 
 /* Decode and fully validate one worker frame: known type, exactly the
@@ -118,8 +119,10 @@ void cc_msg_free(struct cc_msg *m);
 
 struct cc_tool {
 	char *name;
-	cc_tool_fn fn;	      /* synchronous, or NULL */
-	cc_tool_async_fn afn; /* asynchronous, or NULL */
+	cc_tool_fn fn;		  /* synchronous, or NULL */
+	cc_tool_async_fn afn;	  /* asynchronous, or NULL */
+	cc_tool_kw_fn kfn;	  /* synchronous with keyword arguments, or NULL */
+	cc_tool_async_kw_fn akfn; /* asynchronous with keyword arguments, or NULL */
 	void *user;
 	cc_budget *budget; /* a reference, or NULL for the runtime's */
 };
@@ -204,11 +207,12 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 void cc_tools_free(cc_runtime *rt);
 
 /* Send one reply frame for `call` (tools.c): a value (ename NULL), or a
- * failure name + message (cut to 4 KiB; redaction applied by the caller).
- * A value that cannot cross becomes a ToolResultError. Errors: timeout,
- * worker_crashed. */
+ * failure name + message (cut to 4 KiB; redaction applied by the caller)
+ * + ebases (comma-separated builtin base names or NULL; checked here, see
+ * cc_tool_fail_bases). A value that cannot cross becomes a
+ * ToolResultError. Errors: timeout, worker_crashed. */
 int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
-		       const char *emsg, int64_t deadline_ns, cc_error *err);
+		       const char *ebases, const char *emsg, int64_t deadline_ns, cc_error *err);
 /* The guest-visible name and message of a failed call (redaction,
  * identifier and UTF-8 checks). Both borrowed from the arguments or static. */
 void cc_tool_failure_text(const cc_runtime *rt, const char *name, const char *msg,

@@ -23,6 +23,9 @@
  * is on. */
 #define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
 
+/* At most this many builtin base names travel with a tool's failure. */
+#define CC_TOOL_BASES_MAX 8
+
 /* ---- budgets ---- */
 
 struct tool_limit {
@@ -142,17 +145,37 @@ static const char *budget_take(cc_budget *b, const char *tool, uint64_t *limit)
 
 /* ---- binding ---- */
 
+static void tool_vfail(cc_tool_error *err, const char *name, const char *bases, const char *fmt,
+		       va_list ap)
+{
+	free(err->name);
+	free(err->message);
+	free(err->bases);
+	err->name = strdup(name ? name : "Error");
+	err->bases = bases ? strdup(bases) : NULL;
+	if (vasprintf(&err->message, fmt ? fmt : "", ap) < 0)
+		err->message = NULL;
+}
+
 CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
-	free(err->name);
-	free(err->message);
-	err->name = strdup(name ? name : "Error");
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&err->message, fmt, ap) < 0)
-		err->message = NULL;
+	tool_vfail(err, name, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+CC_EXPORT int cc_tool_fail_bases(cc_tool_error *err, const char *name, const char *bases,
+				 const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	tool_vfail(err, name, bases, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -165,10 +188,18 @@ static struct cc_tool *find_tool(cc_runtime *rt, const char *name)
 	return NULL;
 }
 
-static int bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, cc_tool_async_fn afn,
-		     void *user, cc_error *err)
+/* The one function of a tool, of any of its four kinds. */
+struct tool_fns {
+	cc_tool_fn fn;
+	cc_tool_async_fn afn;
+	cc_tool_kw_fn kfn;
+	cc_tool_async_kw_fn akfn;
+};
+
+static int bind_tool(cc_runtime *rt, const char *name, struct tool_fns f, void *user, cc_error *err)
 {
-	if (!rt || (!fn && !afn) || !name || !cc_identifier_ok(name, strlen(name)))
+	if (!rt || (!f.fn && !f.afn && !f.kfn && !f.akfn) || !name ||
+	    !cc_identifier_ok(name, strlen(name)))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "a tool needs a function and a name that is an ASCII identifier "
 			       "([A-Za-z_][A-Za-z0-9_]*, at most 256 characters)");
@@ -177,11 +208,13 @@ static int bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, cc_tool_as
 			       "cannot bind a tool while the runtime runs a request (from inside "
 			       "a tool, or from another thread)");
 	struct cc_tool *t = find_tool(rt, name);
-	if (afn && cc_replyq_ensure(rt, err) < 0)
+	if ((f.afn || f.akfn) && cc_replyq_ensure(rt, err) < 0)
 		return -1;
 	if (t) {
-		t->fn = fn;
-		t->afn = afn;
+		t->fn = f.fn;
+		t->afn = f.afn;
+		t->kfn = f.kfn;
+		t->akfn = f.akfn;
 		t->user = user;
 		return 0;
 	}
@@ -204,20 +237,32 @@ static int bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, cc_tool_as
 		free(copy);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	rt->tools[rt->ntools++] = (struct cc_tool){ copy, fn, afn, user, NULL };
+	rt->tools[rt->ntools++] = (struct cc_tool){ copy, f.fn, f.afn, f.kfn, f.akfn, user, NULL };
 	return 0;
 }
 
 CC_EXPORT int cc_runtime_bind_tool(cc_runtime *rt, const char *name, cc_tool_fn fn, void *user,
 				   cc_error *err)
 {
-	return bind_tool(rt, name, fn, NULL, user, err);
+	return bind_tool(rt, name, (struct tool_fns){ .fn = fn }, user, err);
+}
+
+CC_EXPORT int cc_runtime_bind_tool_kw(cc_runtime *rt, const char *name, cc_tool_kw_fn fn,
+				      void *user, cc_error *err)
+{
+	return bind_tool(rt, name, (struct tool_fns){ .kfn = fn }, user, err);
+}
+
+CC_EXPORT int cc_runtime_bind_tool_async_kw(cc_runtime *rt, const char *name,
+					    cc_tool_async_kw_fn fn, void *user, cc_error *err)
+{
+	return bind_tool(rt, name, (struct tool_fns){ .akfn = fn }, user, err);
 }
 
 CC_EXPORT int cc_runtime_bind_tool_async(cc_runtime *rt, const char *name, cc_tool_async_fn fn,
 					 void *user, cc_error *err)
 {
-	return bind_tool(rt, name, NULL, fn, user, err);
+	return bind_tool(rt, name, (struct tool_fns){ .afn = fn }, user, err);
 }
 
 CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b)
@@ -268,8 +313,26 @@ void cc_tools_free(cc_runtime *rt)
 
 /* ---- answering calls ---- */
 
+/* The base names of a comma-separated list the host gave (borrowed
+ * pieces of it): identifiers of at most 128 bytes, at most
+ * CC_TOOL_BASES_MAX of them; anything else in the list is dropped. */
+static size_t split_bases(const char *list, const char **base, size_t *len)
+{
+	size_t n = 0;
+	while (list && *list && n < CC_TOOL_BASES_MAX) {
+		const char *end = strchr(list, ',');
+		size_t k = end ? (size_t)(end - list) : strlen(list);
+		if (k && k <= 128 && cc_identifier_ok(list, k)) {
+			base[n] = list;
+			len[n++] = k;
+		}
+		list += k + (end ? 1 : 0);
+	}
+	return n;
+}
+
 int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
-		       const char *emsg, int64_t deadline_ns, cc_error *err)
+		       const char *ebases, const char *emsg, int64_t deadline_ns, cc_error *err)
 {
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 4, "reply");
@@ -293,7 +356,7 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 				 enc.message ? enc.message : "larger than the result cap");
 			cc_error_clear(&enc);
 			cc_msgbuf_free(&m);
-			return cc_tool_send_reply(rt, call, NULL, "ToolResultError", msg,
+			return cc_tool_send_reply(rt, call, NULL, "ToolResultError", NULL, msg,
 						  deadline_ns, err);
 		}
 	} else {
@@ -305,14 +368,25 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 			while (n > 0 && ((unsigned char)emsg[n] & 0xc0) == 0x80)
 				n--;
 		}
+		const char *base[CC_TOOL_BASES_MAX];
+		size_t blen[CC_TOOL_BASES_MAX];
+		size_t nb = split_bases(ebases, base, blen);
 		msgpack_pack_false(&m.pk);
 		cc_pack_cstr(&m.pk, "error");
-		msgpack_pack_map(&m.pk, 2);
+		msgpack_pack_map(&m.pk, nb ? 3 : 2);
 		cc_pack_cstr(&m.pk, "name");
 		cc_pack_cstr(&m.pk, ename);
 		cc_pack_cstr(&m.pk, "message");
 		msgpack_pack_str(&m.pk, n);
 		msgpack_pack_str_body(&m.pk, emsg, n);
+		if (nb) {
+			cc_pack_cstr(&m.pk, "bases");
+			msgpack_pack_array(&m.pk, nb);
+			for (size_t i = 0; i < nb; i++) {
+				msgpack_pack_str(&m.pk, blen[i]);
+				msgpack_pack_str_body(&m.pk, base[i], blen[i]);
+			}
+		}
 	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
 	cc_msgbuf_free(&m);
@@ -345,14 +419,24 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 	struct cc_tool *t = strlen(name) == m->tool->u.str.len ? find_tool(rt, name) : NULL;
 	char msg[256];
 	if (cc_now_ns() >= soft_ns)
-		return cc_tool_send_reply(rt, m->call, NULL, "TimeoutError",
+		return cc_tool_send_reply(rt, m->call, NULL, "TimeoutError", NULL,
 					  "the eval's deadline passed; the tool was not called",
 					  deadline_ns, err);
 	if (!t) {
 		/* Uniform for every name that is not bound, whatever it is. */
-		return cc_tool_send_reply(rt, m->call, NULL, "ToolNotFoundError",
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolNotFoundError", NULL,
 					  "no tool of that name is bound to this runtime",
 					  deadline_ns, err);
+	}
+	if (m->kwargs && !t->kfn && !t->akfn) {
+		/* Bound without keyword support: refused before the budget and
+		 * the host, like an argument the tool cannot take. */
+		snprintf(msg, sizeof(msg),
+			 "%s() takes positional arguments only: the host bound it without "
+			 "keyword arguments",
+			 name);
+		return cc_tool_send_reply(rt, m->call, NULL, "TypeError", NULL, msg, deadline_ns,
+					  err);
 	}
 	uint64_t limit = 0;
 	cc_budget *budget = t->budget ? t->budget : rt->budget;
@@ -362,31 +446,37 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 		snprintf(msg, sizeof(msg), "the %s tool call budget of %llu calls is used up%s%s",
 			 broke, (unsigned long long)limit, strcmp(broke, "total") ? " for " : "",
 			 strcmp(broke, "total") ? name : "");
-		return cc_tool_send_reply(rt, m->call, NULL, "ToolBudgetError", msg, deadline_ns,
-					  err);
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolBudgetError", NULL, msg,
+					  deadline_ns, err);
 	}
-	if (t->afn) {
+	if (t->afn || t->akfn) {
 		/* Answered later through the runtime's reply queue, flushed by
 		 * the eval's loop (runtime.c). */
 		cc_tool_call *pending = cc_replyq_new_call(rt->replyq, m->call);
 		if (!pending)
-			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError",
+			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError", NULL,
 						  "the host is out of memory", deadline_ns, err);
-		t->afn(t->user, m->args, pending);
+		if (t->akfn)
+			t->akfn(t->user, m->args, m->kwargs, pending);
+		else
+			t->afn(t->user, m->args, pending);
 		return 0;
 	}
 	cc_value *result = NULL;
-	cc_tool_error te = { NULL, NULL };
-	int rc = t->fn(t->user, m->args, &result, &te);
+	cc_tool_error te = { NULL, NULL, NULL };
+	int rc = t->kfn ? t->kfn(t->user, m->args, m->kwargs, &result, &te)
+			: t->fn(t->user, m->args, &result, &te);
 	if (rc == 0) {
-		rc = cc_tool_send_reply(rt, m->call, result, NULL, NULL, deadline_ns, err);
+		rc = cc_tool_send_reply(rt, m->call, result, NULL, NULL, NULL, deadline_ns, err);
 	} else {
 		const char *ename, *message;
 		cc_tool_failure_text(rt, te.name, te.message, &ename, &message);
-		rc = cc_tool_send_reply(rt, m->call, NULL, ename, message, deadline_ns, err);
+		rc = cc_tool_send_reply(rt, m->call, NULL, ename, te.bases, message, deadline_ns,
+					err);
 	}
 	cc_value_free(result);
 	free(te.name);
 	free(te.message);
+	free(te.bases);
 	return rc;
 }

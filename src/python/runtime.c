@@ -8,7 +8,8 @@
  * libcodecage, so a second thread gets RuntimeBusyError (invalid_input)
  * instead of corrupting the channel, and a tool that calls back into its
  * own runtime gets invalid_input. Every tool is bound as an asynchronous
- * tool (cc_runtime_bind_tool_async): the Python half answers through the
+ * tool taking keyword arguments (cc_runtime_bind_tool_async_kw): the
+ * Python half answers through the
  * PendingCall at once for plain functions, or later, from the event loop,
  * for coroutines. */
 #include <string.h>
@@ -88,14 +89,15 @@ static PyObject *pending_resolve(pending_obj *self, PyObject *args)
 
 static PyObject *pending_reject(pending_obj *self, PyObject *args)
 {
-	const char *name, *message;
-	if (!PyArg_ParseTuple(args, "ss:reject", &name, &message))
+	const char *name, *message, *bases = NULL;
+	if (!PyArg_ParseTuple(args, "ss|z:reject", &name, &message, &bases))
 		return NULL;
 	if (!self->call)
 		Py_RETURN_FALSE;
 	cc_tool_call *call = self->call;
 	self->call = NULL;
-	return PyBool_FromLong(cc_tool_call_fail(call, name, "%s", message) == 0);
+	return PyBool_FromLong(cc_tool_call_fail_bases(call, name, bases && *bases ? bases : NULL,
+						       "%s", message) == 0);
 }
 
 static PyObject *pending_answered(pending_obj *self, void *c)
@@ -119,8 +121,10 @@ static PyMethodDef pending_methods[] = {
 	  "that cannot cross fails the call as ToolResultError, without details when "
 	  "redact). False when already answered or the eval is over. Thread-safe." },
 	{ "reject", (PyCFunction)pending_reject, METH_VARARGS,
-	  "reject(name, message) -> bool: fail the call; the guest sees an error named "
-	  "`name`. False when already answered or the eval is over." },
+	  "reject(name, message, bases=None) -> bool: fail the call; the guest sees an error "
+	  "named `name`, its class also derived from the builtin exception classes named in "
+	  "`bases` (comma-separated: \"OSError,ValueError\"). False when already answered "
+	  "or the eval is over." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -141,7 +145,8 @@ PyTypeObject cc_py_pending_type = {
 
 /* ---- callbacks from libcodecage (eval's thread, GIL not held) ---- */
 
-static void tool_cb(void *user, const cc_value *args, cc_tool_call *call)
+/* The package's callback(args: list, kwargs: dict or None, pending). */
+static void tool_cb(void *user, const cc_value *args, const cc_value *kwargs, cc_tool_call *call)
 {
 	PyGILState_STATE g = PyGILState_Ensure();
 	pending_obj *p = PyObject_New(pending_obj, &cc_py_pending_type);
@@ -152,7 +157,10 @@ static void tool_cb(void *user, const cc_value *args, cc_tool_call *call)
 	}
 	p->call = call;
 	PyObject *pargs = cc_py_from_value(args);
-	PyObject *r = pargs ? PyObject_CallFunctionObjArgs((PyObject *)user, pargs, p, NULL) : NULL;
+	PyObject *pkw = pargs ? cc_py_from_value(kwargs) : NULL; /* NULL kwargs: None */
+	PyObject *r =
+		pkw ? PyObject_CallFunctionObjArgs((PyObject *)user, pargs, pkw, p, NULL) : NULL;
+	Py_XDECREF(pkw);
 	if (!r && p->call) {
 		cc_tool_call *c = p->call;
 		p->call = NULL;
@@ -435,7 +443,7 @@ static PyObject *rt_bind(rt_obj *self, PyObject *args)
 		give(self);
 		return NULL;
 	}
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_bind_tool_async(rt, name, tool_cb, cb, &err);
+	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_bind_tool_async_kw(rt, name, tool_cb, cb, &err);
 	Py_END_ALLOW_THREADS give(self);
 	if (rc < 0) {
 		if (old)

@@ -117,15 +117,18 @@ static JSValue throw_text(JSContext *ctx, bool range, const char *msg)
 /* A failed call as a real Error: new Error(message) with the Error
  * captured at init (so instanceof Error holds and a guest's replacement
  * of globalThis.Error changes nothing), plus an own `name`, the host's:
- * "PermissionError", "ToolBudgetError", "ToolNotFoundError" ... Its stack
- * holds the guest frames of the call when there are any (a synchronous
- * call). Returns the Error, or JS_EXCEPTION. */
+ * "PermissionError", "ToolBudgetError", "ToolNotFoundError" ... A
+ * "ToolResultError" (the tool's value cannot cross) is made with
+ * TypeError, so `instanceof TypeError` holds, as Python's class derives
+ * from TypeError. Its stack holds the guest frames of the call when there
+ * are any (a synchronous call). Returns the Error, or JS_EXCEPTION. */
 static JSValue tool_error(JSContext *ctx, const struct cc_call_reply *r)
 {
 	JSValue msg = JS_NewString(ctx, r->err_message ? r->err_message : "");
 	if (JS_IsException(msg))
 		return msg;
-	JSValue e = JS_CallConstructor(ctx, cc_js.error, 1, &msg);
+	bool type = r->err_name && !strcmp(r->err_name, "ToolResultError");
+	JSValue e = JS_CallConstructor(ctx, type ? cc_js.type_error : cc_js.error, 1, &msg);
 	JS_FreeValue(ctx, msg);
 	if (JS_IsException(e))
 		return e;
@@ -233,7 +236,7 @@ static uint64_t start_call(JSContext *ctx, JSValueConst *data, int argc, JSValue
 		return 0;
 	const char *name = JS_ToCString(ctx, data[0]);
 	if (name && (!async || reserve_waiting(ctx) == 0)) {
-		id = cc_worker_call_start(name, args.data, args.size);
+		id = cc_worker_call_start(name, args.data, args.size, NULL, 0);
 		if (!id)
 			throw_call_failed(ctx);
 	}

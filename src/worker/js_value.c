@@ -41,7 +41,7 @@ static const char builtins_src[] =
 				      "    Date.prototype.getTime, Date.prototype.toISOString, "
 				      "RegExp.prototype.toString,\n"
 				      "    BigInt, (x) => x >= T || x <= -T, Promise, "
-				      "Promise.resolve, Error,\n"
+				      "Promise.resolve, Error, TypeError,\n"
 				      "    {}, [], new Error(), new Date(0), new Map(), new Set(), "
 				      "new Proxy({}, {}),\n"
 				      "    Promise.resolve(), /x/, new ArrayBuffer(0), new "
@@ -62,6 +62,7 @@ int cc_js_builtins_init(JSContext *ctx)
 		&cc_js.set_size,	 &cc_js.date_get_time,	 &cc_js.date_to_iso,
 		&cc_js.regexp_to_string, &cc_js.bigint,		 &cc_js.bigint_too_big,
 		&cc_js.promise,		 &cc_js.promise_resolve, &cc_js.error,
+		&cc_js.type_error,
 	};
 	JSClassID *classes[] = {
 		&cc_js.cls_object,	 &cc_js.cls_array,	 &cc_js.cls_error,

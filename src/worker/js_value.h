@@ -40,7 +40,8 @@ struct cc_js_builtins {
 	JSValue bigint_too_big; /* x => |x| >= 10n ** CC_BIGINT_MAX_DIGITS */
 	JSValue promise;	/* Promise */
 	JSValue promise_resolve;
-	JSValue error; /* Error (tool failures are made with it) */
+	JSValue error;	    /* Error (tool failures are made with it) */
+	JSValue type_error; /* TypeError (a tool result that cannot cross) */
 	JSClassID cls_object, cls_array, cls_error, cls_date, cls_map, cls_set, cls_proxy,
 		cls_promise, cls_regexp, cls_array_buffer, cls_uint8_array;
 	/* Every typed array class, for console output. */

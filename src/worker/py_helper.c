@@ -10,9 +10,13 @@
  * the source it came from: "<code>" is the filename of every eval, and a
  * function defined in an earlier eval must show its own line, not the
  * line with the same number in the latest source.
- * format_exc: the guest-only traceback: frames whose filename is "<code>",
- * with causes and contexts, then the usual last line. No host paths or
- * worker frames (stdlib, helper and asyncio frames are all dropped).
+ * format_exc: the guest-only traceback: frames of code the guest wrote or
+ * compiled itself ("<code>", and what exec/eval/compile made: "<string>" or
+ * any name the guest chose, files in its scratch /tmp), with causes and
+ * contexts, then the usual last line, as python3 prints it. No host paths
+ * or worker frames: codecage's glue ("<codecage>"), frozen bootstrap
+ * modules and every other absolute path (the stdlib, site packages,
+ * asyncio: the read-only root holds only host files) are dropped.
  * run_coro: one event loop for the whole session; asyncio.run would close
  * it (and with it tasks the guest left running).
  * prepare: SIGINT's handler back to the one that raises KeyboardInterrupt,
@@ -53,19 +57,26 @@ const char cc_py_helper_src[] =
 	"\tif last is not None:\n"
 	"\t\t_remember(last, lines)\n"
 	"\treturn code, last\n"
+	"def _guest_file(f):\n"
+	"\tif f == FILE:\n"
+	"\t\treturn True\n"
+	"\tif f == '<codecage>' or f.startswith('<frozen '):\n"
+	"\t\treturn False\n"
+	"\treturn not f.startswith('/') or f.startswith('/tmp/')\n"
 	"def _frames(tb):\n"
 	"\tout = traceback.StackSummary()\n"
 	"\twhile tb is not None:\n"
 	"\t\tco = tb.tb_frame.f_code\n"
-	"\t\tif co.co_filename == FILE:\n"
+	"\t\tf = co.co_filename\n"
+	"\t\tif type(f) is str and _guest_file(f):\n"
 	"\t\t\tn = tb.tb_lineno\n"
-	"\t\t\tref = _sources.get(id(co))\n"
-	"\t\t\tlines = ref[1] if ref and ref[0]() is co else linecache.getlines(FILE)\n"
+	"\t\t\tref = _sources.get(id(co)) if f == FILE else None\n"
+	"\t\t\tlines = ref[1] if ref and ref[0]() is co else linecache.getlines(f)\n"
 	"\t\t\tpos = (None,) * 4\n"
 	"\t\t\tif tb.tb_lasti >= 0:\n"
 	"\t\t\t\tpos = next(islice(co.co_positions(), tb.tb_lasti // 2, None), pos)\n"
 	"\t\t\tline = lines[n - 1] if n and 0 < n <= len(lines) else ''\n"
-	"\t\t\tout.append(traceback.FrameSummary(FILE, n, co.co_name, lookup_line=False,\n"
+	"\t\t\tout.append(traceback.FrameSummary(f, n, co.co_name, lookup_line=False,\n"
 	"\t\t\t\tline=line, end_lineno=pos[1], colno=pos[2], end_colno=pos[3]))\n"
 	"\t\ttb = tb.tb_next\n"
 	"\treturn out\n"

@@ -22,8 +22,10 @@
  * `await atools.f(1)`) it behaves like the synchronous form.
  *
  * Behaviour chosen here:
- *  - Arguments are positional only (the call frame carries one array);
- *    keyword arguments are a TypeError. Arguments follow the same value
+ *  - Positional arguments travel as the call frame's `args` array,
+ *    keyword arguments (when there are any) as its `kwargs` map; a host
+ *    tool bound without keyword support refuses them (TypeError, from
+ *    the supervisor). Arguments follow the same value
  *    rules and caps as results (py_value.c); one that cannot cross is a
  *    TypeError or ValueError raised before anything is sent.
  *  - A failed call raises an exception whose type name is the reply's
@@ -32,7 +34,11 @@
  *    KeyError ...), that class is raised, so `except PermissionError:`
  *    works; otherwise a class made once per name, a direct subclass of
  *    Exception with __module__ 'tools' (tools.ToolBudgetError,
- *    tools.ToolNotFoundError ...). KeyError's str() quotes its message,
+ *    tools.ToolNotFoundError ...); tools.ToolResultError (the tool's
+ *    value cannot cross) derives from TypeError. When the reply names
+ *    builtin bases (a host's io.UnsupportedOperation: OSError and
+ *    ValueError), the class made derives from those instead, so both
+ *    `except OSError` and `except ValueError` catch it. KeyError's str() quotes its message,
  *    as it always does.
  *  - When the eval must stop (deadline, output cap) a call raises the
  *    soft stop's KeyboardInterrupt, so the eval ends with the stop's
@@ -65,7 +71,7 @@ static PyObject *h_start, *h_wait; /* glue_start, glue_wait as functions */
 static PyObject *module_name;	   /* "tools", the functions' __module__ */
 
 static const char TOOL_DOC[] =
-	"A host tool. Call it with positional arguments; it returns the tool's result\n"
+	"A host tool. Call it with positional and keyword arguments; it returns the tool's result\n"
 	"or raises the tool's error. `await atools.<name>(...)` is the awaitable form.";
 
 /* Python-side glue, compiled as "<codecage>": its frames never show in
@@ -81,44 +87,45 @@ static const char GLUE_SRC[] =
 	"\tyield\n"
 	"def make_async(name, start, wait):\n"
 	"\tasync def call(*args, **kwargs):\n"
-	"\t\tif kwargs:\n"
-	"\t\t\traise TypeError(name + '(): tools take positional arguments, not keyword arguments')\n"
-	"\t\tcid = start(name, args)\n"
+	"\t\tcid = start(name, args, kwargs)\n"
 	"\t\tawait _step()  # let sibling coroutines (asyncio.gather) start their calls\n"
 	"\t\treturn wait(cid)\n"
 	"\tcall.__name__ = call.__qualname__ = name\n"
 	"\tcall.__module__ = 'atools'\n"
-	"\tcall.__doc__ = 'Awaitable form of host tool ' + name + '(); positional arguments only.'\n"
+	"\tcall.__doc__ = 'Awaitable form of host tool ' + name + '().'\n"
 	"\treturn call\n";
 /* clang-format on */
 
 /* ---- one call ---- */
 
-/* Pack args (a tuple) and start the call. Returns its id, or 0 with an
- * exception set. */
-static uint64_t call_start(PyObject *name, PyObject *args)
+/* Pack args (a tuple) and kwargs (a dict or NULL; sent only when not
+ * empty) and start the call. Returns its id, or 0 with an exception set. */
+static uint64_t call_start(PyObject *name, PyObject *args, PyObject *kwargs)
 {
 	const char *cname = PyUnicode_AsUTF8(name);
-	msgpack_sbuffer sb;
-	uint64_t id = 0;
+	msgpack_sbuffer sb, kb;
+	uint64_t id = 0, max = cc_worker_limits.max_result;
+	bool kw = kwargs && PyDict_Check(kwargs) && PyDict_GET_SIZE(kwargs);
 	int rc;
 
 	if (!cname)
 		return 0;
 	msgpack_sbuffer_init(&sb);
-	rc = cc_py_pack_args(args, &sb, cc_worker_limits.max_result);
+	msgpack_sbuffer_init(&kb);
+	rc = cc_py_pack_args(args, &sb, max);
+	if (rc == 0 && kw)
+		rc = cc_py_pack_kwargs(kwargs, &kb, max - (sb.size < max ? sb.size : max));
 	if (rc == CC_PY_TOO_BIG) {
 		PyErr_Format(PyExc_ValueError,
 			     "%s(): the arguments are larger than the limit of %llu bytes", cname,
-			     (unsigned long long)cc_worker_limits.max_result);
+			     (unsigned long long)max);
 	} else if (rc == CC_PY_TOO_MANY) {
 		PyErr_Format(PyExc_ValueError,
 			     "%s(): the arguments have more than %zu values (one per 8 bytes of "
 			     "the %llu-byte value cap)",
-			     cname, cc_value_node_budget(cc_worker_limits.max_result),
-			     (unsigned long long)cc_worker_limits.max_result);
+			     cname, cc_value_node_budget(max), (unsigned long long)max);
 	} else if (rc == 0) {
-		id = cc_worker_call_start(cname, sb.data, sb.size);
+		id = cc_worker_call_start(cname, sb.data, sb.size, kw ? kb.data : NULL, kb.size);
 		if (!id) {
 			if (cc_worker_should_stop())
 				cc_py_raise_stop();
@@ -129,26 +136,83 @@ static uint64_t call_start(PyObject *name, PyObject *args)
 					     cname);
 		}
 	}
+	msgpack_sbuffer_destroy(&kb);
 	msgpack_sbuffer_destroy(&sb);
 	return id;
 }
 
-/* The class made for error name ename (borrowed reference; made once and
- * cached), or NULL with an exception set. */
-static PyObject *made_class(PyObject *ename)
+/* The builtin Exception classes named in list (comma-separated, may be
+ * NULL), in order and without repeats, as a new list; empty when none
+ * apply. NULL with an exception set. */
+static PyObject *builtin_bases(const char *list)
 {
-	PyObject *cls = PyDict_GetItemWithError(err_classes, ename);
+	PyObject *out = PyList_New(0);
 
-	if (cls || PyErr_Occurred())
-		return cls;
-	cls = PyObject_CallFunction((PyObject *)&PyType_Type, "O(O){sOss}", ename, PyExc_Exception,
-				    "__module__", module_name, "__doc__",
-				    "An error reported for a host tool call.");
-	if (!cls)
-		return NULL;
-	int rc = PyDict_SetItem(err_classes, ename, cls);
-	Py_DECREF(cls); /* err_classes holds it */
-	return rc < 0 ? NULL : cls;
+	while (out && list && *list) {
+		const char *end = strchr(list, ',');
+		size_t k = end ? (size_t)(end - list) : strlen(list);
+		PyObject *n = PyUnicode_DecodeUTF8(list, (Py_ssize_t)k, "replace");
+		PyObject *cls = n ? PyDict_GetItemWithError(builtins, n) : NULL;
+
+		Py_XDECREF(n);
+		if (PyErr_Occurred())
+			Py_CLEAR(out);
+		else if (cls && PyType_Check(cls) &&
+			 PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_Exception) &&
+			 !PySequence_Contains(out, cls) && PyList_Append(out, cls) < 0)
+			Py_CLEAR(out);
+		list += k + (end ? 1 : 0);
+	}
+	return out;
+}
+
+/* The class made for error name ename with the builtin bases named in
+ * list (borrowed reference; made once per name and list, and cached), or
+ * NULL with an exception set. Without bases, ToolResultError (a value
+ * that cannot cross) derives from TypeError and every other name from
+ * Exception. Bases that cannot be combined (instance layout conflict,
+ * no consistent MRO) are dropped from the end until the class can be
+ * made. */
+static PyObject *made_class(PyObject *ename, const char *list)
+{
+	PyObject *key = Py_BuildValue("(Oz)", ename, list);
+	PyObject *cls = key ? PyDict_GetItemWithError(err_classes, key) : NULL;
+	PyObject *bases = NULL;
+
+	if (!key || cls || PyErr_Occurred())
+		goto out;
+	bases = builtin_bases(list);
+	if (!bases)
+		goto out;
+	if (!PyList_GET_SIZE(bases) &&
+	    PyList_Append(bases, PyUnicode_CompareWithASCIIString(ename, "ToolResultError")
+					 ? PyExc_Exception
+					 : PyExc_TypeError) < 0)
+		goto out;
+	for (;;) {
+		PyObject *t = PyList_AsTuple(bases);
+		cls = t ? PyObject_CallFunction((PyObject *)&PyType_Type, "OO{sOss}", ename, t,
+						"__module__", module_name, "__doc__",
+						"An error reported for a host tool call.")
+			: NULL;
+		Py_XDECREF(t);
+		if (cls || PyList_GET_SIZE(bases) == 1 || !PyErr_ExceptionMatches(PyExc_TypeError))
+			break;
+		PyErr_Clear();
+		if (PyList_SetSlice(bases, PyList_GET_SIZE(bases) - 1, PyList_GET_SIZE(bases),
+				    NULL) < 0)
+			break;
+	}
+	if (cls) {
+		int rc = PyDict_SetItem(err_classes, key, cls);
+		Py_DECREF(cls); /* err_classes holds it */
+		if (rc < 0)
+			cls = NULL;
+	}
+out:
+	Py_XDECREF(bases);
+	Py_XDECREF(key);
+	return cls;
 }
 
 /* Raise the reply's error. Always returns NULL. */
@@ -173,7 +237,7 @@ static PyObject *raise_reply(const struct cc_call_reply *r)
 			Py_CLEAR(exc);
 	}
 	if (!exc && msg && !PyErr_Occurred()) {
-		cls = made_class(ename);
+		cls = made_class(ename, r->err_bases);
 		exc = cls ? PyObject_CallOneArg(cls, msg) : NULL;
 	}
 	if (exc)
@@ -202,31 +266,23 @@ static PyObject *call_finish(uint64_t id)
 
 /* ---- the functions the guest calls ---- */
 
-static PyObject *refuse_keywords(PyObject *name)
-{
-	PyErr_Format(PyExc_TypeError,
-		     "%U(): tools take positional arguments, not keyword arguments", name);
-	return NULL;
-}
-
 /* fetch_sales(*args) and tools.fetch_sales(*args); self is the name. */
 static PyObject *tool_sync(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-	if (kwargs && PyDict_GET_SIZE(kwargs))
-		return refuse_keywords(self);
-	uint64_t id = call_start(self, args);
+	uint64_t id = call_start(self, args, kwargs);
 	return id ? call_finish(id) : NULL;
 }
 
-/* Glue's start(name, args) -> call id, for atools. */
+/* Glue's start(name, args, kwargs) -> call id, for atools. */
 static PyObject *glue_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	(void)self;
-	if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1])) {
-		PyErr_SetString(PyExc_TypeError, "start(name, args)");
+	if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1]) ||
+	    !PyDict_Check(args[2])) {
+		PyErr_SetString(PyExc_TypeError, "start(name, args, kwargs)");
 		return NULL;
 	}
-	uint64_t id = call_start(args[0], args[1]);
+	uint64_t id = call_start(args[0], args[1], args[2]);
 	PyObject *key = id ? PyLong_FromUnsignedLongLong(id) : NULL;
 	if (key && PySet_Add(in_flight, key) < 0)
 		Py_CLEAR(key);

@@ -565,6 +565,15 @@ int cc_py_pack_args(PyObject *args, msgpack_sbuffer *sb, uint64_t max_bytes)
 	return pack_as(args, sb, max_bytes, &ROLE_ARGS);
 }
 
+int cc_py_pack_kwargs(PyObject *kwargs, msgpack_sbuffer *sb, uint64_t max_bytes)
+{
+	if (!PyDict_Check(kwargs)) {
+		PyErr_SetString(PyExc_TypeError, "tool keyword arguments must be a dict");
+		return -1;
+	}
+	return pack_as(kwargs, sb, max_bytes, &ROLE_ARGS);
+}
+
 static PyObject *timestamp_to_datetime(int64_t sec, uint32_t nsec)
 {
 	int64_t days = sec / 86400, rem = sec % 86400, y;

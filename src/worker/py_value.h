@@ -37,6 +37,9 @@ int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes);
  * one array; same rules and return codes, with error messages that speak
  * of passing ("cannot pass a value of type 'set' ... (at args[0])"). */
 int cc_py_pack_args(PyObject *args, msgpack_sbuffer *sb, uint64_t max_bytes);
+/* The same for keyword arguments: kwargs must be a dict (str keys),
+ * packed as a map. */
+int cc_py_pack_kwargs(PyObject *kwargs, msgpack_sbuffer *sb, uint64_t max_bytes);
 
 /* A new Python object for v (borrowed; NULL is None). Returns a new
  * reference, or NULL with a Python exception set (MemoryError; ValueError

@@ -37,6 +37,7 @@ void cc_call_reply_free(struct cc_call_reply *r)
 	cc_value_free(r->value);
 	free(r->err_name);
 	free(r->err_message);
+	free(r->err_bases);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -65,7 +66,8 @@ size_t cc_worker_calls_pending(void)
 	return t.in_eval ? t.n : 0;
 }
 
-uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len)
+uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len,
+			      const char *kwargs, size_t kwargs_len)
 {
 	if (!t.in_eval || cc_worker_should_stop())
 		return 0;
@@ -80,7 +82,7 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	cc_worker_flush_output();
 	uint64_t id = t.next_id++;
 	struct cc_msgbuf m;
-	cc_msgbuf_begin(&m, 5, "call");
+	cc_msgbuf_begin(&m, kwargs ? 6 : 5, "call");
 	cc_pack_cstr(&m.pk, "id");
 	msgpack_pack_uint64(&m.pk, t.eval_id);
 	cc_pack_cstr(&m.pk, "call");
@@ -89,6 +91,10 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	cc_pack_cstr(&m.pk, name);
 	cc_pack_cstr(&m.pk, "args");
 	msgpack_sbuffer_write(&m.sb, args, args_len);
+	if (kwargs) {
+		cc_pack_cstr(&m.pk, "kwargs");
+		msgpack_sbuffer_write(&m.sb, kwargs, kwargs_len);
+	}
 	/* Recorded before sending: replies filed while the frame goes out must
 	 * find their call. */
 	t.calls[t.n++] = (struct held){ .id = id };
@@ -103,6 +109,32 @@ static struct held *find(uint64_t id)
 		if (t.calls[i].id == id)
 			return &t.calls[i];
 	return NULL;
+}
+
+/* The reply's `bases` (an array of strings) joined with commas, or NULL
+ * (absent, malformed, or out of memory: the bases only refine a class). */
+static char *join_bases(const cc_value *b)
+{
+	if (cc_value_type_of(b) != CC_VALUE_ARRAY || !b->u.array.len)
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < b->u.array.len; i++) {
+		const cc_value *s = b->u.array.items[i];
+		if (cc_value_type_of(s) != CC_VALUE_STRING || !s->u.str.len ||
+		    memchr(s->u.str.ptr, ',', s->u.str.len))
+			return NULL;
+		n += s->u.str.len + 1;
+	}
+	char *out = malloc(n), *p = out;
+	for (size_t i = 0; out && i < b->u.array.len; i++) {
+		const cc_value *s = b->u.array.items[i];
+		memcpy(p, s->u.str.ptr, s->u.str.len);
+		p += s->u.str.len;
+		*p++ = ',';
+	}
+	if (out)
+		p[-1] = '\0';
+	return out;
 }
 
 /* Take a decoded "reply" frame (borrowed). A reply to a call we never made
@@ -133,6 +165,7 @@ void cc_worker_take_reply(cc_value *m)
 			strdup(cc_value_type_of(n) == CC_VALUE_STRING ? n->u.str.ptr : "Error");
 		h->reply.err_message =
 			strdup(cc_value_type_of(msg) == CC_VALUE_STRING ? msg->u.str.ptr : "");
+		h->reply.err_bases = join_bases(cc_value_map_get(e, "bases", NULL));
 	}
 	if (!t.in_eval) {
 		/* A late reply to a call of a finished eval: drop it. */

@@ -80,7 +80,8 @@ int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type, 
  * stays in order with the call. Never waits for the host. Returns the
  * call's id (> 0), or 0 when no call can be made: no eval is running, the
  * eval must stop, or the channel broke (then cc_worker_should_stop()). */
-uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len);
+uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_len,
+			      const char *kwargs, size_t kwargs_len);
 
 /* What a reply said. */
 struct cc_call_reply {
@@ -88,6 +89,7 @@ struct cc_call_reply {
 	cc_value *value; /* when ok: owned by the caller; NULL = null */
 	char *err_name;	 /* when !ok: owned; e.g. "PermissionError", "ToolBudgetError" */
 	char *err_message;
+	char *err_bases; /* when !ok: owned, comma-separated builtin base names, or NULL */
 };
 
 void cc_call_reply_free(struct cc_call_reply *r);

@@ -36,6 +36,28 @@ def test_guest_error_traceback_from_stdlib_hides_host_paths():
     assert 'File "<code>", line 2' in err["traceback"]
 
 
+@pytest.mark.parametrize("code,want", [
+    # exec: the guest's own frame, then the frames of the code it compiled
+    ("exec('def f():\\n    raise ValueError(\"boom\")\\nf()')",
+     ['File "<code>", line 1, in <module>', 'File "<string>", line 3, in <module>',
+      'File "<string>", line 2, in f']),
+    ("eval('1 / 0')", ['File "<code>", line 1, in <module>', 'File "<string>", line 1']),
+    ("exec(compile('x = 1\\ny = x / 0', 'mine.py', 'exec'))",
+     ['File "<code>", line 1, in <module>', 'File "mine.py", line 2, in <module>']),
+    # an import inside exec: the exec'd line shows, the stdlib's frames do not
+    ("exec('import json\\njson.loads(\"{\")')",
+     ['File "<code>", line 1, in <module>', 'File "<string>", line 2, in <module>']),
+])
+def test_traceback_keeps_frames_of_code_the_guest_compiled_python(code, want):
+    """Regression: only "<code>" frames were kept, so exec/eval/compile
+    frames vanished (plain python3 shows them)."""
+    tb = ev("python", code).json["error"]["traceback"]
+    pos = [tb.find(w) for w in want]
+    assert -1 not in pos and pos == sorted(pos), tb
+    for leak in ("/usr/lib", "codecage", "<frozen"):
+        assert leak not in tb, tb
+
+
 def test_guest_error_stack_javascript():
     r = ev("javascript", "function f() { throw new TypeError('boom') }\nf()")
     err = r.json["error"]

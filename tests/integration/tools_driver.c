@@ -39,6 +39,37 @@ static int send_email(void *user, const cc_value *args, cc_value **result, cc_to
 	return cc_tool_fail(err, "PermissionError", "outbound mail is disabled");
 }
 
+/* unsupported(): fails as io.UnsupportedOperation does, with its two
+ * builtin bases, plus one that is not a builtin and one that is not a name
+ * (both dropped). */
+static int unsupported(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)result;
+	calls++;
+	return cc_tool_fail_bases(err, "UnsupportedOperation", "OSError,NoSuchBase,ValueError,a b",
+				  "not readable");
+}
+
+/* kw(...): how many positional and keyword arguments, and kwargs["sku"]. */
+static int kw(void *user, const cc_value *args, const cc_value *kwargs, cc_value **result,
+	      cc_tool_error *err)
+{
+	(void)user;
+	(void)err;
+	calls++;
+	const cc_value *sku = NULL;
+	for (size_t i = 0; kwargs && i < kwargs->u.map.len; i++)
+		if (!strcmp(kwargs->u.map.keys[i], "sku"))
+			sku = kwargs->u.map.vals[i];
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%zu %zu %s", args->u.array.len, kwargs ? kwargs->u.map.len : 0,
+		 cc_value_type_of(sku) == CC_VALUE_STRING ? sku->u.str.ptr : "-");
+	*result = cc_value_new_string(buf, strlen(buf));
+	return 0;
+}
+
 /* echo(x...): returns its argument array. */
 static int echo(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
 {
@@ -76,6 +107,9 @@ static void basics(cc_language lang)
 	CHECK(cc_runtime_bind_tool(rt, "send_email", send_email, NULL, &err) == 0,
 	      "bind send_email");
 	CHECK(cc_runtime_bind_tool(rt, "echo", echo, NULL, &err) == 0, "bind echo");
+	CHECK(cc_runtime_bind_tool(rt, "unsupported", unsupported, NULL, &err) == 0,
+	      "bind unsupported");
+	CHECK(cc_runtime_bind_tool_kw(rt, "kw", kw, NULL, &err) == 0, "bind kw");
 	CHECK(cc_runtime_bind_tool(rt, "bad name", echo, NULL, &err) < 0 &&
 		      err.kind == CC_ERR_INVALID_INPUT,
 	      "a bad tool name is invalid_input");
@@ -107,6 +141,31 @@ static void basics(cc_language lang)
 		&r);
 	CHECK(!strcmp(s, "KeyError"), "tools.<name> form raises/rejects too: %s", s);
 	cc_result_free(r);
+
+	s = eval_str(rt,
+		     py ? "try:\n    unsupported()\nexcept OSError as e:\n    k = type(e)\n"
+			  "','.join(c.__name__ for c in k.__mro__)"
+			: "try { unsupported() } catch (e) { `${e instanceof Error} ${e.name}` }",
+		     &r);
+	CHECK(!strcmp(s, py ? "UnsupportedOperation,OSError,ValueError,Exception,BaseException,"
+			      "object"
+			    : "true UnsupportedOperation"),
+	      "a failure's builtin bases reach the guest's class: %s", s);
+	cc_result_free(r);
+
+	s = eval_str(rt, py ? "kw(1, sku='A1', qty=2) + ',' + kw()" : "kw(1, {sku: 'A1'})", &r);
+	CHECK(!strcmp(s, py ? "1 2 A1,0 0 -" : "2 0 -"), "keyword arguments reach a _kw tool: %s",
+	      s);
+	cc_result_free(r);
+	if (py) {
+		int before = calls;
+		s = eval_str(
+			rt, "try:\n    lookup(sku='A1')\nexcept TypeError as e:\n    r = str(e)\nr",
+			&r);
+		CHECK(strstr(s, "positional arguments only") && calls == before,
+		      "a tool bound without keywords never sees them: %s", s);
+		cc_result_free(r);
+	}
 
 	r = cc_runtime_eval(rt, py ? "tools.echo(1, 'x')" : "await tools.echo(1, 'x')",
 			    py ? 18 : 24, 0);

@@ -230,3 +230,120 @@ def test_errors_carry_output_and_duration():
         assert ei.value.stdout == "before\n"
         assert ei.value.name == "TypeError"
         assert ei.value.duration >= 0
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("lang,code", [
+    # the write to stderr makes the worker send stdout's line at once
+    ("python", "import sys\nprint('first')\nsys.stderr.write('x')\nwhile True:\n    pass"),
+    ("javascript", "console.log('first'); console.error('x'); for (;;) {}"),
+])
+@pytest.mark.parametrize("how", ["eval", "run", "eval_async"])
+def test_on_output_exception_stops_the_eval(lang, code, how, capfd):
+    """Regression: an exception from on_output was printed as "Exception
+    ignored in ..." and the eval ran on. It must stop the eval at once
+    (the guest loops forever after its first line) and reach the caller as
+    that exception; the runtime is dead afterwards, as after interrupt()."""
+    import asyncio
+    seen = []
+
+    def on_output(stream, line):
+        seen.append(line)
+        raise _Stop("the host refused " + line)
+
+    with IsolatedRuntime(RuntimeConfig(timeout=10, on_output=on_output), language=lang) as rt:
+        with pytest.raises(_Stop, match="the host refused first"):
+            if how == "eval_async":
+                asyncio.run(rt.eval_async(code))
+            else:
+                getattr(rt, how)(code)
+        assert seen == ["first"]
+        assert not rt.alive
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_tool_result_that_cannot_cross_is_a_type_error(redact):
+    """Regression: ToolResultError derived from Exception only, so a guest's
+    `except TypeError` (JavaScript: `instanceof TypeError`) missed it. Also
+    for a value over the result cap (the supervisor's ToolResultError)."""
+    cfg = RuntimeConfig(redact_host_errors=redact, max_result=4096)
+    with IsolatedRuntime(cfg, language="python") as rt:
+        rt.bind_function("bad", lambda: object())
+        rt.bind_function("huge", lambda: "x" * 10000)
+        for tool in ("bad", "huge"):
+            got = rt.eval("try:\n    %s()\nexcept TypeError as e:\n    k = type(e)\nk.__name__"
+                          % tool)
+            assert got == "ToolResultError"
+        assert rt.eval("k.__mro__[1:] == (TypeError, Exception, BaseException, object)")
+    with IsolatedRuntime(cfg, language="javascript") as rt:
+        rt.bind_function("bad", lambda: object())
+        rt.bind_function("huge", lambda: "x" * 10000)
+        for tool in ("bad()", "huge()", "await tools.bad()"):
+            got = rt.eval("(async () => { try { %s } catch (e) { return [e instanceof TypeError, "
+                          "e instanceof Error, e.name] } })()" % tool)
+            assert got == [True, True, "ToolResultError"], tool
+
+
+def test_host_exception_keeps_its_builtin_bases():
+    """Regression: io.UnsupportedOperation (OSError and ValueError) reached
+    the guest as a class derived from Exception only."""
+    import io
+
+    class Both(KeyError, AttributeError):  # two builtin bases, one host class
+        pass
+
+    def unsupported():
+        raise io.UnsupportedOperation("not readable")
+
+    def both():
+        raise Both("neither")
+
+    with IsolatedRuntime(language="python") as rt:
+        rt.bind_function("unsupported", unsupported)
+        rt.bind_function("both", both)
+        code = ("try:\n    unsupported()\nexcept OSError as e:\n    a = e\n"
+                "try:\n    unsupported()\nexcept ValueError as e:\n    b = e\n"
+                "try:\n    both()\nexcept KeyError as e:\n    c = e\n"
+                "try:\n    both()\nexcept AttributeError as e:\n    d = e\n"
+                "[type(x).__name__ for x in (a, b, c, d)] + [str(a), "
+                "[k.__name__ for k in type(a).__mro__], issubclass(type(c), LookupError)]")
+        got = rt.eval(code)
+        assert got[:5] == ["UnsupportedOperation"] * 2 + ["Both"] * 2 + ["not readable"]
+        assert got[5] == ["UnsupportedOperation", "OSError", "ValueError", "Exception",
+                          "BaseException", "object"]
+        assert got[6] is True
+
+
+def test_tools_take_keyword_arguments():
+    """Regression: `lookup(sku="A1")` from a Python guest was refused
+    ("tools take positional arguments"). Sync tools, coroutine tools under
+    eval_async, and ToolBridge get the keywords as keywords."""
+    import asyncio
+
+    def lookup(sku, qty=1):
+        return {"A1": 3.5}[sku] * qty
+
+    async def alookup(sku, *, qty=1):
+        await asyncio.sleep(0)
+        return {"A1": 3.5}[sku] * qty
+
+    with IsolatedRuntime(language="python") as rt:
+        rt.bind_function("lookup", lookup)
+        assert rt.eval("[lookup(sku='A1'), tools.lookup('A1', qty=2), lookup(qty=3, sku='A1')]"
+                       ) == [3.5, 7.0, 10.5]
+        rt.bind_function("alookup", alookup)
+        got = asyncio.run(rt.eval_async(
+            "import asyncio\nawait asyncio.gather(atools.alookup(sku='A1', qty=2), "
+            "atools.lookup(sku='A1'))"))
+        assert got == [7.0, 3.5]
+        with pytest.raises(GuestError, match="unexpected keyword argument 'colour'"):
+            rt.eval("lookup('A1', colour='red')")
+    bridge = ToolBridge({"lookup": lookup}, max_calls=2)
+    with IsolatedRuntime(language="python") as rt:
+        bridge.attach(rt)
+        assert rt.eval("tools.lookup(sku='A1', qty=4)") == 14.0
+        assert bridge.calls_made == 1
