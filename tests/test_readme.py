@@ -203,3 +203,104 @@ def test_readme_json_parses():
             json.loads("\n".join(lines))
         except ValueError as e:
             pytest.fail("README.md line %d: %s" % (first, e))
+
+
+# ---- every path README.md and HACKING.md name exists ----
+
+DOCS = [README, HACKING]
+EXTS = {"c", "h", "py", "pyi", "js", "mjs", "md", "json", "build", "toml", "sh", "ini", "typed"}
+PATH_TOKEN = re.compile(r"(\.\./)*[\w.*-]+(/[\w.*-]+)*/?")
+# What the docs name that a checkout does not hold, by prefix, and why.
+NOT_IN_TREE = {
+    "build/": "meson's build directory (scripts/setup makes it; the sh commands run from it)",
+    "build-python/": "setup.py's default build directory",
+    "codecage/_bin": "inside the built package",
+    "../shared/": "the team's shared folder beside the checkout",
+    "tests/mcp/node_modules": "installed by npm ci",
+    "bench/node_modules": "installed by npm ci",
+    "bench/qjs": "a ninja target (build/bench/qjs)",
+    "claude_desktop_config.json": "an MCP client's configuration file",
+}
+
+
+def tree_files():
+    """The checkout's files: tracked, or new and not ignored."""
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return [p for p in out.split("\n") if p and os.path.exists(os.path.join(ROOT, p))]
+
+
+def path_exists(path, files):
+    """path: relative to the root (a trailing / for a folder, * globs), or a
+    bare file name that must exist somewhere in the tree."""
+    import fnmatch
+    if "/" not in path:
+        return any(fnmatch.fnmatch(os.path.basename(f), path) for f in files)
+    path = path.rstrip("/")
+    return any(fnmatch.fnmatch(f, path) or f.startswith(path + "/") for f in files)
+
+
+def is_path(tok, top):
+    """A file name with a known extension, or a/b whose a is in the root
+    (not "notifications/cancelled" or "TextEncoder/Decoder")."""
+    if not PATH_TOKEN.fullmatch(tok) or tok.startswith(".") and "/" not in tok:
+        return False
+    if "/" in tok:
+        return tok.split("/")[0] in top or tok.startswith("../") or has_ext(tok)
+    return has_ext(tok)
+
+
+def has_ext(tok):
+    return "." in tok and tok.rsplit(".", 1)[-1] in EXTS
+
+
+def named_paths(path, top):
+    """[(line number, path)] in a doc's inline code spans and in README's
+    source tour (a fenced block without a language, in two columns: folder
+    lines, indented file names relative to the last folder, then what
+    they hold, where file names with an extension are checked too)."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    found, fence, folder, col = [], None, "", None
+    for n, line in enumerate(lines, 1):
+        if line.startswith("```"):
+            fence = None if fence is not None else line[3:].strip()
+            continue
+        if fence == "":  # the tour: "name[, name]  description"
+            if col is None:
+                col = re.match(r"\S+\s+", line).end()
+            cut = col
+            if len(line) > col and not line[col - 1].isspace():  # a long first column
+                m = re.search(r"\S\s{2,}", line)
+                cut = m.end() if m else len(line)
+            names = [c.strip() for c in line[:cut].split(",") if c.strip()]
+            indented = line.startswith(" ")
+            for name in names:
+                if not indented and name.endswith("/"):
+                    folder = name
+                found.append((n, folder + name if indented else name))
+            text = " ".join(t for t in line[cut:].split() if has_ext(t.strip("()[],;:")))
+        elif fence is None:
+            text = " ".join(re.findall(r"`([^`]+)`", line))
+        else:
+            continue
+        for tok in text.split():
+            tok = tok.strip("()[],;:'\"")
+            if is_path(tok, top):
+                found.append((n, tok))
+    return found
+
+
+def test_docs_name_only_paths_that_exist():
+    files = tree_files()
+    top = {f.split("/")[0] for f in files}
+    missing, checked = [], 0
+    for doc in DOCS:
+        for n, p in named_paths(doc, top):
+            if any(p.startswith(prefix) for prefix in NOT_IN_TREE):
+                continue
+            checked += 1
+            if not path_exists(p, files):
+                missing.append("%s line %d: %s" % (os.path.basename(doc), n, p))
+    assert checked >= 100, checked
+    assert not missing, "named but not in the tree:\n" + "\n".join(missing)
