@@ -160,7 +160,8 @@ def package_dir():
 PRINT_COMMENT = re.compile(r"^\s*print\(.*\)\s+# (.*)$")
 
 
-@pytest.mark.parametrize("first,code", python_blocks(), ids=lambda v: str(v)[:8])
+@pytest.mark.parametrize("first,code", python_blocks(),
+                         ids=["L%d" % b[0] for b in python_blocks()])
 def test_readme_python_block_prints_what_it_shows(first, code, package_dir, tmp_path):
     want = [m.group(1) for m in map(PRINT_COMMENT.match, code.split("\n")) if m]
     assert want, "README.md line %d: a block with no `print(...)  # output` line" % first
@@ -304,3 +305,14 @@ def test_docs_name_only_paths_that_exist():
                 missing.append("%s line %d: %s" % (os.path.basename(doc), n, p))
     assert checked >= 100, checked
     assert not missing, "named but not in the tree:\n" + "\n".join(missing)
+
+
+def test_examples_keep_the_default_sandbox():
+    """Examples get copied: none weakens the sandbox below "require"
+    (hello.c takes another mode only from its command line)."""
+    for name in sorted(os.listdir(os.path.join(ROOT, "examples"))):
+        if name.endswith(".c"):
+            with open(os.path.join(ROOT, "examples", name), encoding="utf-8") as f:
+                text = f.read()
+            for weaker in ("CC_SANDBOX_AUTO", "CC_SANDBOX_OFF"):
+                assert weaker not in text, "examples/%s sets %s" % (name, weaker)
