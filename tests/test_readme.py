@@ -6,7 +6,7 @@ What runs, from the fenced blocks of README.md:
   `sh -c` from the repository root, against build/ as `scripts/setup`
   leaves it. It must exit 0, unless its own comment says `exit status N`.
   The `# text` lines right under a command are output it prints: each must
-  appear in its stdout or stderr.
+  appear in its stdout or stderr (a trailing " ..." marks text cut short).
 - ```python: each block runs as its own program, outside the source tree,
   with the package built by tests/python/ccpkg.py importable. Its output
   must be exactly the lines that its `print(...)  # text` comments show.
@@ -88,7 +88,7 @@ def sh_commands(unmarked_installs=None):
             for follow in lines[i + 1:]:
                 if not follow.startswith("# "):
                     break
-                want.append(follow[2:])
+                want.append(follow[2:].removesuffix(" ..."))  # "..." marks a cut
             m = re.search(r"#.*\bexit status (\d+)", line)
             cmds.append((first + i, line, want, int(m.group(1)) if m else 0))
     return cmds
