@@ -37,7 +37,6 @@ static cc_runtime *start(cc_language lang, cc_budget *b)
 {
 	cc_options o;
 	cc_options_init(&o, lang);
-	o.sandbox = CC_SANDBOX_AUTO; /* "require" until the confinement issue lands */
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
 	if (cc_runtime_new(&o, &rt, &err) < 0 ||

@@ -22,7 +22,6 @@ int main(void)
 	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
 		cc_options o;
 		cc_options_init(&o, (cc_language)lang);
-		o.sandbox = CC_SANDBOX_AUTO; /* "require" until the confinement issue lands */
 		cc_runtime *rt = NULL;
 		cc_error err = { 0 };
 		if (cc_runtime_new(&o, &rt, &err) < 0 ||
