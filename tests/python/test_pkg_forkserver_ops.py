@@ -170,3 +170,38 @@ def test_a_session_cannot_use_up_its_siblings_quotas():
         assert other.eval(TIMER_BOMB) == 63
         other.close()
         hog.close()
+
+
+def exit_with_template_stopped(stop_s):
+    """A session exits (status 7) while its template is stopped for stop_s
+    seconds, so the template reaps it only then; returns the error."""
+    with ForkServer(language="python", preload="") as fs:
+        s = fs.session()
+        template = ppid_of(s.pid)
+        os.kill(template, signal.SIGSTOP)
+        resume = threading.Timer(stop_s, os.kill, (template, signal.SIGCONT))
+        resume.start()
+        try:
+            with pytest.raises(WorkerCrashed) as e:
+                s.eval("import os; os._exit(7)", timeout=BOUND)
+        finally:
+            resume.cancel()
+            os.kill(template, signal.SIGCONT)
+        s.close()
+        return str(e.value)
+
+
+def test_a_sessions_exit_status_waits_for_its_templates_reap():
+    """Regression (issue 12): the status was asked of the pidfd with a
+    2 s backoff and lost when the template reaped later. The template now
+    writes it down the session's status pipe after the reap, and the
+    supervisor waits for that write: a late reap (3 s here) still gives it."""
+    assert "the worker exited with status 7" in exit_with_template_stopped(3)
+
+
+def test_a_wedged_template_gives_a_whole_message_within_the_bound():
+    """Never a hang: a template that does not reap in 10 s gets a message
+    that says so, whole (it was cut at 128 bytes)."""
+    msg = exit_with_template_stopped(14)
+    assert ("(the worker ended (its template did not report the exit status within 10 s))"
+            in msg), msg
