@@ -102,6 +102,29 @@ static int send_request(struct cc_child *t, const int fds[2], int64_t deadline, 
 	}
 }
 
+/* A template's -errno reply as an error naming the quota that is full
+ * (src/worker/forkserver.c says which errno means which). */
+static int fork_refused(int e, cc_error *err)
+{
+	const char *quota = NULL;
+	if (e == EAGAIN)
+		quota = "its sessions and their threads hold every process its user namespace "
+			"allows (RLIMIT_NPROC, one total for all sessions of a fork server: one "
+			"process per session plus 256 threads between them)";
+	else if (e == ENOSPC)
+		quota = "it holds 256 live sessions, the most one fork server serves";
+	else if (e == EMFILE)
+		quota = "its descriptors are used up (RLIMIT_NOFILE: a pidfd and a status pipe "
+			"per live session)";
+	if (!quota)
+		return cc_fail(err, CC_ERR_INTERNAL, "the fork server could not fork a session: %s",
+			       strerror(e));
+	return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+		       "the fork server could not fork a session: %s; close sessions, or start "
+		       "another fork server (each has quotas of its own)",
+		       quota);
+}
+
 /* The template's answer: the session's pid and pidfd. */
 static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error *err)
 {
@@ -125,8 +148,11 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 				       "the fork server's template closed its channel");
 		bool ok =
 			n == (ssize_t)sizeof(pid) && !truncated && (pid > 0 ? nfd == 1 : nfd == 0);
-		if (ok && pid > 0 && cc_pidfd_pid(fds[0]) < 0 && errno != ENOTTY)
-			ok = false; /* not a pidfd (ENOTTY: a kernel before 6.13 cannot say) */
+		/* Not a pidfd? ENOTTY: a kernel before 6.13 cannot say; ESRCH: a
+		 * pidfd whose session has ended and been reaped already (one that
+		 * failed its start), which only a pidfd answers. */
+		if (ok && pid > 0 && cc_pidfd_pid(fds[0]) < 0 && errno != ENOTTY && errno != ESRCH)
+			ok = false;
 		if (!ok) {
 			for (int i = 0; i < nfd; i++)
 				close(fds[i]);
@@ -134,16 +160,7 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 				       "the fork server's template sent a malformed reply");
 		}
 		if (pid < 0)
-			return cc_fail(err,
-				       -pid == EAGAIN || -pid == EMFILE ? CC_ERR_INVALID_INPUT
-									: CC_ERR_INTERNAL,
-				       "the fork server could not fork a session: %s%s",
-				       strerror(-pid),
-				       -pid == EAGAIN || -pid == EMFILE
-					       ? " (its sessions, with their threads, are at the "
-						 "template's limit; close some, or start another "
-						 "fork server)"
-					       : "");
+			return fork_refused((int)-pid, err);
 		*pidfd = fds[0];
 		return (int)pid;
 	}

@@ -316,9 +316,10 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * what sharing it means. */
 	unsigned extra = CC_FORK_MAX_SESSIONS + 1 +
 			 (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
-	/* It holds a pidfd per live session, beyond what a session may open. */
+	/* It holds a pidfd and a status pipe per live session, beyond what a
+	 * session may open. */
 	struct cc_worker_limits tl = *lim;
-	tl.max_open_files += CC_FORK_MAX_SESSIONS + 8;
+	tl.max_open_files += 2 * CC_FORK_MAX_SESSIONS + 8;
 	if (confine_until_seccomp(mode, &tl, extra,
 				  CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err) < 0)
 		return -1;

@@ -177,8 +177,10 @@ int cc_template_serve(cc_error *err)
 		}
 		if (cc_worker_engine->before_fork)
 			cc_worker_engine->before_fork();
+		/* -ENOSPC: CC_FORK_MAX_SESSIONS live; -EAGAIN from fork:
+		 * RLIMIT_NPROC of the template's user namespace */
 		pid_t pid = n_polled < 1 + CC_FORK_MAX_SESSIONS ? cc_session_fork(&template_report)
-								: -EAGAIN;
+								: -ENOSPC;
 		if (pid == 0) {
 			close_inherited(fds[1]);
 			return session_begin(fds[0], err);
