@@ -128,7 +128,8 @@ static void reap_ended(void)
 		while (r < 0 && errno == EINTR);
 		int32_t v = r == polled_pid[i] ? st : -1;
 		/* 4 bytes into an empty pipe that only we write: never blocks;
-		 * a supervisor that closed its end gets nothing (EPIPE). */
+		 * a supervisor that closed its end gets nothing (EPIPE;
+		 * SIGPIPE is ignored, hygiene.c). */
 		ssize_t w = write(polled_status[i], &v, sizeof(v));
 		(void)w;
 		close(polled_status[i]);
