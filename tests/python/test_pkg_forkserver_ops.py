@@ -286,3 +286,18 @@ def test_a_pool_reports_a_full_fork_server(bomb):
                 s.close()
         with first_session_after_close(lambda: pool.checkout(timeout=BOUND)) as s:
             assert s.eval("1+1") == 2
+
+
+def test_the_session_cap_is_refused_by_name():
+    """The 257th live session of one fork server is refused as
+    sandbox_unavailable naming the cap (it was invalid_input)."""
+    with ForkServer(language="javascript") as fs:
+        live = []
+        try:
+            for _ in range(256):
+                live.append(fs.session())
+            with pytest.raises(SandboxUnavailable, match="256 live sessions"):
+                fs.session()
+        finally:
+            for s in live:
+                s.close()
