@@ -522,9 +522,12 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
  * in another thread (the call holds its own reference): concurrent calls
  * take turns on the template's channel. err may be NULL. Errors:
  * worker_crashed (the template is gone; start a new fork server),
- * invalid_input (the template holds its maximum of 256 sessions),
- * sandbox_unavailable (the session could not add its layers), internal,
- * timeout, protocol_violation (a malformed reply: the template is closed). */
+ * sandbox_unavailable (the session could not add its layers, or a quota
+ * the server's sessions share is full, named in the message: 256 live
+ * sessions, RLIMIT_NPROC for their processes and threads, RLIMIT_SIGPENDING
+ * for their queued signals and timers; close sessions or start another
+ * fork server), internal, timeout, protocol_violation (a malformed reply:
+ * the template is closed). */
 CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err);
 
 /* The template's confinement report (what every session has, plus its

@@ -93,10 +93,13 @@ class ForkServer:
         this server's config (its bootstrap runs now, in the session). It
         stays usable after the fork server is closed.
 
-        Raises ``InvalidInputError`` (the server is closed, or its template
-        holds its maximum of 256 open sessions), ``WorkerCrashed`` (the
-        template is gone: start a new ForkServer), ``SandboxUnavailable``
-        (the session could not add its layers), ``TimeoutError``,
+        Raises ``InvalidInputError`` (the server is closed),
+        ``WorkerCrashed`` (the template is gone: start a new ForkServer),
+        ``SandboxUnavailable`` (the session could not add its layers, or
+        the server is full: its 256 open sessions, or the processes and
+        threads (RLIMIT_NPROC) or queued signals and timers
+        (RLIMIT_SIGPENDING) all its sessions share, named in the message;
+        close sessions or start another ForkServer), ``TimeoutError``,
         ``ProtocolViolation``, ``InternalError``, or the bootstrap's error.
         """
         if self._fs is None:

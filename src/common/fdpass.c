@@ -1,6 +1,7 @@
 /* Descriptors over unix sockets (fdpass.h). */
 #include "fdpass.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,25 +10,34 @@
  * arrive (and are closed) rather than truncate. */
 #define CC_FD_MAX 8
 
-ssize_t cc_fd_send(int sock, const void *data, size_t len, int fd, int flags)
+ssize_t cc_fds_send(int sock, const void *data, size_t len, const int *fds, int nfds, int flags)
 {
 	struct iovec iov = { (void *)data, len };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * CC_FD_MAX)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
+	if (nfds < 0 || nfds > CC_FD_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (nfds > 0) {
 		memset(&u, 0, sizeof(u));
 		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
 	}
 	return sendmsg(sock, &mh, flags | MSG_NOSIGNAL);
+}
+
+ssize_t cc_fd_send(int sock, const void *data, size_t len, int fd, int flags)
+{
+	return cc_fds_send(sock, data, len, &fd, fd >= 0 ? 1 : 0, flags);
 }
 
 ssize_t cc_fd_recv(int sock, void *data, size_t len, int *fds, int max, int *nfds, int *truncated,

@@ -12,6 +12,10 @@
  * sendmsg's result (-1 with errno). */
 ssize_t cc_fd_send(int sock, const void *data, size_t len, int fd, int flags);
 
+/* As cc_fd_send, carrying the nfds (0..8) descriptors in fds, borrowed.
+ * EINVAL for more. */
+ssize_t cc_fds_send(int sock, const void *data, size_t len, const int *fds, int nfds, int flags);
+
 /* Receive up to len bytes with one recvmsg (MSG_CMSG_CLOEXEC added), and
  * every descriptor that came with them: up to max into fds, *nfds of them;
  * any beyond max are closed. *truncated is set when the kernel dropped

@@ -87,11 +87,12 @@ CC_EXPORT void cc_forkserver_close(cc_forkserver *fs)
 		cc_forkserver_unref(fs);
 }
 
-/* Hand the template one end of a new channel. */
-static int send_request(struct cc_child *t, int fd, int64_t deadline, cc_error *err)
+/* Hand the template one end of a new channel and the write end of the
+ * session's status pipe. */
+static int send_request(struct cc_child *t, const int fds[2], int64_t deadline, cc_error *err)
 {
 	for (;;) {
-		if (cc_fd_send(t->sock, "F", 1, fd, MSG_DONTWAIT) == 1)
+		if (cc_fds_send(t->sock, "F", 1, fds, 2, MSG_DONTWAIT) == 1)
 			return 0;
 		if (errno != EAGAIN && errno != EINTR)
 			return cc_fail(err, CC_ERR_WORKER_CRASHED,
@@ -99,6 +100,29 @@ static int send_request(struct cc_child *t, int fd, int64_t deadline, cc_error *
 		if (cc_chan_wait(t, POLLOUT, deadline, err) < 0)
 			return -1;
 	}
+}
+
+/* A template's -errno reply as an error naming the quota that is full
+ * (src/worker/forkserver.c says which errno means which). */
+static int fork_refused(int e, cc_error *err)
+{
+	const char *quota = NULL;
+	if (e == EAGAIN)
+		quota = "its sessions and their threads hold every process its user namespace "
+			"allows (RLIMIT_NPROC, one total for all sessions of a fork server: one "
+			"process per session plus 256 threads between them)";
+	else if (e == ENOSPC)
+		quota = "it holds 256 live sessions, the most one fork server serves";
+	else if (e == EMFILE)
+		quota = "its descriptors are used up (RLIMIT_NOFILE: a pidfd and a status pipe "
+			"per live session)";
+	if (!quota)
+		return cc_fail(err, CC_ERR_INTERNAL, "the fork server could not fork a session: %s",
+			       strerror(e));
+	return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+		       "the fork server could not fork a session: %s; close sessions, or start "
+		       "another fork server (each has quotas of its own)",
+		       quota);
 }
 
 /* The template's answer: the session's pid and pidfd. */
@@ -124,8 +148,11 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 				       "the fork server's template closed its channel");
 		bool ok =
 			n == (ssize_t)sizeof(pid) && !truncated && (pid > 0 ? nfd == 1 : nfd == 0);
-		if (ok && pid > 0 && cc_pidfd_pid(fds[0]) < 0 && errno != ENOTTY)
-			ok = false; /* not a pidfd (ENOTTY: a kernel before 6.13 cannot say) */
+		/* Not a pidfd? ENOTTY: a kernel before 6.13 cannot say; ESRCH: a
+		 * pidfd whose session has ended and been reaped already (one that
+		 * failed its start), which only a pidfd answers. */
+		if (ok && pid > 0 && cc_pidfd_pid(fds[0]) < 0 && errno != ENOTTY && errno != ESRCH)
+			ok = false;
 		if (!ok) {
 			for (int i = 0; i < nfd; i++)
 				close(fds[i]);
@@ -133,16 +160,7 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 				       "the fork server's template sent a malformed reply");
 		}
 		if (pid < 0)
-			return cc_fail(err,
-				       -pid == EAGAIN || -pid == EMFILE ? CC_ERR_INVALID_INPUT
-									: CC_ERR_INTERNAL,
-				       "the fork server could not fork a session: %s%s",
-				       strerror(-pid),
-				       -pid == EAGAIN || -pid == EMFILE
-					       ? " (its sessions, with their threads, are at the "
-						 "template's limit; close some, or start another "
-						 "fork server)"
-					       : "");
+			return fork_refused((int)-pid, err);
 		*pidfd = fds[0];
 		return (int)pid;
 	}
@@ -188,6 +206,16 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 		cc_runtime_close(rt);
 		return cc_fail(err, CC_ERR_INTERNAL, "socketpair: %s", strerror(e));
 	}
+	/* The template writes the session's wait status here once it has
+	 * reaped it (spawn.c's reap_forked reads it). */
+	int st[2];
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		cc_runtime_close(rt);
+		return cc_fail(err, CC_ERR_INTERNAL, "pipe2: %s", strerror(e));
+	}
 	int64_t deadline = cc_now_ns() + (int64_t)(CC_STARTUP_TIMEOUT_S * 1e9);
 	cc_runtime *t = fs->tmpl;
 	int pidfd = -1, pid = -1;
@@ -195,7 +223,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	if (!t->alive)
 		cc_fail(err, CC_ERR_WORKER_CRASHED, "the fork server's template is gone: %s",
 			t->death ? t->death : "it ended");
-	else if (send_request(&t->child, sv[1], deadline, err) == 0)
+	else if (send_request(&t->child, (int[2]){ sv[1], st[1] }, deadline, err) == 0)
 		pid = recv_reply(&t->child, &pidfd, deadline, err);
 	/* A template that broke the protocol or died serves no one again. */
 	if (pid < 0 && (err->kind == CC_ERR_PROTOCOL_VIOLATION ||
@@ -205,8 +233,10 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	}
 	pthread_mutex_unlock(&fs->lock);
 	close(sv[1]);
+	close(st[1]);
 	if (pid < 0) {
 		close(sv[0]);
+		close(st[0]);
 		cc_runtime_close(rt);
 		return cc_fail_wrap(err, "forking a session");
 	}
@@ -214,6 +244,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	rt->child.pid = host_pid > 0 ? host_pid : pid;
 	rt->child.pidfd = pidfd;
 	rt->child.sock = sv[0];
+	rt->child.status_fd = st[0];
 	rt->child.forked = true;
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	rt->alive = true;

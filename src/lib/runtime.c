@@ -100,16 +100,17 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	pthread_mutex_lock(&rt->kill_lock);
 	cc_child_kill(&rt->child);
 	pthread_mutex_unlock(&rt->kill_lock);
-	char how[128];
+	char *how = NULL;
 	if (__atomic_load_n(&rt->interrupted, __ATOMIC_ACQUIRE))
-		snprintf(how, sizeof(how), "was interrupted by the host");
+		how = strdup("was interrupted by the host");
 	else if (died)
-		cc_child_describe(&rt->child, how, sizeof(how));
+		how = cc_child_describe(&rt->child);
 	else
-		snprintf(how, sizeof(how), "was stopped by the supervisor");
+		how = strdup("was stopped by the supervisor");
 	free(rt->death);
-	if (asprintf(&rt->death, "%s (the worker %s)", why, how) < 0)
+	if (asprintf(&rt->death, "%s (the worker %s)", why, how ? how : "ended") < 0)
 		rt->death = NULL;
+	free(how);
 }
 
 static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_error *err)
@@ -195,10 +196,12 @@ static void startup_death(cc_runtime *rt, cc_error *err)
 			"/bin/sh); refusing to start");
 		return;
 	}
-	char how[128];
-	cc_child_describe(&rt->child, how, sizeof(how));
+	char *how = cc_child_describe(&rt->child);
 	char *msg = NULL;
-	if (asprintf(&msg, "%s (the worker %s)", err->message ? err->message : "", how) < 0)
+	int r = asprintf(&msg, "%s (the worker %s)", err->message ? err->message : "",
+			 how ? how : "ended");
+	free(how);
+	if (r < 0)
 		return;
 	cc_error_kind kind = err->kind;
 	cc_error_clear(err);
@@ -220,6 +223,7 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;
 	rt->child.sock = -1;
+	rt->child.status_fd = -1;
 	return rt;
 }
 

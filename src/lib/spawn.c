@@ -173,6 +173,7 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 	c->pid = -1;
 	c->pidfd = -1;
 	c->sock = -1;
+	c->status_fd = -1;
 	c->reaped = false;
 	c->forked = false;
 	if (find_worker(opts, path, sizeof(path), err) < 0)
@@ -239,21 +240,22 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 	return 0;
 }
 
-/* PIDFD_GET_INFO (Linux 6.13) and its exit record (PIDFD_INFO_EXIT,
- * Linux 6.15): from the kernel's include/uapi/linux/pidfd.h, defined here
- * because Debian 12's headers predate them. The first 64 bytes are the
- * structure's version 0, which every kernel with the ioctl accepts. */
+/* PIDFD_GET_INFO (Linux 6.13): from the kernel's include/uapi/linux/
+ * pidfd.h, defined here because Debian 12's headers predate it. The first
+ * 64 bytes are the structure's version 0, which every kernel with the
+ * ioctl accepts. */
 struct cc_pidfd_info {
 	uint64_t mask, cgroupid;
 	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
-	int32_t exit_code; /* a wait status, as waitpid's */
+	int32_t exit_code;
 };
 #define CC_PIDFD_INFO_PID (1ull << 0)
-#define CC_PIDFD_INFO_EXIT (1ull << 3)
 #define CC_PIDFD_GET_INFO _IOWR(0xFF, 11, struct cc_pidfd_info)
 
-/* How long a forked session's exit status may take to arrive. */
-#define CC_FORKED_EXIT_WAIT_MS 2000
+/* How long a forked session's status may take once it has exited: the
+ * template writes it as soon as it has reaped the session, so this bound
+ * is reached only when the template is wedged, never as a race. */
+#define CC_FORKED_STATUS_BOUND_MS 10000
 
 pid_t cc_pidfd_pid(int pidfd)
 {
@@ -266,7 +268,9 @@ pid_t cc_pidfd_pid(int pidfd)
 }
 
 /* A forked session is the template's child, not ours: once its pidfd
- * says it exited, ask the kernel for the status it kept. */
+ * says it exited, read the wait status its template sends down the
+ * session's status pipe after the reap (src/worker/forkserver.c). The
+ * read waits for the write, so there is no window to lose it in. */
 static void reap_forked(struct cc_child *c, int timeout_ms)
 {
 	struct pollfd p = { c->pidfd, POLLIN, 0 };
@@ -274,24 +278,28 @@ static void reap_forked(struct cc_child *c, int timeout_ms)
 		return; /* still running */
 	c->reaped = true;
 	c->wstatus_code = 0;
-	/* The record comes when the template reaps it, which it does as soon
-	 * as it runs (it polls its sessions' pidfds); on a loaded machine that
-	 * can take a while. Back off up to CC_FORKED_EXIT_WAIT_MS in all: a
-	 * kernel without the record (before 6.15) answers without it every
-	 * time and pays that wait once per death. */
-	struct cc_pidfd_info info;
-	for (int waited = 0, step = 1;; waited += step, step = step < 64 ? step * 2 : 64) {
-		memset(&info, 0, sizeof(info));
-		info.mask = CC_PIDFD_INFO_EXIT;
-		if (ioctl(c->pidfd, CC_PIDFD_GET_INFO, &info) < 0)
-			return; /* before 6.13: exited, status unknown */
-		if (info.mask & CC_PIDFD_INFO_EXIT)
-			break;
-		if (waited >= CC_FORKED_EXIT_WAIT_MS)
-			return;
-		usleep((useconds_t)step * 1000);
+	c->no_status = "its template gave no exit status";
+	if (c->status_fd < 0)
+		return;
+	int32_t st = 0;
+	ssize_t n = -1;
+	struct pollfd s = { c->status_fd, POLLIN, 0 };
+	int r;
+	while ((r = poll(&s, 1, CC_FORKED_STATUS_BOUND_MS)) < 0 && errno == EINTR)
+		;
+	if (r == 1)
+		while ((n = read(c->status_fd, &st, sizeof(st))) < 0 && errno == EINTR)
+			;
+	close(c->status_fd);
+	c->status_fd = -1;
+	if (r == 0) {
+		c->no_status = "its template did not report the exit status within 10 s";
+		return;
 	}
-	int st = info.exit_code;
+	if (n != (ssize_t)sizeof(st) || st < 0) {
+		c->no_status = "its template ended before it reported the exit status";
+		return;
+	}
 	if (WIFEXITED(st)) {
 		c->wstatus_code = CLD_EXITED;
 		c->wstatus = WEXITSTATUS(st);
@@ -389,36 +397,40 @@ close_pidfd:
 		close(c->pidfd);
 		c->pidfd = -1;
 	}
+	if (c->status_fd >= 0) {
+		close(c->status_fd);
+		c->status_fd = -1;
+	}
 	c->pid = -1;
 }
 
-void cc_child_describe(const struct cc_child *c, char *buf, size_t n)
+char *cc_child_describe(const struct cc_child *c)
 {
+	char *out = NULL;
+	int r;
 	if (!c->reaped) {
-		snprintf(buf, n, "closed its channel");
+		r = asprintf(&out, "closed its channel");
 	} else if (c->wstatus_code == 0 && c->forked) {
-		snprintf(buf, n,
-			 "ended (its exit status did not arrive: its template did not reap it "
-			 "in time, or this kernel keeps none for a session; Linux 6.15 does)");
+		r = asprintf(&out, "ended (%s)", c->no_status ? c->no_status : "status unknown");
 	} else if (c->wstatus_code == 0) {
-		snprintf(buf, n,
-			 "ended; its exit status was collected elsewhere (does the host "
-			 "ignore SIGCHLD?)");
+		r = asprintf(&out, "ended; its exit status was collected elsewhere (does the host "
+				   "ignore SIGCHLD?)");
 	} else if (c->wstatus_code == CLD_EXITED && !c->forked && cc_sc_kill_name(c->wstatus)) {
 		/* Only a monitor reports kill-list calls by exit status (a
 		 * forked session's filter kills outright: SIGSYS, below). */
-		snprintf(buf, n, "was killed by seccomp for calling %s, which no guest may call",
-			 cc_sc_kill_name(c->wstatus));
+		r = asprintf(&out, "was killed by seccomp for calling %s, which no guest may call",
+			     cc_sc_kill_name(c->wstatus));
 	} else if (c->wstatus_code == CLD_EXITED) {
-		snprintf(buf, n, "exited with status %d", c->wstatus);
+		r = asprintf(&out, "exited with status %d", c->wstatus);
 	} else if (c->wstatus_code == CLD_KILLED || c->wstatus_code == CLD_DUMPED) {
 		const char *what = sigabbrev_np(c->wstatus);
-		snprintf(buf, n, "was killed by SIG%s%s", what ? what : "?",
-			 c->wstatus == SIGXCPU	 ? " (its CPU-time limit)"
-			 : c->wstatus == SIGSYS	 ? " (seccomp)"
-			 : c->wstatus == SIGKILL ? " (out of memory or killed from outside)"
-						 : "");
+		r = asprintf(&out, "was killed by SIG%s%s", what ? what : "?",
+			     c->wstatus == SIGXCPU   ? " (its CPU-time limit)"
+			     : c->wstatus == SIGSYS  ? " (seccomp)"
+			     : c->wstatus == SIGKILL ? " (out of memory or killed from outside)"
+						     : "");
 	} else {
-		snprintf(buf, n, "ended (code %d, status %d)", c->wstatus_code, c->wstatus);
+		r = asprintf(&out, "ended (code %d, status %d)", c->wstatus_code, c->wstatus);
 	}
+	return r < 0 ? NULL : out;
 }

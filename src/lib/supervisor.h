@@ -18,10 +18,13 @@ struct cc_child {
 	int pidfd; /* -1 when none */
 	int sock;  /* supervisor end of the channel, nonblocking; -1 when none */
 	bool reaped;
-	bool forked;	  /* a fork server's session: not our child (no waitid; the
-			     exit status comes from the pidfd, PIDFD_INFO_EXIT) */
-	int wstatus_code; /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
-	int wstatus;	  /* exit status or signal number */
+	bool forked;	       /* a fork server's session: not our child (no waitid; the
+				  exit status comes from its template, status_fd) */
+	int status_fd;	       /* forked: read end of the pipe its template writes the
+				  session's wait status to once reaped; -1 when none */
+	const char *no_status; /* forked, reaped without a status: why (static) */
+	int wstatus_code;      /* from waitid: CLD_EXITED/CLD_KILLED/CLD_DUMPED */
+	int wstatus;	       /* exit status or signal number */
 	/* channel.c's read-ahead: bytes read from sock, not yet taken */
 	size_t ra_len, ra_off;
 	char ra[4096];
@@ -47,8 +50,10 @@ void cc_child_signal_kill(struct cc_child *c);
  * true when reaped. */
 bool cc_child_try_reap(struct cc_child *c);
 
-/* Human description of how the reaped child died ("killed by SIGSEGV"). */
-void cc_child_describe(const struct cc_child *c, char *buf, size_t n);
+/* Human description of how the reaped child died ("was killed by
+ * SIGSEGV"), whole: a heap string the caller frees, or NULL when out of
+ * memory. */
+char *cc_child_describe(const struct cc_child *c);
 
 /* ---- channel.c: frames with deadlines ---- */
 

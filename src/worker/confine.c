@@ -17,6 +17,7 @@
 #include <linux/securebits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -315,9 +316,10 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * what sharing it means. */
 	unsigned extra = CC_FORK_MAX_SESSIONS + 1 +
 			 (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
-	/* It holds a pidfd per live session, beyond what a session may open. */
+	/* It holds a pidfd and a status pipe per live session, beyond what a
+	 * session may open. */
 	struct cc_worker_limits tl = *lim;
-	tl.max_open_files += CC_FORK_MAX_SESSIONS + 8;
+	tl.max_open_files += 2 * CC_FORK_MAX_SESSIONS + 8;
 	if (confine_until_seccomp(mode, &tl, extra,
 				  CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err) < 0)
 		return -1;
@@ -355,26 +357,72 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	return 0;
 }
 
-/* A session's own user namespace, nested in the template's: the kernel
- * counts RLIMIT_NPROC and RLIMIT_SIGPENDING per user *per namespace* and
- * checks every level, so with limits of its own set here a session gets a
- * spawned worker's allowance of threads and queued signals, and the
- * template's totals still bound all sessions together. What the new
- * namespace grants (every capability, over nothing it owns) is dropped at
- * once. No id map is written: the session is the overflow id inside. */
-static int session_userns(cc_error *err)
+/* A session's own user and pid namespaces, nested in the template's.
+ * User: the kernel counts RLIMIT_NPROC and RLIMIT_SIGPENDING per user
+ * *per namespace* and checks every level, so with limits of its own set
+ * later a session gets a spawned worker's allowance of threads and queued
+ * signals, and the template's totals still bound all sessions together.
+ * Pid: the session's next child is pid 1 of a namespace of its own, which
+ * sees no sibling, no template, no earlier session (no pid to ask
+ * sched_getaffinity, a CPU clock or kill about). What the new user
+ * namespace grants (every capability, over nothing it owns; creating the
+ * pid namespace needed CAP_SYS_ADMIN in it) is dropped at once. No id map
+ * is written: the session is the overflow id inside. Returns 0 or -errno. */
+static int session_namespaces(void)
 {
-	if (syscall(SYS_unshare, CLONE_NEWUSER) < 0)
-		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "the session's user namespace: %s",
-			       strerror(errno));
+	if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWPID) < 0)
+		return -errno;
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
 	memset(d, 0, sizeof(d));
 	if (syscall(SYS_capset, &h, d) < 0 || syscall(SYS_capget, &h, d) < 0 || d[0].effective ||
 	    d[0].permitted || d[0].inheritable || d[1].effective || d[1].permitted ||
 	    d[1].inheritable)
-		return cc_fail(err, CC_ERR_INTERNAL, "dropping the session's capabilities failed");
+		return -EPERM;
 	return 0;
+}
+
+/* With namespaces, a session is two forks from the template: an
+ * intermediate enters the session's namespaces (session_namespaces) and
+ * forks the session, pid 1 of its new pid namespace, then reports the
+ * session's pid (in the template's namespace) down a pipe and exits. The
+ * orphaned session is re-parented to the template (pid 1 of the worker's
+ * namespace, the nearest reaper), which reaps it; it cannot be reaped by
+ * anyone else meanwhile, so the pid stays its own for pidfd_open. */
+pid_t cc_session_fork(const struct cc_confine_report *rep)
+{
+	if (!rep->namespaces) {
+		pid_t pid = fork();
+		return pid < 0 ? -errno : pid;
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t mid = fork();
+	if (mid == 0) {
+		close(p[0]);
+		int32_t r = session_namespaces();
+		if (r == 0) {
+			pid_t s = fork();
+			if (s == 0) {
+				close(p[1]);
+				return 0;
+			}
+			r = s > 0 ? s : -errno;
+		}
+		_exit(write(p[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	int e = errno;
+	close(p[1]);
+	int32_t r = -e;
+	if (mid > 0) {
+		while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (read(p[0], &r, sizeof(r)) != sizeof(r))
+			r = -ECHILD;
+	}
+	close(p[0]);
+	return r;
 }
 
 /* A session's own limits, lowered from the template's (SYS_setrlimit: the
@@ -402,8 +450,9 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 		       cc_error *err)
 {
 	int abi = 0;
-	if (rep->namespaces && session_userns(err) < 0)
-		return -1;
+	if (rep->namespaces && getpid() != 1)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "a forked session is not pid 1 of its own pid namespace");
 	if (session_limits(&cc_worker_limits, rep->namespaces, err) < 0)
 		return -1;
 	if (rep->landlock_abi > 0 && cc_landlock_session(&abi, err) < 0)
@@ -416,10 +465,12 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf *session_f,
 			     cc_error *err)
 {
-	pid_t c = fork();
+	pid_t c = cc_session_fork(rep);
 	if (c < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "forking the probe session: %s",
-			       strerror(errno));
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "forking the probe session (its own user and pid namespaces): %s; "
+			       "refusing to start the fork server",
+			       strerror((int)-c));
 	if (c == 0) {
 		/* Exactly what a session does, then the probes; exec in a
 		 * child of its own (the filter kills the caller). */
@@ -430,10 +481,11 @@ int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf 
 			_exit(2);
 		int n = cc_probes_run(cc_worker_ppid, rep->namespaces, false, breached,
 				      sizeof(breached));
-		/* pid 1 is the template: a session must not reach it either */
-		if (syscall(SYS_kill, 1, 0) == 0) {
+		/* Nothing else may be reachable: not the template, not a
+		 * sibling (its own pid namespace holds only itself). */
+		if (syscall(SYS_kill, -1, 0) == 0) {
 			size_t len = strlen(breached);
-			snprintf(breached + len, sizeof(breached) - len, "%ssignal_template",
+			snprintf(breached + len, sizeof(breached) - len, "%ssignal_others",
 				 n ? "," : "");
 			n++;
 		}

@@ -64,13 +64,22 @@ struct cc_bpf;
 int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err);
 
-/* In a freshly forked session: its own user namespace (with namespaces:
- * RLIMIT_NPROC and RLIMIT_SIGPENDING of its own, every capability it
- * gave dropped), its own RLIMIT_NOFILE, its own Landlock domain (scoped
- * signals and abstract sockets, no TCP; when the template had Landlock),
- * then the engine's seccomp filter stacked on the template's (no fork,
- * nothing of CC_SC_FORK). Returns 0, or -1 with err (sandbox_unavailable,
- * internal). */
+/* Fork a session from the template (the probe session too). With
+ * namespaces the fork goes through a short-lived intermediate that enters
+ * the session's own user and pid namespaces (confine.c says why), so the
+ * session is pid 1 of a pid namespace of its own and the template's child
+ * (re-parented), every capability the new user namespace gave dropped.
+ * Returns 0 in the session, its pid in the template's namespace (> 0) in
+ * the template, or -errno (no session). */
+pid_t cc_session_fork(const struct cc_confine_report *rep);
+
+/* In a freshly forked session (cc_session_fork): its own RLIMIT_NOFILE,
+ * and with namespaces its own RLIMIT_NPROC and RLIMIT_SIGPENDING (checked
+ * to be pid 1 of its own pid namespace first), its own Landlock domain
+ * (scoped signals and abstract sockets, no TCP; when the template had
+ * Landlock), then the engine's seccomp filter stacked on the template's
+ * (no fork, nothing of CC_SC_FORK). Returns 0, or -1 with err
+ * (sandbox_unavailable, internal). */
 int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf *session_f,
 		       cc_error *err);
 

@@ -281,10 +281,16 @@ int cc_py_stop_timer_create(cc_error *err)
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGRTMIN;
 	sev._sigev_un._tid = gettid(); /* glibc lacks sigev_notify_thread_id */
-	if (timer_create(CLOCK_MONOTONIC, &sev, &stop_timer) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "starting CPython: timer_create: %s",
-			       strerror(errno));
-	return 0;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &stop_timer) == 0)
+		return 0;
+	if (errno == EAGAIN)
+		return cc_fail(
+			err, CC_ERR_SANDBOX_UNAVAILABLE,
+			"starting CPython: no POSIX timer for the deadline's soft stop: the "
+			"queued signals and timers its user may hold (RLIMIT_SIGPENDING) are "
+			"used up; in a fork server that quota is shared by all its sessions: "
+			"close some, or start another fork server");
+	return cc_fail(err, CC_ERR_INTERNAL, "starting CPython: timer_create: %s", strerror(errno));
 }
 
 /* The stop reason as of now: cc_worker_stop_reason() alone only reports

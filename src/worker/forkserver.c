@@ -3,15 +3,22 @@
  *
  * The control channel is fd 3, the same socket a plain worker's frames
  * use. Requests and replies are fixed-size, not frames:
- *   supervisor -> template: one byte 'F' carrying one descriptor
- *     (SCM_RIGHTS), the new session's end of its own channel;
+ *   supervisor -> template: one byte 'F' carrying two descriptors
+ *     (SCM_RIGHTS): the new session's end of its own channel, and the
+ *     write end of the session's status pipe;
  *   template -> supervisor: a 4-byte native-endian int32, the session's
  *     pid in the template's pid namespace (> 0) carrying its pidfd, or
  *     -errno (no descriptor) when fork or pidfd_open failed.
+ * When the template has reaped a session it writes the session's wait
+ * status (a native-endian int32, as waitpid's) into that session's status
+ * pipe and closes it: the supervisor reads the status there, after the
+ * reap by construction, where a pidfd's exit record could be asked for
+ * before it (no timing window). The session never holds the pipe.
  * End of file on the channel ends the template, and with it (pid 1 of the
  * pid namespace) every session it forked.
  *
- * A session: the request's socket becomes its fd 3, it adds its own
+ * A session (cc_session_fork: pid 1 of a pid namespace of its own, the
+ * template's child): the request's socket becomes its fd 3, it adds its own
  * layers (cc_confine_session: a nested Landlock domain, the engine's
  * seccomp filter stacked on the template's), lets the engine renew what
  * fork() shares (after_fork_child), and from there is an ordinary worker:
@@ -53,22 +60,28 @@ int cc_template_start(cc_sandbox_mode mode, const char *preload, struct cc_confi
 	return 0;
 }
 
-/* One request: 1 with its descriptor in *fd (-1 when the kernel dropped
- * it: EMFILE), 0 at end of file; anything else the supervisor never sends
- * ends the template. */
-static int recv_request(int *fd)
+/* One request: 1 with its two descriptors in fds (-1 each when the
+ * kernel dropped them: EMFILE), 0 at end of file; anything else the
+ * supervisor never sends ends the template. */
+static int recv_request(int fds[2])
 {
 	char byte = 0;
 	int n = 0, truncated = 0;
 	ssize_t r;
-	*fd = -1;
+	fds[0] = fds[1] = -1;
 	do
-		r = cc_fd_recv(CC_CHANNEL_FD, &byte, 1, fd, 1, &n, &truncated, 0);
+		r = cc_fd_recv(CC_CHANNEL_FD, &byte, 1, fds, 2, &n, &truncated, 0);
 	while (r < 0 && errno == EINTR);
 	if (r == 0)
 		return 0;
-	if (r == 1 && byte == 'F' && (n == 1 || truncated))
+	if (r == 1 && byte == 'F' && (n == 2 || truncated)) {
+		if (n < 2) { /* EMFILE: answered as such */
+			if (n == 1)
+				close(fds[0]);
+			fds[0] = fds[1] = -1;
+		}
 		return 1;
+	}
 	_exit(4);
 }
 
@@ -94,10 +107,11 @@ static int session_begin(int fd, cc_error *err)
 }
 
 /* Live sessions, by pidfd: polled beside the channel so an ended one is
- * reaped at once (its exit status then reaches the supervisor's pidfd,
- * PIDFD_INFO_EXIT) and stops counting against RLIMIT_NPROC. */
+ * reaped at once (its wait status then goes down its status pipe) and
+ * stops counting against RLIMIT_NPROC. */
 static struct pollfd polled[1 + CC_FORK_MAX_SESSIONS];
 static pid_t polled_pid[1 + CC_FORK_MAX_SESSIONS];
+static int polled_status[1 + CC_FORK_MAX_SESSIONS];
 static size_t n_polled = 1;
 
 static void reap_ended(void)
@@ -107,10 +121,33 @@ static void reap_ended(void)
 			i++;
 			continue;
 		}
-		waitpid(polled_pid[i], NULL, WNOHANG);
+		int st = 0;
+		pid_t r;
+		do
+			r = waitpid(polled_pid[i], &st, 0);
+		while (r < 0 && errno == EINTR);
+		int32_t v = r == polled_pid[i] ? st : -1;
+		/* 4 bytes into an empty pipe that only we write: never blocks;
+		 * a supervisor that closed its end gets nothing (EPIPE;
+		 * SIGPIPE is ignored, hygiene.c). */
+		ssize_t w = write(polled_status[i], &v, sizeof(v));
+		(void)w;
+		close(polled_status[i]);
 		close(polled[i].fd);
-		polled[i] = polled[--n_polled];
+		n_polled--;
+		polled[i] = polled[n_polled];
 		polled_pid[i] = polled_pid[n_polled];
+		polled_status[i] = polled_status[n_polled];
+	}
+}
+
+/* In a new session: nothing of the template's bookkeeping stays open. */
+static void close_inherited(int status_fd)
+{
+	close(status_fd);
+	for (size_t i = 1; i < n_polled; i++) {
+		close(polled[i].fd);
+		close(polled_status[i]);
 	}
 }
 
@@ -132,33 +169,38 @@ int cc_template_serve(cc_error *err)
 		reap_ended();
 		if (!polled[0].revents)
 			continue;
-		int fd = -1;
-		if (recv_request(&fd) == 0)
+		int fds[2];
+		if (recv_request(fds) == 0)
 			_exit(0);
-		if (fd < 0) {
+		if (fds[0] < 0) {
 			send_reply(-EMFILE, -1);
 			continue;
 		}
 		if (cc_worker_engine->before_fork)
 			cc_worker_engine->before_fork();
-		pid_t pid = n_polled < 1 + CC_FORK_MAX_SESSIONS ? fork() : (errno = EAGAIN, -1);
+		/* -ENOSPC: CC_FORK_MAX_SESSIONS live; -EAGAIN from fork:
+		 * RLIMIT_NPROC of the template's user namespace */
+		pid_t pid = n_polled < 1 + CC_FORK_MAX_SESSIONS ? cc_session_fork(&template_report)
+								: -ENOSPC;
 		if (pid == 0) {
-			for (size_t i = 1; i < n_polled; i++)
-				close(polled[i].fd);
-			return session_begin(fd, err);
+			close_inherited(fds[1]);
+			return session_begin(fds[0], err);
 		}
-		int e = errno;
 		if (cc_worker_engine->after_fork_parent)
 			cc_worker_engine->after_fork_parent();
-		close(fd);
+		close(fds[0]);
+		int e = pid < 0 ? -pid : 0;
 		int pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 		if (pid > 0 && pidfd < 0)
 			e = errno; /* the session waits for a supervisor that gave up: its
-				      channel's other end closes and it exits */
+				      channel's other end closes and it exits; reaped below */
 		send_reply(pidfd >= 0 ? (int32_t)pid : -(int32_t)e, pidfd);
 		if (pidfd >= 0) {
 			polled[n_polled] = (struct pollfd){ pidfd, POLLIN, 0 };
+			polled_status[n_polled] = fds[1];
 			polled_pid[n_polled++] = pid;
+		} else {
+			close(fds[1]);
 		}
 	}
 }

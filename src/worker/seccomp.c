@@ -58,14 +58,29 @@
  * linux/arch-fork.h): a new process, nothing shared, no namespace. */
 #define CLONE_FORK (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
 
+/* The last fixed clock id (CLOCK_TAI, Linux's include/uapi/linux/time.h). */
+#define CC_CLOCK_FIXED_MAX 11
+
 static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 {
 	uint32_t A = SCMP_ACT_ALLOW;
 	const char *name = ru->name;
 	if (!strcmp(name, "clone") && ru->engines == CC_SC_FORK)
 		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_FORK));
-	if (!strcmp(name, "unshare")) /* a session's own user namespace, nothing else */
-		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER));
+	if (!strcmp(name, "unshare")) /* a session's own user and pid namespaces, nothing else */
+		return seccomp_rule_add(ctx, A, nr, 1,
+					SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER | CLONE_NEWPID));
+	/* Calls that take a pid or a clock id (a negative id is a CPU clock
+	 * built from a pid: ((~pid) << 3) | type): only the caller itself, and
+	 * only the fixed clocks (REALTIME .. TAI; PROCESS_ and
+	 * THREAD_CPUTIME_ID are its own). Compared on all 64 bits (unsigned),
+	 * so a negative id, sign-extended or with garbage above it, is refused.
+	 * pid namespaces already hide other processes; this holds without. */
+	if (!strcmp(name, "sched_getaffinity"))
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, 0));
+	if (!strcmp(name, "clock_gettime") || !strcmp(name, "clock_nanosleep") ||
+	    !strcmp(name, "timer_create"))
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_LE, CC_CLOCK_FIXED_MAX));
 	if (!strcmp(name, "seccomp")) /* install a filter; no listener, no TSYNC */
 		return seccomp_rule_add(ctx, A, nr, 2,
 					SCMP_A0(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER),

@@ -14,7 +14,7 @@ import pytest
 
 import ccpkg  # noqa: F401  (builds the package)
 
-from codecage import ForkServer, SessionPool, TimeoutError, WorkerCrashed
+from codecage import ForkServer, SandboxUnavailable, SessionPool, TimeoutError, WorkerCrashed
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security"))
 from checklist_cases import TIMER_BOMB  # noqa: E402  (the checklist's own case)
@@ -170,3 +170,134 @@ def test_a_session_cannot_use_up_its_siblings_quotas():
         assert other.eval(TIMER_BOMB) == 63
         other.close()
         hog.close()
+
+
+def exit_with_template_stopped(stop_s):
+    """A session exits (status 7) while its template is stopped for stop_s
+    seconds, so the template reaps it only then; returns the error."""
+    with ForkServer(language="python", preload="") as fs:
+        s = fs.session()
+        template = ppid_of(s.pid)
+        os.kill(template, signal.SIGSTOP)
+        resume = threading.Timer(stop_s, os.kill, (template, signal.SIGCONT))
+        resume.start()
+        try:
+            with pytest.raises(WorkerCrashed) as e:
+                s.eval("import os; os._exit(7)", timeout=BOUND)
+        finally:
+            resume.cancel()
+            os.kill(template, signal.SIGCONT)
+        s.close()
+        return str(e.value)
+
+
+def test_a_sessions_exit_status_waits_for_its_templates_reap():
+    """Regression (issue 12): the status was asked of the pidfd with a
+    2 s backoff and lost when the template reaped later. The template now
+    writes it down the session's status pipe after the reap, and the
+    supervisor waits for that write: a late reap (3 s here) still gives it."""
+    assert "the worker exited with status 7" in exit_with_template_stopped(3)
+
+
+def test_a_wedged_template_gives_a_whole_message_within_the_bound():
+    """Never a hang: a template that does not reap in 10 s gets a message
+    that says so, whole (it was cut at 128 bytes)."""
+    msg = exit_with_template_stopped(14)
+    assert ("(the worker ended (its template did not report the exit status within 10 s))"
+            in msg), msg
+
+
+# 63 threads that stay (small stacks, so memory is not what runs out)
+HOLD_THREADS = """import threading
+threading.stack_size(65536)
+ev = threading.Event()
+n = 0
+try:
+    for i in range(63):
+        threading.Thread(target=ev.wait, daemon=True).start()
+        n += 1
+except RuntimeError:
+    pass
+n"""
+# what each bomb uses up: RLIMIT_NPROC (processes and threads) or
+# RLIMIT_SIGPENDING (queued signals and POSIX timers), one total per server
+BOMBS = {"threads": (HOLD_THREADS, "RLIMIT_NPROC"), "timers": (TIMER_BOMB, "RLIMIT_SIGPENDING")}
+
+
+def fill_with_heavy_sessions(new_session, code):
+    """Heavy sessions until a new one is refused; returns (the refusal,
+    the heavy sessions)."""
+    heavy = []
+    for _ in range(20):  # each holds 63; the server's total is under 600
+        try:
+            s = new_session()
+        except SandboxUnavailable as e:
+            return e, heavy
+        heavy.append(s)
+        s.eval(code, timeout=BOUND)
+    for s in heavy:
+        s.close()
+    raise AssertionError("twenty heavy sessions and no refusal")
+
+
+def first_session_after_close(new_session):
+    """Closed sessions stop counting once their template has reaped them."""
+    end = time.monotonic() + BOUND
+    while True:
+        try:
+            return new_session()
+        except SandboxUnavailable:
+            assert time.monotonic() < end, "the quota never came back"
+            time.sleep(0.05)
+
+
+@pytest.mark.parametrize("bomb", sorted(BOMBS))
+def test_heavy_sessions_get_new_ones_refused_by_name(bomb):
+    """Issue 13: sessions holding many threads or timers use up the fork
+    server's totals; a new session is refused at once, as
+    sandbox_unavailable naming the quota (it was an internal error, or a
+    template killed over a reply it had answered correctly), and works
+    again once they close."""
+    code, quota = BOMBS[bomb]
+    with ForkServer(language="python", preload="") as fs:
+        refused, heavy = fill_with_heavy_sessions(fs.session, code)
+        try:
+            assert quota in str(refused) and "start another fork server" in str(refused)
+            with pytest.raises(SandboxUnavailable, match=quota):
+                fs.session()
+        finally:
+            for s in heavy:
+                s.close()
+        with first_session_after_close(fs.session) as s:
+            assert s.eval("1+1") == 2
+
+
+@pytest.mark.parametrize("bomb", sorted(BOMBS))
+def test_a_pool_reports_a_full_fork_server(bomb):
+    """The pool's thread meets the same refusal; a checkout with none
+    ready says so at once (not a timeout), and the pool recovers."""
+    code, quota = BOMBS[bomb]
+    with SessionPool(language="python", size=1, preload="") as pool:
+        refused, heavy = fill_with_heavy_sessions(lambda: pool.checkout(timeout=BOUND), code)
+        try:
+            assert quota in str(refused) and "the pool cannot start sessions" in str(refused)
+        finally:
+            for s in heavy:
+                s.close()
+        with first_session_after_close(lambda: pool.checkout(timeout=BOUND)) as s:
+            assert s.eval("1+1") == 2
+
+
+def test_the_session_cap_is_refused_by_name():
+    """The 257th live session of one fork server is refused as
+    sandbox_unavailable naming the cap (it was invalid_input)."""
+    with ForkServer(language="javascript") as fs:
+        live = []
+        try:
+            for _ in range(256):
+                live.append(fs.session())
+            with pytest.raises(SandboxUnavailable, match="256 live sessions"):
+                fs.session()
+        finally:
+            for s in live:
+                s.close()

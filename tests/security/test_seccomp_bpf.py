@@ -64,7 +64,8 @@ NR = {
     "unshare": 272, "perf_event_open": 298, "prlimit64": 302, "setns": 308,
     "process_vm_readv": 310, "bpf": 321, "execveat": 322, "userfaultfd": 323,
     "memfd_create": 319, "pidfd_send_signal": 424, "io_uring_setup": 425, "clone3": 435,
-    "pidfd_getfd": 438, "chroot": 161, "close": 3,
+    "pidfd_getfd": 438, "chroot": 161, "close": 3, "sched_getaffinity": 204,
+    "clock_gettime": 228, "clock_nanosleep": 230, "timer_create": 222, "getpriority": 140,
 }
 
 # include/uapi/linux/sched.h
@@ -158,7 +159,8 @@ def allowed_rules(engine):
 # not MSG_OOB (ALLOW); fcntl(0, F_DUPFD) is not on the list (EPERM).
 ARGS_RULE_AT_ZERO = {"clone": EPERM, "ioctl": EPERM, "socketpair": EPERM, "prlimit64": ALLOW,
                      "rt_sigaction": ALLOW, "sendto": ALLOW, "recvfrom": ALLOW,
-                     "futex": ALLOW, "fcntl": EPERM}
+                     "futex": ALLOW, "fcntl": EPERM, "sched_getaffinity": ALLOW,
+                     "clock_gettime": ALLOW, "clock_nanosleep": ALLOW, "timer_create": ALLOW}
 CLASS_AT_ZERO = {"allow": ALLOW, "kill": NOTIFY, "enosys": ENOSYS}
 
 
@@ -192,6 +194,13 @@ def show(engine, call, args, arch, got, want):
 
 
 # ---- the table ----
+
+def cpu_clock(pid, thread=False):
+    """The clock id of another pid's CPU clock (CPUCLOCK_SCHED), as the
+    kernel reads it: ((~pid) << 3) | 2, sign-extended to 64 bits as glibc
+    passes an int; bit 2 marks a thread's clock."""
+    return (((~pid) << 3) | 2 | (4 if thread else 0)) & (2**64 - 1)
+
 
 # (engines, call, args, arch, expected)
 KILL_LIST_ROWS = [
@@ -305,6 +314,29 @@ TABLE = [
     ("py", "rt_sigaction", (65, P, P, 8), X86_64, EPERM),
     ("py", "rt_sigaction", (-1, P, P, 8), X86_64, EPERM),
     ("js", "rt_sigaction", (SIGINT, P, P, 8), X86_64, EPERM),
+    # calls naming a pid or a clock: only the caller itself. A CPU clock id
+    # built from another pid, ((~pid) << 3) | 2, reads that process's CPU
+    # time; sched_getaffinity(pid) says whether it is alive
+    ("py", "sched_getaffinity", (0, 128, P), X86_64, ALLOW),
+    ("py", "sched_getaffinity", (1, 128, P), X86_64, EPERM),
+    ("py", "sched_getaffinity", (5, 128, P), X86_64, EPERM),
+    ("py", "sched_getaffinity", (HI, 128, P), X86_64, EPERM),
+    ("js", "sched_getaffinity", (0, 128, P), X86_64, EPERM),
+    *[("both", "clock_gettime", (clk, P), X86_64, ALLOW) for clk in range(0, 12)],
+    ("both", "clock_gettime", (cpu_clock(5), P), X86_64, EPERM),
+    ("both", "clock_gettime", (cpu_clock(1), P), X86_64, EPERM),
+    ("both", "clock_gettime", (cpu_clock(5, thread=True), P), X86_64, EPERM),
+    ("both", "clock_gettime", (cpu_clock(5) & 0xFFFFFFFF, P), X86_64, EPERM),
+    ("both", "clock_gettime", (12, P), X86_64, EPERM),
+    ("both", "clock_gettime", (1 | HI, P), X86_64, EPERM),
+    ("py", "clock_nanosleep", (1, 0, P, P), X86_64, ALLOW),
+    ("py", "clock_nanosleep", (cpu_clock(5), 0, P, P), X86_64, EPERM),
+    ("py", "timer_create", (1, P, P), X86_64, ALLOW),
+    ("py", "timer_create", (cpu_clock(5), P, P), X86_64, EPERM),
+    ("js", "timer_create", (1, P, P), X86_64, EPERM),
+    ("both", "getpriority", (0, 5), X86_64, EPERM),
+    ("both", "kill", (5, 0), X86_64, EPERM),
+    ("both", "tgkill", (5, 5, 0), X86_64, EPERM),
     # prlimit64: read-only, own process (resource.getrlimit)
     ("py", "prlimit64", (0, RLIMIT_AS, 0, P), X86_64, ALLOW),
     ("py", "prlimit64", (0, RLIMIT_NOFILE, 0, P), X86_64, ALLOW),
@@ -511,7 +543,12 @@ ORACLE = {
     "fcntl": lambda a: a[1] in (F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC),
     "prlimit64": lambda a: a[0] == 0 and a[2] == 0,
     "rt_sigaction": lambda a: a[0] <= 64 and a[0] != SIGSYS,
+    "sched_getaffinity": lambda a: a[0] == 0,
+    "clock_gettime": lambda a: a[0] <= 11,
+    "clock_nanosleep": lambda a: a[0] <= 11,
+    "timer_create": lambda a: a[0] <= 11,
 }
+CLOCK_IDS = interesting(*range(0, 16), cpu_clock(1), cpu_clock(2), cpu_clock(7, thread=True))
 ARG_VALUES = {
     "clone": [interesting(THREAD, THREAD | CLONE_NEWUSER, SIGCHLD, FORK),
               *[u64] * 5],
@@ -527,6 +564,10 @@ ARG_VALUES = {
     "fcntl": [u64, interesting(*range(0, 12), F_DUPFD_CLOEXEC, 1024, 1031), *[u64] * 4],
     "prlimit64": [interesting(0), u64, interesting(0), u64, u64, u64],
     "rt_sigaction": [interesting(SIGSYS, SIGINT, 0, 32, 64), *[u64] * 5],
+    "sched_getaffinity": [interesting(0, 1, 2), *[u64] * 5],
+    "clock_gettime": [CLOCK_IDS, *[u64] * 5],
+    "clock_nanosleep": [CLOCK_IDS, *[u64] * 5],
+    "timer_create": [CLOCK_IDS, *[u64] * 5],
 }
 assert set(ORACLE) == set(ARG_VALUES) <= set(ARGS_RULE_AT_ZERO)
 
@@ -542,7 +583,7 @@ def test_argument_checks_match_their_statement(name, data):
     got = export_filter("py").run(NR[name], args=args)
     assert got == want, show("py", name, [hex(a) for a in args], X86_64, got, want)
     # rules both engines have are checked the same way in JavaScript's filter
-    js_want = want if name in ("sendto", "recvfrom", "futex") else EPERM
+    js_want = want if name in ("sendto", "recvfrom", "futex", "clock_gettime") else EPERM
     assert export_filter("js").run(NR[name], args=args) == js_want
 
 
@@ -560,7 +601,11 @@ def test_argument_checks_at_their_edges(name):
               "futex": [(0, op) for op in range(0, 0x400)],
               "fcntl": [(3, c) for c in range(0, 1040)],
               "prlimit64": [(p, 9, n) for p in (0, 1, HI) for n in (0, 1, HI)],
-              "rt_sigaction": list(range(0, 71)) + [SIGSYS | (1 << b) for b in range(32, 64)]}
+              "rt_sigaction": list(range(0, 71)) + [SIGSYS | (1 << b) for b in range(32, 64)],
+              "sched_getaffinity": [p | (1 << b) for p in (0,) for b in range(64)] + [0, 1, 2],
+              **{clk: list(range(0, 64)) + [1 << b for b in range(64)]
+                 + [cpu_clock(p, t) for p in range(0, 40) for t in (False, True)]
+                 for clk in ("clock_gettime", "clock_nanosleep", "timer_create")}}
     for v in probes[name]:
         args = list(v) if isinstance(v, tuple) else [v]
         args += [0] * (6 - len(args))
@@ -741,10 +786,12 @@ def session_stack(engine):
 
 SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, SECCOMP_FILTER_FLAG_NEW_LISTENER = 1, 1, 8
 FORK_ONLY = ["wait4", "recvmsg", "sendmsg", "pidfd_open", "dup2", "restart_syscall",
-             "landlock_create_ruleset", "landlock_restrict_self", "setrlimit", "capset", "capget"]
+             "landlock_create_ruleset", "landlock_restrict_self", "setrlimit", "capset", "capget",
+             "pipe2"]
 NR.update({"wait4": 61, "recvmsg": 47, "sendmsg": 46, "pidfd_open": 434, "dup2": 33,
            "restart_syscall": 219, "landlock_create_ruleset": 444,
-           "landlock_restrict_self": 446, "seccomp": 317, "capset": 126, "capget": 125})
+           "landlock_restrict_self": 446, "seccomp": 317, "capset": 126, "capget": 125,
+           "pipe2": 293})
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -781,15 +828,17 @@ def test_template_kill_list_kills_outright(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_template_unshares_a_user_namespace_only(engine):
-    """A session's own user namespace (its quotas); any other flag is
-    refused, and in the session unshare kills again."""
+def test_template_unshares_a_user_and_pid_namespace_only(engine):
+    """A session's own user namespace (its quotas) and pid namespace (no
+    sibling in sight), together; any other flags are refused, and in the
+    session unshare kills again."""
     t = export_template(engine)
-    assert t.run(NR["unshare"], args=(CLONE_NEWUSER,)) == ALLOW
-    for flags in (0, CLONE_NEWNS, CLONE_NEWUSER | CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID,
-                  CLONE_NEWUSER | HI):
+    own = CLONE_NEWUSER | CLONE_NEWPID
+    assert t.run(NR["unshare"], args=(own,)) == ALLOW
+    for flags in (0, CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWUSER | CLONE_NEWNS, CLONE_NEWNET,
+                  CLONE_NEWPID, own | CLONE_NEWNS, own | CLONE_NEWNET, own | HI):
         assert t.run(NR["unshare"], args=(flags,)) == EPERM, hex(flags)
-    assert session_stack(engine).run(NR["unshare"], args=(CLONE_NEWUSER,)) == KILL
+    assert session_stack(engine).run(NR["unshare"], args=(own,)) == KILL
 
 
 @pytest.mark.parametrize("engine", ENGINES)
