@@ -85,6 +85,11 @@ static char version[64];
 static atomic_llong mem_used;
 static atomic_llong mem_cap; /* 0: no cap */
 static atomic_bool mem_glue; /* GLUE_HEADROOM applies */
+/* The cap (or libc) refused an allocation since the eval began: only then
+ * is a MemoryError the memory limit. CPython raises MemoryError for other
+ * reasons too (its parser's stack, on code nested too deeply), and a guest
+ * may raise one itself. */
+static atomic_bool mem_refused;
 static PyObjectArenaAllocator arena_base;
 
 static bool mem_admit(size_t n)
@@ -95,9 +100,20 @@ static bool mem_admit(size_t n)
 		return true;
 	if (atomic_load_explicit(&mem_glue, memory_order_relaxed))
 		cap += GLUE_HEADROOM;
-	if (n > (size_t)cap)
-		return false;
-	return atomic_load_explicit(&mem_used, memory_order_relaxed) <= cap - (long long)n;
+	if (n <= (size_t)cap &&
+	    atomic_load_explicit(&mem_used, memory_order_relaxed) <= cap - (long long)n)
+		return true;
+	atomic_store_explicit(&mem_refused, true, memory_order_relaxed);
+	return false;
+}
+
+/* p from libc or the arena allocator: a NULL is a refusal too (RLIMIT_DATA,
+ * RLIMIT_AS). */
+static void *mem_got(void *p)
+{
+	if (!p)
+		atomic_store_explicit(&mem_refused, true, memory_order_relaxed);
+	return p;
 }
 
 static void mem_count(long long delta)
@@ -113,7 +129,7 @@ static void *raw_malloc(void *ctx, size_t n)
 		n = 1;
 	if (!mem_admit(n))
 		return NULL;
-	void *p = malloc(n);
+	void *p = mem_got(malloc(n));
 	if (p)
 		mem_count((long long)malloc_usable_size(p));
 	return p;
@@ -126,7 +142,7 @@ static void *raw_calloc(void *ctx, size_t nelem, size_t elsize)
 		nelem = elsize = 1;
 	if (nelem > SIZE_MAX / elsize || !mem_admit(nelem * elsize))
 		return NULL;
-	void *p = calloc(nelem, elsize);
+	void *p = mem_got(calloc(nelem, elsize));
 	if (p)
 		mem_count((long long)malloc_usable_size(p));
 	return p;
@@ -141,7 +157,7 @@ static void *raw_realloc(void *ctx, void *ptr, size_t n)
 		n = 1;
 	if (n > old && !mem_admit(n - old))
 		return NULL;
-	void *p = realloc(ptr, n);
+	void *p = mem_got(realloc(ptr, n));
 	if (p)
 		mem_count((long long)malloc_usable_size(p) - (long long)old);
 	return p;
@@ -160,7 +176,7 @@ static void *arena_alloc(void *ctx, size_t n)
 	(void)ctx;
 	if (!mem_admit(n))
 		return NULL;
-	void *p = arena_base.alloc(arena_base.ctx, n);
+	void *p = mem_got(arena_base.alloc(arena_base.ctx, n));
 	if (p)
 		mem_count((long long)n);
 	return p;
@@ -675,6 +691,40 @@ static void fail_stop(struct cc_outcome *o, cc_error_kind reason, PyObject *ev)
 	free(trace);
 }
 
+/* A MemoryError with no allocation refused: not the memory limit. A bare
+ * one at parse time is CPython's parser running out of its fixed stack on
+ * code nested too deeply ('-' * 100000 + '1'): a syntax_error saying so.
+ * At run time a bare one is that (the guest's own eval/compile) or a size
+ * CPython refuses before asking for memory ([0] * 2**60): a guest_error
+ * saying both. A guest's own MemoryError('...') keeps its message. */
+static void fail_not_heap(struct cc_outcome *o, enum phase ph, PyObject *ev)
+{
+	static const char deep[] =
+		"the code is nested too deeply for CPython's parser (its stack has a fixed "
+		"size; this is not the memory limit): split the expression up";
+	static const char bare_run[] =
+		"MemoryError with the memory limit not reached: CPython raises it for code "
+		"nested too deeply for its parser (eval/compile) and for sizes it refuses "
+		"before allocating";
+	PyObject *args = PyObject_GetAttrString(ev, "args");
+	bool bare = args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 0;
+	char *trace = NULL;
+
+	PyErr_Clear();
+	Py_XDECREF(args);
+	if (!bare) {
+		fail_exc(o, CC_ERR_GUEST, ev);
+		return;
+	}
+	const char *msg = ph == PH_PARSE ? deep : bare_run;
+	char last[sizeof(bare_run) + 32];
+	snprintf(last, sizeof(last), "MemoryError: %s\n", msg);
+	trace = format_tb(ev, last);
+	cc_outcome_fail(o, ph == PH_PARSE ? CC_ERR_SYNTAX : CC_ERR_GUEST, "MemoryError", msg,
+			trace);
+	free(trace);
+}
+
 static bool exit_is_success(PyObject *ev)
 {
 	PyObject *code = PyObject_GetAttrString(ev, "code");
@@ -707,8 +757,11 @@ static void report(struct cc_outcome *o, enum phase ph)
 		outcome_reset(o);
 		msgpack_sbuffer_write(&o->value, "\xc0", 1); /* nil */
 		o->ok = true;
-	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError)) {
+	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError) &&
+		   atomic_load(&mem_refused)) {
 		fail_exc(o, CC_ERR_MEMORY_LIMIT, ev);
+	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError)) {
+		fail_not_heap(o, ph, ev);
 	} else {
 		fail_exc(o, CC_ERR_GUEST, ev);
 	}
@@ -724,6 +777,7 @@ static void guest_enter(void)
 {
 	mem_set_cap();
 	atomic_store(&mem_glue, false);
+	atomic_store(&mem_refused, false);
 	in_guest = true;
 	cap_fd = 0;
 	cc_py_tools_eval_begin();

@@ -191,3 +191,27 @@ def test_guest_child_processes_do_not_outlive_the_runtime():
         return
     assert r.kind == "ok", r
     assert _gone(r.value), "the guest's child %d is still running" % r.value
+
+
+def test_parser_stack_memoryerror_is_not_the_memory_limit():
+    """Regression: CPython's parser raises a bare MemoryError when code is
+    nested too deeply (its stack is fixed, the heap is untouched); it was
+    reported as memory_limit naming the heap limit."""
+    r = ev("python", "eval('-' * 100_000 + '1')")
+    err = r.json["error"]
+    assert (r.rc, err["kind"], err["type"]) == (1, "guest_error", "MemoryError"), r
+    assert "nested too deeply" in err["message"] and "heap limit" not in err["message"], r
+    r = ev("python", "-" * 100_000 + "1")
+    err = r.json["error"]
+    assert (r.rc, err["kind"]) == (1, "syntax_error"), r
+    assert "nested too deeply" in err["message"], r
+    # still a usable runtime: the parser's failure is the guest's error
+    r = ev("python", "try:\n    eval('-' * 100_000 + '1')\nexcept MemoryError:\n    pass\n1 + 1")
+    assert r.value == 2, r
+
+
+def test_real_allocation_over_the_cap_is_still_memory_limit():
+    r = ev("python", "x = bytearray(200 * 2**20)", "--memory", "64")
+    err = r.json["error"]
+    assert (r.rc, err["kind"]) == (5, "memory_limit"), r
+    assert "67108864" in err["message"] or "64 MiB" in err["message"], r
