@@ -220,34 +220,35 @@ static void mem_install(void)
  * async-signal-safe: it sets atomic "tripped" flags and the eval breaker,
  * exactly what CPython's own C signal handler does, and needs neither the
  * GIL nor a thread state. At the next bytecode boundary the main thread
- * runs SIGINT's Python handler, reset to default_int_handler before every
- * eval, which raises KeyboardInterrupt. KeyboardInterrupt is a
+ * runs SIGINT's Python handler, reset to stop_handler before every eval,
+ * which raises KeyboardInterrupt. KeyboardInterrupt is a
  * BaseException, so `except Exception:` does not swallow it.
  * Py_AddPendingCall was not used: it takes a lock, so it is not safe to
  * call from a signal handler.
- * Limits, on purpose: C code that never checks signals (sum(range(10**12)))
- * and a guest that catches every BaseException are not stopped here; the
- * supervisor's SIGKILL after the grace period is the real limit. No
- * SA_RESTART: a wait without a timeout (threading.Event().wait(), a lock)
- * must return EINTR so CPython runs the handler; the worker core's own I/O
- * retries on EINTR. */
+ * The handler is our own stop_handler, not default_int_handler, so the
+ * worker can tell that the stop was taken.
+ * A long C call that never checks signals (sum(range(10**12)),
+ * ('{' + 'x' * 10**8).format()) cannot be stopped: CPython offers no way.
+ * When, at a tick after the deadline, the main thread has spent
+ * STUCK_CPU_NS of CPU time since the stop was asked and has not taken it
+ * (so about one STOP_REPEAT_NS after the deadline), the worker ends
+ * itself (exit status CC_PY_EXIT_STUCK) and the supervisor reports the
+ * eval as a timeout with the runtime dead. A waiting thread spends no CPU
+ * time, so a sleep or a slow tool is never taken for such a call, however
+ * loaded the machine. A guest that replaced SIGINT's handler ends the
+ * same way. A guest that catches every KeyboardInterrupt takes each stop
+ * and is not ended here: the supervisor's SIGKILL after the grace period
+ * is the real limit, for that and for a worker that lies. No SA_RESTART:
+ * a wait without a timeout (threading.Event().wait(), a lock) must return
+ * EINTR so CPython runs the handler; the worker core's own I/O retries on
+ * EINTR. */
+#define STUCK_CPU_NS (20 * 1000000LL)
+#define CC_PY_EXIT_STUCK 124
 static timer_t stop_timer;
+static volatile sig_atomic_t stop_asked; /* a stop is pending, not taken */
+static int64_t stop_asked_cpu;		 /* the main thread's CPU ns then */
 
 static void stop_timer_arm(int64_t abs_ns);
-
-static void on_stop_signal(int sig)
-{
-	int saved = errno;
-
-	(void)sig;
-	/* Left armed after an eval (one system call fewer per eval): a tick
-	 * with no guest running disarms it and does nothing else. */
-	if (in_guest)
-		PyErr_SetInterruptEx(SIGINT);
-	else
-		stop_timer_arm(0);
-	errno = saved;
-}
 
 static int64_t now_ns(void)
 {
@@ -256,6 +257,53 @@ static int64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void on_stop_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	/* Left armed after an eval (one system call fewer per eval): a tick
+	 * with no guest running disarms it and does nothing else. */
+	if (!in_guest) {
+		stop_timer_arm(0);
+		errno = saved;
+		return;
+	}
+	int64_t cpu = thread_cpu_ns();
+	if (!stop_asked) {
+		stop_asked = 1;
+		stop_asked_cpu = cpu;
+	} else if (cpu - stop_asked_cpu >= STUCK_CPU_NS && cc_worker_deadline_ns() > 0 &&
+		   now_ns() >= cc_worker_deadline_ns()) {
+		_exit(CC_PY_EXIT_STUCK); /* async-signal-safe; see above */
+	}
+	PyErr_SetInterruptEx(SIGINT);
+	errno = saved;
+}
+
+/* SIGINT's Python handler during an eval: default_int_handler's
+ * KeyboardInterrupt, and the stop counts as taken. */
+static PyObject *stop_handler(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	(void)args;
+	(void)n;
+	stop_asked = 0;
+	PyErr_SetNone(PyExc_KeyboardInterrupt);
+	return NULL;
+}
+
+static PyMethodDef stop_method = { "stop_handler", _PyCFunction_CAST(stop_handler), METH_FASTCALL,
+				   NULL };
 
 /* First tick at abs_ns (CLOCK_MONOTONIC), then every STOP_REPEAT_NS;
  * abs_ns <= 0 disarms. A time already past fires at once. */
@@ -454,6 +502,10 @@ static int setup(cc_error *err)
 	Py_CLEAR(r);
 	r = PyCFunction_New(&emit_method, NULL);
 	if (!r || PyDict_SetItemString(ns, "emit", r) < 0)
+		goto py_fail;
+	Py_CLEAR(r);
+	r = PyCFunction_New(&stop_method, NULL);
+	if (!r || PyDict_SetItemString(ns, "stop_handler", r) < 0)
 		goto py_fail;
 	Py_CLEAR(r);
 	code = Py_CompileString(cc_py_helper_src, "<codecage>", Py_file_input);
@@ -778,6 +830,7 @@ static void guest_enter(void)
 	mem_set_cap();
 	atomic_store(&mem_glue, false);
 	atomic_store(&mem_refused, false);
+	stop_asked = 0;
 	in_guest = true;
 	cap_fd = 0;
 	cc_py_tools_eval_begin();

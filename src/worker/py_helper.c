@@ -15,8 +15,8 @@
  * worker frames (stdlib, helper and asyncio frames are all dropped).
  * run_coro: one event loop for the whole session; asyncio.run would close
  * it (and with it tasks the guest left running).
- * prepare: SIGINT's handler back to the one that raises KeyboardInterrupt,
- * which the soft stop relies on. check: did isolation really apply? */
+ * prepare: SIGINT's handler back to stop_handler (engine_py.c), which raises
+ * KeyboardInterrupt and tells the soft stop it was taken. check: did isolation really apply? */
 /* clang-format off */
 const char cc_py_helper_src[] =
 	"import _ast, io, linecache, signal, sys, traceback, weakref\n"
@@ -109,8 +109,8 @@ const char cc_py_helper_src[] =
 	"\t\telif not task.cancelled():\n"
 	"\t\t\ttask.exception()  # retrieved: no 'never retrieved' log later\n"
 	"def prepare():\n"
-	"\tif signal.getsignal(signal.SIGINT) is not signal.default_int_handler:\n"
-	"\t\tsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+	"\tif signal.getsignal(signal.SIGINT) is not stop_handler:\n"
+	"\t\tsignal.signal(signal.SIGINT, stop_handler)\n"
 	"class _Bytes(io.BufferedIOBase):\n"
 	"\tdef __init__(self, fd): self._fd = fd\n"
 	"\tdef write(self, b): return emit(self._fd, b)\n"

@@ -59,24 +59,51 @@ def test_syntax_error(lang, code):
                                        ("python", "while True: pass")])
 def test_timeout_engine_stops_cleanly(lang, code):
     with IsolatedRuntime(language=lang, timeout=0.5) as rt:
+        rt.eval("x = 40" if lang == "python" else "var x = 40")
         with pytest.raises(codecage.TimeoutError) as ei:
             rt.eval(code)
         assert isinstance(ei.value, TimeoutError)
         assert ei.value.kind == "timeout"
-        # the engine stopped within the grace period: still usable
+        # the engine stopped the code: alive, with its state, and the
+        # message says so, with the limit and the option that raises it
         assert rt.alive
-        assert rt.eval("40 + 2") == 42
+        assert rt.eval("x + 2") == 42
+        msg = str(ei.value)
+        assert "time limit of 0.5 s" in msg and "still usable" in msg, msg
+        assert "RuntimeConfig(timeout=" in msg, msg
 
 
 def test_timeout_that_needs_a_kill():
     # Array.prototype.fill runs in C without polling the interrupt: only
     # the supervisor's SIGKILL after the grace period stops it.
     with IsolatedRuntime(timeout=0.3, grace=0.1, max_memory=8 << 30) as rt:
-        with pytest.raises(codecage.TimeoutError, match="killed"):
+        with pytest.raises(codecage.TimeoutError, match="killed") as ei:
             rt.eval("new Array(2 ** 32 - 1).fill(0)")
         assert not rt.alive
+        assert "runtime is dead" in str(ei.value) and "RuntimeConfig(timeout=" in str(ei.value)
         with pytest.raises(WorkerCrashed, match="create a new runtime"):
             rt.eval("1")
+
+
+@pytest.mark.parametrize("code", ["sum(range(10**12))", "('{' + 'x' * 100_000_000).format()"])
+def test_timeout_inside_a_long_c_call_ends_the_worker(code):
+    """Regression: a C builtin that never checks for signals ignored the
+    deadline until it returned (or until deadline + grace). CPython cannot
+    stop it, so the worker ends itself after about 20 ms of CPU past the
+    deadline: kind timeout, the runtime dead. The grace here is 30 s, so
+    ending well before it shows the worker did not wait for the kill."""
+    import time
+    with IsolatedRuntime(language="python", timeout=0.1, grace=30) as rt:
+        rt.eval("x = 41")
+        t0 = time.monotonic()
+        with pytest.raises(codecage.TimeoutError, match="cannot be interrupted") as ei:
+            rt.eval(code)
+        assert time.monotonic() - t0 < 15, "waited for the supervisor's kill"
+        assert ei.value.kind == "timeout"
+        assert "RuntimeConfig(timeout=" in str(ei.value)
+        assert not rt.alive
+        with pytest.raises(WorkerCrashed):
+            rt.eval("x")
 
 
 def test_per_eval_timeout_overrides_config():
