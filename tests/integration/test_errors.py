@@ -215,3 +215,20 @@ def test_real_allocation_over_the_cap_is_still_memory_limit():
     err = r.json["error"]
     assert (r.rc, err["kind"]) == (5, "memory_limit"), r
     assert "67108864" in err["message"] or "64 MiB" in err["message"], r
+
+
+def test_limit_messages_name_the_cli_options(lang):
+    """Regression: a timeout said only "the time limit was reached" and a
+    JavaScript out-of-memory only "out of memory": neither said the limit
+    nor the flag that raises it."""
+    loop = "while True: pass" if lang == "python" else "for (;;) {}"
+    r = ev(lang, loop, "--timeout", "0.3")
+    msg = r.json["error"]["message"]
+    assert (r.rc, r.kind) == (3, "timeout"), r
+    assert "0.3 s" in msg and "--timeout" in msg and "cc_limits" not in msg, msg
+    bomb = "x = ['y' * 1000 for _ in range(10**7)]" if lang == "python" else \
+        "const a = []; for (;;) a.push('y'.repeat(1000) + a.length)"
+    r = ev(lang, bomb, "--memory", "64")
+    msg = r.json["error"]["message"]
+    assert r.kind == "memory_limit", r
+    assert "67108864 bytes (64 MiB)" in msg and "--memory" in msg and "cc_limits" not in msg, msg
