@@ -521,6 +521,17 @@ static int setup(cc_error *err)
 		}
 	}
 
+	/* Failed writes and network calls say why (py_helper.c), when they
+	 * failed for the sandbox's reasons. */
+	check = PyDict_GetItemString(ns, "fs_hints");
+	r = !cc_worker_isolated ? Py_NewRef(Py_None)
+	    : check		? PyObject_CallFunction(check, "O",
+						cc_worker_limits.max_file_size ? Py_True : Py_False)
+				: NULL;
+	if (!r)
+		goto py_fail;
+	Py_CLEAR(r);
+
 	/* Fail closed if the configuration did not take. */
 	paths = Py_BuildValue("[sss]", CC_PY_STDLIB, CC_PY_DYNLOAD, CC_PY_DISTPACKAGES);
 	check = paths ? PyDict_GetItemString(ns, "check") : NULL;

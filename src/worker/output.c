@@ -16,6 +16,7 @@
 #include "worker_internal.h"
 
 struct cc_worker_limits cc_worker_limits;
+bool cc_worker_isolated;
 
 static struct {
 	uint64_t id; /* request id of the running eval */

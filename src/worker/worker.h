@@ -27,6 +27,11 @@ struct cc_worker_limits {
 
 extern struct cc_worker_limits cc_worker_limits;
 
+/* The worker is in its own namespaces: no network interface, the minimal
+ * read-only root (confine.c sets it). An engine's error messages may then
+ * say "the network is off", "scratch is off"; messages only. */
+extern bool cc_worker_isolated;
+
 /* The supervisor's pid as the host sees it (from argv), for the
  * self-probes that try to reach it. */
 extern pid_t cc_worker_ppid;

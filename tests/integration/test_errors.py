@@ -232,3 +232,44 @@ def test_limit_messages_name_the_cli_options(lang):
     msg = r.json["error"]["message"]
     assert r.kind == "memory_limit", r
     assert "67108864 bytes (64 MiB)" in msg and "--memory" in msg and "cc_limits" not in msg, msg
+
+
+@pytest.mark.parametrize("code,typ,errno_", [
+    ("open('/tmp/x', 'w')", "FileNotFoundError", 2),
+    ("open('out.txt', 'w')", "OSError", 30),
+    ("import os\nos.open('/tmp/y', os.O_WRONLY | os.O_CREAT)", "FileNotFoundError", 2),
+    ("import pathlib\npathlib.Path('/tmp/d').mkdir()", "FileNotFoundError", 2),
+])
+def test_write_without_scratch_says_scratch_is_off(code, typ, errno_):
+    """Regression: a write with no scratch directory was a bare
+    FileNotFoundError / "Read-only file system" that did not say why."""
+    r = ev("python", code)
+    err = r.json["error"]
+    assert (err["kind"], err["type"]) == ("guest_error", typ), r
+    assert "scratch is off" in err["message"], err
+    assert "max_file_size" in err["message"], err
+    # still the OSError subclass it was, with its errno and file name
+    last = code.split("\n")[-1]
+    setup = "\n".join(code.split("\n")[:-1])
+    r = ev("python", setup + "\ntry:\n    " + last + "\nexcept " + typ
+           + " as e:\n    r = [type(e).__name__, e.errno, e.filename[-1:]]\nr")
+    assert r.value == [typ, errno_, last.split("'")[1][-1:]], r
+
+
+def test_failed_read_is_not_blamed_on_scratch():
+    err = ev("python", "open('/etc/passwd')").json["error"]
+    assert err["type"] == "FileNotFoundError" and "scratch" not in err["message"], err
+
+
+@pytest.mark.parametrize("code,typ", [
+    ("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=5)", "PermissionError"),
+    ("import socket\nsocket.getaddrinfo('example.com', 80)", "gaierror"),
+    ("import urllib.request\nurllib.request.urlopen('http://example.com/', timeout=5)", "URLError"),
+])
+def test_no_network_says_the_network_is_off(code, typ):
+    """Regression: a socket or urlopen failed with a bare EPERM or a name
+    resolution error that did not say the network is off."""
+    r = ev("python", code)
+    err = r.json["error"]
+    assert (err["kind"], err["type"]) == ("guest_error", typ), r
+    assert "the network is off" in err["message"] and "host tool" in err["message"], err

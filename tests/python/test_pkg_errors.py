@@ -257,3 +257,23 @@ def test_errors_carry_output_and_duration():
         assert ei.value.stdout == "before\n"
         assert ei.value.name == "TypeError"
         assert ei.value.duration >= 0
+
+
+def test_write_messages_name_the_scratch_option():
+    """Regression: writing with no scratch directory was a bare
+    FileNotFoundError; with scratch on, a write outside /tmp did not say
+    that only /tmp is writable. The classes stay the OSError subclasses."""
+    with IsolatedRuntime(language="python") as rt:
+        with pytest.raises(GuestError) as ei:
+            rt.eval("open('/tmp/x', 'w')")
+        assert ei.value.name == "FileNotFoundError"
+        assert "scratch is off" in ei.value.message
+        assert "RuntimeConfig(max_file_size=" in ei.value.message
+        assert rt.eval("try:\n    open('/tmp/x', 'w')\nexcept FileNotFoundError as e:\n"
+                       "    r = e.errno\nr") == 2
+    with IsolatedRuntime(language="python", max_file_size=1 << 20) as rt:
+        assert rt.eval("open('/tmp/x', 'w').write('abc')") == 3
+        with pytest.raises(GuestError) as ei:
+            rt.eval("open('/out.txt', 'w')")
+        assert ei.value.name == "OSError"
+        assert "only /tmp" in ei.value.message and "scratch is off" not in ei.value.message
