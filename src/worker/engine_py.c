@@ -8,7 +8,7 @@
  *  - Isolation: an isolated PyConfig (no environment, no user site, no
  *    site import, no bytecode writes) with sys.path fixed to the stdlib,
  *    lib-dynload and Debian's read-only dist-packages, checked after start.
- *  - Memory: a counting allocator under the RAW domain and pymalloc's
+ *  - Memory: py_mem.c, a counting allocator under the RAW domain and pymalloc's
  *    arenas refuses allocations past cc_worker_limits.max_memory, so the
  *    guest sees MemoryError instead of the kernel's rlimit.
  *  - Time: a POSIX timer raises KeyboardInterrupt in the guest at the
@@ -37,7 +37,9 @@
 
 #include "error.h"
 #include "py_fork.h"
+#include "py_mem.h"
 #include "py_value.h"
+#include "lang_guess.h"
 #include "value.h"
 #include "confine.h"
 #include "seccomp_policy.h"
@@ -49,10 +51,6 @@
 #define WIDE_(s) L##s
 #define WIDE(s) WIDE_(s)
 
-/* Extra heap, bytes, allowed while the engine itself reports an outcome
- * (formats a traceback, converts a result): reporting a MemoryError must
- * not fail for want of the memory the guest just used up. */
-#define GLUE_HEADROOM ((int64_t)16 << 20)
 /* Soft-stop repeat period, ns: a guest that catches one KeyboardInterrupt
  * gets another soon after, until the eval returns or the supervisor's
  * grace period ends in SIGKILL. */
@@ -72,142 +70,6 @@ static PyObject *h_prepare;
 static volatile sig_atomic_t in_guest; /* guest code may run: output is forwarded */
 static int cap_fd;		       /* the stream that went over its cap, or 0 */
 static char version[64];
-
-/* ---- memory accounting ----
- *
- * pymalloc serves objects up to 512 bytes from 1 MiB arenas and passes
- * anything larger to PyMem_RawMalloc, so counting the RAW domain plus the
- * arenas covers the whole Python heap. RAW calls may come from any thread
- * without the GIL, hence the atomics. The functions call libc directly
- * (not the previous RAW allocator) so that malloc_usable_size is valid for
- * every pointer they see. The count is signed: blocks allocated before
- * the hook (during pre-initialisation) may be freed through it. */
-static atomic_llong mem_used;
-static atomic_llong mem_cap; /* 0: no cap */
-static atomic_bool mem_glue; /* GLUE_HEADROOM applies */
-/* The cap (or libc) refused an allocation since the eval began: only then
- * is a MemoryError the memory limit. CPython raises MemoryError for other
- * reasons too (its parser's stack, on code nested too deeply), and a guest
- * may raise one itself. */
-static atomic_bool mem_refused;
-static PyObjectArenaAllocator arena_base;
-
-static bool mem_admit(size_t n)
-{
-	long long cap = atomic_load_explicit(&mem_cap, memory_order_relaxed);
-
-	if (!cap)
-		return true;
-	if (atomic_load_explicit(&mem_glue, memory_order_relaxed))
-		cap += GLUE_HEADROOM;
-	if (n <= (size_t)cap &&
-	    atomic_load_explicit(&mem_used, memory_order_relaxed) <= cap - (long long)n)
-		return true;
-	atomic_store_explicit(&mem_refused, true, memory_order_relaxed);
-	return false;
-}
-
-/* p from libc or the arena allocator: a NULL is a refusal too (RLIMIT_DATA,
- * RLIMIT_AS). */
-static void *mem_got(void *p)
-{
-	if (!p)
-		atomic_store_explicit(&mem_refused, true, memory_order_relaxed);
-	return p;
-}
-
-static void mem_count(long long delta)
-{
-	atomic_fetch_add_explicit(&mem_used, delta, memory_order_relaxed);
-}
-
-/* Zero-byte requests get a real block, as PyMem_RawMalloc promises. */
-static void *raw_malloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	if (!n)
-		n = 1;
-	if (!mem_admit(n))
-		return NULL;
-	void *p = mem_got(malloc(n));
-	if (p)
-		mem_count((long long)malloc_usable_size(p));
-	return p;
-}
-
-static void *raw_calloc(void *ctx, size_t nelem, size_t elsize)
-{
-	(void)ctx;
-	if (!nelem || !elsize)
-		nelem = elsize = 1;
-	if (nelem > SIZE_MAX / elsize || !mem_admit(nelem * elsize))
-		return NULL;
-	void *p = mem_got(calloc(nelem, elsize));
-	if (p)
-		mem_count((long long)malloc_usable_size(p));
-	return p;
-}
-
-static void *raw_realloc(void *ctx, void *ptr, size_t n)
-{
-	size_t old = ptr ? malloc_usable_size(ptr) : 0;
-
-	(void)ctx;
-	if (!n)
-		n = 1;
-	if (n > old && !mem_admit(n - old))
-		return NULL;
-	void *p = mem_got(realloc(ptr, n));
-	if (p)
-		mem_count((long long)malloc_usable_size(p) - (long long)old);
-	return p;
-}
-
-static void raw_free(void *ctx, void *ptr)
-{
-	(void)ctx;
-	if (ptr)
-		mem_count(-(long long)malloc_usable_size(ptr));
-	free(ptr);
-}
-
-static void *arena_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	if (!mem_admit(n))
-		return NULL;
-	void *p = mem_got(arena_base.alloc(arena_base.ctx, n));
-	if (p)
-		mem_count((long long)n);
-	return p;
-}
-
-static void arena_free(void *ctx, void *ptr, size_t n)
-{
-	(void)ctx;
-	arena_base.free(arena_base.ctx, ptr, n);
-	if (ptr)
-		mem_count(-(long long)n);
-}
-
-static void mem_set_cap(void)
-{
-	uint64_t cap = cc_worker_limits.max_memory;
-	atomic_store(&mem_cap, cap > (uint64_t)LLONG_MAX / 2 ? LLONG_MAX / 2 : (long long)cap);
-}
-
-/* After Py_PreInitialize (which could otherwise replace them) and before
- * any other Python allocation. */
-static void mem_install(void)
-{
-	PyMemAllocatorEx raw = { NULL, raw_malloc, raw_calloc, raw_realloc, raw_free };
-	PyObjectArenaAllocator arena = { NULL, arena_alloc, arena_free };
-
-	mem_set_cap();
-	PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &raw);
-	PyObject_GetArenaAllocator(&arena_base);
-	PyObject_SetArenaAllocator(&arena);
-}
 
 /* ---- soft stop ----
  *
@@ -628,7 +490,7 @@ static int py_init(const char **version_out, cc_error *err)
 	st = Py_PreInitialize(&pre);
 	if (PyStatus_Exception(st))
 		return status_fail(err, st, "pre-initialising");
-	mem_install();
+	cc_py_mem_install();
 
 	PyConfig_InitIsolatedConfig(&config);
 	config.site_import = 0;	   /* no .pth files, no user site */
@@ -808,7 +670,7 @@ static void report(struct cc_outcome *o, enum phase ph)
 	PyErr_NormalizeException(&et, &ev, &etb);
 	if (ev && etb)
 		PyException_SetTraceback(ev, etb);
-	atomic_store(&mem_glue, true);
+	cc_py_mem_glue(true);
 	if (stop != CC_OK) {
 		fail_stop(o, stop, ev);
 	} else if (!ev) {
@@ -820,8 +682,7 @@ static void report(struct cc_outcome *o, enum phase ph)
 		outcome_reset(o);
 		msgpack_sbuffer_write(&o->value, "\xc0", 1); /* nil */
 		o->ok = true;
-	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError) &&
-		   atomic_load(&mem_refused)) {
+	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError) && cc_py_mem_refused()) {
 		fail_exc(o, CC_ERR_MEMORY_LIMIT, ev);
 	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError)) {
 		fail_not_heap(o, ph, ev);
@@ -838,9 +699,7 @@ static void report(struct cc_outcome *o, enum phase ph)
 
 static void guest_enter(void)
 {
-	mem_set_cap();
-	atomic_store(&mem_glue, false);
-	atomic_store(&mem_refused, false);
+	cc_py_mem_eval_begin();
 	stop_asked = 0;
 	in_guest = true;
 	cap_fd = 0;
@@ -873,7 +732,7 @@ static void guest_leave(struct cc_outcome *o)
 		outcome_reset(o);
 		fail_stop(o, stop, NULL);
 	}
-	atomic_store(&mem_glue, false);
+	cc_py_mem_glue(false);
 }
 
 static PyObject *run_code(PyObject *code)
@@ -886,6 +745,14 @@ static PyObject *run_code(PyObject *code)
 	return r;
 }
 
+/* Code that looks like JavaScript and failed to parse as Python says
+ * that it reached the Python runtime. */
+static void syntax_hint(struct cc_outcome *o, const char *code, size_t len)
+{
+	if (!o->ok && o->kind == CC_ERR_SYNTAX && cc_looks_like_javascript(code, len))
+		cc_outcome_append(o, CC_HINT_LOOKS_JAVASCRIPT);
+}
+
 static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	PyObject *src = NULL, *parts = NULL, *value = NULL;
@@ -894,14 +761,15 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 	/* Compiling is the engine's work, not the guest's data: it gets the
 	 * headroom, so that a guest holding the whole heap can still run
 	 * `del big` and go on. */
-	atomic_store(&mem_glue, true);
+	cc_py_mem_glue(true);
 	src = PyUnicode_DecodeUTF8(code, (Py_ssize_t)len, "strict");
 	parts = src ? PyObject_CallOneArg(h_compile, src) : NULL;
 	if (!parts || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 2) {
 		report(o, PH_PARSE);
+		syntax_hint(o, code, len);
 		goto out;
 	}
-	atomic_store(&mem_glue, false);
+	cc_py_mem_glue(false);
 	value = run_code(PyTuple_GET_ITEM(parts, 0));
 	if (value) {
 		PyObject *last = PyTuple_GET_ITEM(parts, 1);
@@ -913,7 +781,7 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 	}
 	/* Still under the deadline: conversion may run guest code (a tzinfo's
 	 * utcoffset, an exception's __str__). */
-	atomic_store(&mem_glue, true);
+	cc_py_mem_glue(true);
 	int rc = cc_py_pack(value, &o->value, cc_worker_limits.max_result);
 	if (rc == CC_PY_TOO_BIG) {
 		char msg[128];
@@ -948,12 +816,12 @@ static void py_set_global(const char *name, const cc_value *v, struct cc_outcome
 {
 	PyObject *obj;
 
-	mem_set_cap();
+	cc_py_mem_set_cap();
 	obj = cc_py_from_value(v);
 	if (!obj || PyDict_SetItemString(main_dict, name, obj) < 0) {
 		Py_XDECREF(obj);
 		report(o, PH_GLOBAL);
-		atomic_store(&mem_glue, false);
+		cc_py_mem_glue(false);
 		return;
 	}
 	Py_DECREF(obj);
@@ -964,10 +832,10 @@ static void py_set_global(const char *name, const cc_value *v, struct cc_outcome
  * its own and is not timed. */
 static void py_bind_tool(const char *name, struct cc_outcome *o)
 {
-	mem_set_cap();
+	cc_py_mem_set_cap();
 	if (cc_py_tools_bind(main_dict, name) < 0) {
 		report(o, PH_GLOBAL);
-		atomic_store(&mem_glue, false);
+		cc_py_mem_glue(false);
 		return;
 	}
 	o->ok = true;
