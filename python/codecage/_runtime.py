@@ -24,8 +24,8 @@ except ImportError as e:  # the source tree, or a broken install
         "codecage's C extension (codecage._codecage) is not built here (%s): install the "
         "package with `pip install .` from the repository root and import it from "
         "outside the source tree" % e) from None
-from .errors import (CodecageError, InternalError, InvalidInputError, ToolBudgetError,
-                     make)
+from .errors import (CodecageError, GuestSyntaxError, InternalError, InvalidInputError,
+                     ToolBudgetError, make)
 
 _codecage._set_error_factory(make)
 
@@ -586,7 +586,17 @@ def eval(code: str, *, timeout: Optional[float] = None) -> Any:  # noqa: A001
             rt = IsolatedRuntime(_default["config"], language=_default["language"],
                                  sandbox=_default["sandbox"], **_default["options"])
             _default["rt"] = rt
-        return rt.eval(code, timeout=timeout)
+        try:
+            return rt.eval(code, timeout=timeout)
+        except GuestSyntaxError as e:
+            # the worker's hint says the code looks like the other
+            # language; here that language is a call away
+            if "the code looks like" in e.message:
+                other = "javascript" if _default["language"] == "python" else "python"
+                e.message += (f"; codecage.eval's default runtime is {_default['language']}: "
+                              f"configure_default_runtime(language={other!r}) switches it")
+                e.args = (e.message,)
+            raise
 
 
 @atexit.register

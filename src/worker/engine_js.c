@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "js_value.h"
+#include "lang_guess.h"
 #include "utf8.h"
 #include "seccomp_policy.h"
 #include "worker.h"
@@ -627,6 +628,32 @@ static JSValue js_thenable(JSValueConst v)
 	return JS_Call(ctx, cc_js.promise_resolve, cc_js.promise, 1, &v);
 }
 
+/* A syntax error says what the parser could not: an import declaration
+ * is refused because there are no modules (QuickJS, in script mode, only
+ * knows import() and asks for its '('), and code that looks like Python
+ * was sent to the JavaScript runtime. */
+static void js_syntax_hint(struct cc_outcome *o, const char *code, size_t len)
+{
+	char *msg = NULL;
+
+	if (o->ok || o->kind != CC_ERR_SYNTAX)
+		return;
+	/* the parser's words for an import declaration in a script */
+	bool imp = o->message && !strcmp(o->message, "expecting '('") &&
+		   cc_has_static_import(code, len);
+	bool py = cc_looks_like_python(code, len);
+	if (!imp && !py)
+		return;
+	if (asprintf(&msg, "%s%s",
+		     imp	  ? CC_HINT_STATIC_IMPORT
+		     : o->message ? o->message
+				  : "",
+		     py ? CC_HINT_LOOKS_PYTHON : "") < 0)
+		return;
+	cc_outcome_set_message(o, msg);
+	free(msg);
+}
+
 static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	JSValue fn, p, done = JS_UNDEFINED, v = JS_UNDEFINED;
@@ -640,6 +667,7 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 		     JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_COMPILE_ONLY);
 	if (JS_IsException(fn)) {
 		js_fail(o, JS_GetException(ctx), true);
+		js_syntax_hint(o, code, len);
 		goto out;
 	}
 	p = JS_EvalFunction(ctx, fn);

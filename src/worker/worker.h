@@ -69,6 +69,16 @@ struct cc_outcome {
 	char *traceback; /* guest frames only */
 };
 
+/* Replace an error outcome's message with message (copied), and the line
+ * "<type>: <old message>" of its traceback with the new one, so both say
+ * the same. Keeps the old state when memory runs out. */
+void cc_outcome_set_message(struct cc_outcome *o, const char *message);
+
+/* Append text (copied) to an error outcome's message and to the last line
+ * of its traceback (Python's "SyntaxError: ..." line). Keeps the old
+ * state when memory runs out. */
+void cc_outcome_append(struct cc_outcome *o, const char *text);
+
 /* Record an error outcome; copies the strings. Returns -1. */
 int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type, const char *message,
 		    const char *traceback);

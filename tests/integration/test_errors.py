@@ -273,3 +273,37 @@ def test_no_network_says_the_network_is_off(code, typ):
     err = r.json["error"]
     assert (err["kind"], err["type"]) == ("guest_error", typ), r
     assert "the network is off" in err["message"] and "host tool" in err["message"], err
+
+
+@pytest.mark.parametrize("code", ["import fs from 'fs'", "import { readFileSync } from 'fs'",
+                                  "import * as os from 'os'", "import 'side-effect'"])
+def test_static_import_says_modules_are_not_available(code):
+    """Regression: QuickJS's own words were "expecting '('"."""
+    r = ev("javascript", code)
+    err = r.json["error"]
+    assert (r.rc, err["kind"], err["type"]) == (1, "syntax_error", "SyntaxError"), r
+    assert err["message"].startswith("import declarations are not available"), err
+    assert "expecting" not in err["traceback"], err
+
+
+@pytest.mark.parametrize("lang,code,hint", [
+    ("javascript", "import math; math.pi", "looks like Python"),
+    ("javascript", "def f(x):\n    return x\nf(2)", "looks like Python"),
+    ("python", "const xs = [1, 2].map(x => x * 2)", "looks like JavaScript"),
+    ("python", "function f() { return 1 }", "looks like JavaScript"),
+])
+def test_syntax_error_in_the_other_language_says_so(lang, code, hint):
+    r = ev(lang, code)
+    err = r.json["error"]
+    assert err["kind"] == "syntax_error", r
+    assert hint in err["message"] and hint in err["traceback"], err
+
+
+@pytest.mark.parametrize("lang,code", [
+    ("javascript", "let = = 2"),     # JavaScript, just wrong
+    ("python", "def (:\n  pass"),    # Python, just wrong
+    ("javascript", "x = {\n  a: 1"),
+])
+def test_plain_syntax_errors_get_no_language_hint(lang, code):
+    err = ev(lang, code).json["error"]
+    assert err["kind"] == "syntax_error" and "looks like" not in err["message"], err

@@ -277,3 +277,21 @@ def test_write_messages_name_the_scratch_option():
             rt.eval("open('/out.txt', 'w')")
         assert ei.value.name == "OSError"
         assert "only /tmp" in ei.value.message and "scratch is off" not in ei.value.message
+
+
+def test_default_runtime_syntax_error_names_the_switch():
+    """Regression: codecage.eval('import math; math.pi') failed with a bare
+    JavaScript SyntaxError: the default runtime is JavaScript."""
+    codecage.configure_default_runtime()
+    try:
+        with pytest.raises(GuestSyntaxError) as ei:
+            codecage.eval("import math; math.pi")
+        msg = str(ei.value)
+        assert "looks like Python" in msg, msg
+        assert "configure_default_runtime(language='python')" in msg, msg
+        codecage.configure_default_runtime(language="python")
+        assert codecage.eval("import math; round(math.pi, 2)") == 3.14
+        with pytest.raises(GuestSyntaxError, match="language='javascript'"):
+            codecage.eval("const x = 1")
+    finally:
+        codecage.configure_default_runtime()
