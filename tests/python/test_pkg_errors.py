@@ -295,3 +295,13 @@ def test_default_runtime_syntax_error_names_the_switch():
             codecage.eval("const x = 1")
     finally:
         codecage.configure_default_runtime()
+
+
+def test_memory_limit_message_names_the_option():
+    """Regression: JavaScript's out-of-memory said only "out of memory"."""
+    with IsolatedRuntime(language="javascript", max_memory=64 << 20, timeout=60) as rt:
+        with pytest.raises(MemoryLimitError) as ei:
+            rt.eval("const a = []; for (;;) a.push('y'.repeat(1000) + a.length)")
+        msg = str(ei.value)
+        assert "67108864 bytes (64 MiB)" in msg and "RuntimeConfig(max_memory=" in msg, msg
+        assert "cc_limits" not in msg, msg
