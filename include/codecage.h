@@ -39,7 +39,7 @@ typedef enum cc_error_kind {
 	CC_OK = 0,
 	CC_ERR_GUEST,		    /* guest raised/threw; runtime usable */
 	CC_ERR_SYNTAX,		    /* code did not parse; runtime usable */
-	CC_ERR_TIMEOUT,		    /* deadline passed */
+	CC_ERR_TIMEOUT,		    /* deadline passed; see cc_runtime_alive */
 	CC_ERR_MEMORY_LIMIT,	    /* memory cap hit */
 	CC_ERR_OUTPUT_LIMIT,	    /* stdout/stderr or result over its cap */
 	CC_ERR_TOOL_BUDGET,	    /* tool call over budget */
@@ -189,7 +189,10 @@ CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
 	double timeout_s;	 /* per-eval wall-clock deadline; 30 */
-	double grace_s;		 /* soft stop to SIGKILL; 0.5 */
+	double grace_s;		 /* soft stop to SIGKILL; 0.5. A Python eval
+				    inside a call that cannot be interrupted
+				    ends sooner: its worker ends itself after
+				    about 20 ms of CPU past the deadline */
 	uint64_t max_memory;	 /* engine heap, bytes; 512 MiB. The kernel
 				    rlimit on the worker's data segment is
 				    this plus 64 MiB for the engine itself */
@@ -201,6 +204,13 @@ typedef struct cc_limits {
 	uint32_t max_open_files; /* RLIMIT_NOFILE; 64 */
 	uint64_t max_file_size;	 /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
 } cc_limits;
+
+/* The option each limit's error message names, as the message's last
+ * words ("...; raise cc_limits.timeout_s"). A front end with its own name
+ * for the option (a CLI flag, a keyword argument) may replace this text in
+ * the message with its own. */
+#define CC_TIMEOUT_HINT "raise cc_limits.timeout_s (or cc_runtime_eval's timeout_s)"
+#define CC_MEMORY_HINT "raise cc_limits.max_memory"
 
 typedef struct cc_options {
 	cc_language language;
@@ -239,8 +249,15 @@ CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt);
 /* Engine name and version, e.g. "QuickJS 2025-04-26", "CPython 3.11.2". */
 CC_EXPORT const char *cc_runtime_engine_version(const cc_runtime *rt);
 
-/* False once the worker has died or was killed (after worker_crashed,
- * protocol_violation, or a timeout/memory_limit that did not end cleanly).
+/* Whether the runtime can run more code. False once the worker has died
+ * or was killed: after worker_crashed, protocol_violation, or a timeout or
+ * memory_limit that ended the worker. A timeout leaves it true, with the
+ * guest's state, when the engine stopped the code at the deadline (the
+ * soft stop: between bytecodes, in a sleep or wait); false when the stop
+ * found the code inside a call that cannot be interrupted (a long C
+ * builtin: the Python worker ends itself about 20 ms of CPU time past the
+ * deadline, a JavaScript one is killed after limits.grace_s) or the code
+ * ignored the stop for the whole grace. The result's message says which.
  * Further evals on a dead runtime return worker_crashed at once. */
 CC_EXPORT bool cc_runtime_alive(const cc_runtime *rt);
 

@@ -24,8 +24,8 @@ except ImportError as e:  # the source tree, or a broken install
         "codecage's C extension (codecage._codecage) is not built here (%s): install the "
         "package with `pip install .` from the repository root and import it from "
         "outside the source tree" % e) from None
-from .errors import (CodecageError, InternalError, InvalidInputError, ToolBudgetError,
-                     make)
+from .errors import (CodecageError, GuestSyntaxError, InternalError, InvalidInputError,
+                     ToolBudgetError, make)
 
 _codecage._set_error_factory(make)
 
@@ -69,13 +69,18 @@ class RuntimeConfig:
     """Limits and start-up code of a runtime. All fields are optional.
 
     - ``timeout``: wall-clock deadline per eval, seconds (float, in (0, 86400]);
-      30. Past it the worker is stopped (``TimeoutError``; the runtime is dead).
+      30. Past it the eval raises ``TimeoutError``. The runtime stays alive,
+      with its state, when the engine stopped the code; it is dead when the
+      code was inside a call that cannot be interrupted (a long C builtin)
+      or ignored the stop for the whole ``grace``. ``alive`` tells which.
     - ``max_memory``: engine heap, bytes; ``None`` = 128 MiB for JavaScript,
       512 MiB for Python (``DEFAULT_MAX_MEMORY``); at least 16 MiB.
     - ``bootstrap``: code run once when the runtime starts, in its language
       (``WEB_POLYFILLS`` for JavaScript). A failure closes the runtime and
       raises the bootstrap's error.
-    - ``grace``: seconds between the soft stop and SIGKILL; 0.5.
+    - ``grace``: seconds between the soft stop and SIGKILL; 0.5. (A Python
+      eval stuck in a C call ends sooner: about 20 ms of CPU time after the
+      deadline, within about 50 ms.)
     - ``max_stdout``, ``max_stderr``: captured output per eval, bytes; 1 MiB.
     - ``max_result``: encoded result value, bytes; 16 MiB.
     - ``max_source``: code per eval, bytes of UTF-8; 16 MiB.
@@ -340,7 +345,10 @@ class IsolatedRuntime:
 
     @property
     def alive(self) -> bool:
-        """False once closed, or after a crash, timeout or unclean stop."""
+        """Whether the runtime can run more code: False once closed, after
+        a crash, an interrupt(), or a timeout or memory error that ended the
+        worker (a timeout the engine stopped cleanly leaves it True, with
+        the state intact)."""
         return self._rt is not None and self._rt.alive
 
     @property
@@ -623,7 +631,17 @@ def eval(code: str, *, timeout: Optional[float] = None) -> Any:  # noqa: A001
             rt = IsolatedRuntime(_default["config"], language=_default["language"],
                                  sandbox=_default["sandbox"], **_default["options"])
             _default["rt"] = rt
-        return rt.eval(code, timeout=timeout)
+        try:
+            return rt.eval(code, timeout=timeout)
+        except GuestSyntaxError as e:
+            # the worker's hint says the code looks like the other
+            # language; here that language is a call away
+            if "the code looks like" in e.message:
+                other = "javascript" if _default["language"] == "python" else "python"
+                e.message += (f"; codecage.eval's default runtime is {_default['language']}: "
+                              f"configure_default_runtime(language={other!r}) switches it")
+                e.args = (e.message,)
+            raise
 
 
 @atexit.register

@@ -11,7 +11,12 @@ kind                   class                   runtime usable after?
 =====================  ======================  ==========================
 guest_error            GuestError              yes
 syntax_error           GuestSyntaxError        yes (a GuestError)
-timeout                TimeoutError            no: create a new runtime
+timeout                TimeoutError            yes, with its state, when
+                                               the engine stopped the code
+                                               (the soft stop); no when
+                                               the stop found it inside a
+                                               call that cannot be
+                                               interrupted: check ``alive``
 memory_limit           MemoryLimitError        no, unless the engine
                                                stopped cleanly
 output_limit           OutputLimitError        yes
@@ -104,9 +109,16 @@ class GuestSyntaxError(GuestError):
 
 
 class TimeoutError(CodecageError, builtins.TimeoutError):  # noqa: A001 (deliberate)
-    """The eval passed its deadline (``timeout`` seconds) and the worker was
-    stopped. The runtime is dead afterwards (``alive`` is False): create a
-    new one. Also a builtin ``TimeoutError``."""
+    """The eval passed its deadline (``timeout`` seconds). What is left
+    depends on where the stop found the code, and the message says which:
+
+    - running guest code (bytecode, a sleep, a wait): the engine stopped it
+      and the runtime stays alive, with its state;
+    - inside a call that cannot be interrupted (a long C builtin such as
+      ``sum(range(10**12))``), or ignoring the stop until the ``grace``
+      ran out: the worker was ended and the runtime is dead.
+
+    ``rt.alive`` tells the two apart. Also a builtin ``TimeoutError``."""
 
     kind = "timeout"
 
@@ -184,10 +196,22 @@ KIND_CLASSES: Dict[str, Type[CodecageError]] = {
 }
 
 
+# The C library's messages end by naming the cc_limits field that changes
+# the limit (CC_TIMEOUT_HINT, CC_MEMORY_HINT in codecage.h); the package
+# names its own option instead.
+_HINTS = (
+    ("raise cc_limits.timeout_s (or cc_runtime_eval's timeout_s)",
+     "raise RuntimeConfig(timeout=SECONDS) (or eval(code, timeout=SECONDS))"),
+    ("raise cc_limits.max_memory", "raise RuntimeConfig(max_memory=BYTES)"),
+)
+
+
 def make(kind: str, message: str, detail: Optional[str] = None, *, name: str = "",
          traceback: str = "", stdout: str = "", stderr: str = "",
          duration: float = 0.0) -> CodecageError:
     """The exception for an error ``kind`` (the extension calls this)."""
+    for lib, ours in _HINTS:
+        message = message.replace(lib, ours)
     if detail == "busy":
         return RuntimeBusyError(message)
     cls = KIND_CLASSES.get(kind, InternalError)

@@ -10,6 +10,7 @@
 
 #include "codecage.h"
 #include "error.h"
+#include "hint.h"
 #include "json_out.h"
 #include "server.h"
 #include "utf8.h"
@@ -190,6 +191,18 @@ static void json_str_field(struct cc_buf *b, const char *key, const char *s, siz
 }
 
 /* Emit the --json object. r may be NULL when no eval ran (err says why). */
+/* The error message with the library's option names (CC_TIMEOUT_HINT,
+ * CC_MEMORY_HINT) swapped for this command's flags. *own gets what the
+ * caller frees. */
+static const char *cli_message(const cc_result *r, const cc_error *err, char **own)
+{
+	static const struct cc_hints hints = { "raise --timeout SECONDS", "raise --memory MIB" };
+	const char *msg = r ? cc_result_error_message(r) : (err->message ? err->message : "");
+
+	*own = cc_hint_rewrite(msg, &hints);
+	return *own ? *own : msg;
+}
+
 static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime *rt,
 		      cc_sandbox_mode mode)
 {
@@ -206,12 +219,13 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 		cc_buf_puts(&b, ", \"error\": null");
 	} else {
 		const char *type = r ? cc_result_error_type(r) : "";
-		const char *msg =
-			r ? cc_result_error_message(r) : (err->message ? err->message : "");
+		char *own = NULL;
+		const char *msg = cli_message(r, err, &own);
 		const char *tb = r ? cc_result_error_traceback(r) : "";
 		cc_buf_printf(&b, ", \"error\": {\"kind\": \"%s\"", cc_error_kind_name(kind));
 		json_str_field(&b, "type", type, strlen(type));
 		json_str_field(&b, "message", msg, strlen(msg));
+		free(own);
 		json_str_field(&b, "traceback", tb, strlen(tb));
 		cc_buf_puts(&b, "}");
 	}
@@ -260,8 +274,10 @@ static void emit_text(const cc_result *r, const cc_error *err)
 		return;
 	}
 	const char *type = r ? cc_result_error_type(r) : "";
+	char *own = NULL;
 	fprintf(stderr, "codecage: %s: %s%s%s\n", cc_error_kind_name(kind), type, *type ? ": " : "",
-		r ? cc_result_error_message(r) : (err->message ? err->message : ""));
+		cli_message(r, err, &own));
+	free(own);
 }
 
 static int lang_from_path(const char *path)

@@ -512,6 +512,28 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		}
 		cc_msg_free(&m);
 	}
+	/* The supervisor's words for a soft stop or the heap cap, whatever
+	 * the worker said: the limit, what is left, and the option. */
+	if (r->kind == CC_ERR_TIMEOUT) {
+		char *tb = r->traceback;
+		r->traceback = NULL;
+		cc_result_set_error(
+			r, CC_ERR_TIMEOUT, "TimeoutError",
+			"the code ran past its time limit of %.3g s and was stopped; the "
+			"runtime is still usable, with its state; " CC_TIMEOUT_HINT,
+			timeout_s);
+		r->traceback = tb;
+	} else if (r->kind == CC_ERR_MEMORY_LIMIT) {
+		char *tb = r->traceback, *type = r->type;
+		r->traceback = r->type = NULL;
+		cc_result_set_error(
+			r, CC_ERR_MEMORY_LIMIT, NULL,
+			"out of memory: the engine heap limit is %llu bytes (%.4g MiB); "
+			"" CC_MEMORY_HINT,
+			(unsigned long long)l->max_memory, (double)l->max_memory / (1024 * 1024));
+		r->traceback = tb;
+		r->type = type;
+	}
 	/* A ToolBudgetError the guest did not catch surfaces to the host as
 	 * its own kind (DESIGN.md section 6) when this request really was
 	 * refused a call: the worker cannot claim it on its own. */
@@ -533,10 +555,24 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 failed:
 	if (err.kind == CC_ERR_TIMEOUT) {
 		mark_dead(rt, "killed after its deadline", false);
+		cc_result_set_error(
+			r, CC_ERR_TIMEOUT, "TimeoutError",
+			"the code ran past its time limit of %.3g s and did not stop "
+			"within the %.3g s grace; the worker was killed and the runtime "
+			"is dead: create a new one; " CC_TIMEOUT_HINT,
+			timeout_s, l->grace_s);
+	} else if (err.kind == CC_ERR_WORKER_CRASHED && is_eval && cc_now_ns() >= deadline) {
+		/* Ended past the deadline, before its result: the Python worker
+		 * ends itself when the stop lands in a long C call that cannot
+		 * be interrupted (engine_py.c, the soft stop). Whatever ended
+		 * it, the deadline had passed: the eval timed out. */
+		mark_dead(rt, "past the deadline", true);
 		cc_result_set_error(r, CC_ERR_TIMEOUT, "TimeoutError",
-				    "the code did not stop within its %.3g s deadline (plus %.3g s "
-				    "grace); the worker was killed, create a new runtime",
-				    timeout_s, l->grace_s);
+				    "the code ran past its time limit of %.3g s inside a call that "
+				    "cannot be interrupted (a long C builtin), so the worker was "
+				    "ended, %s, and the runtime is dead: create a "
+				    "new one; " CC_TIMEOUT_HINT,
+				    timeout_s, rt->death ? rt->death : "");
 	} else {
 		mark_dead(rt, err.message ? err.message : "worker failure",
 			  err.kind == CC_ERR_WORKER_CRASHED);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hint.h"
 #include "json_out.h"
 #include "server.h"
 
@@ -122,6 +123,15 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	const char *type = r ? cc_result_error_type(r) : "";
 	const char *msg = r ? cc_result_error_message(r) : (err->message ? err->message : "");
 	const char *tb = r ? cc_result_error_traceback(r) : "";
+	/* The library names cc_limits fields; a client sets timeout_s, the
+	 * server's operator --timeout and --memory. */
+	static const struct cc_hints hints = {
+		"raise timeout_s (up to the server's --timeout)",
+		"raise the server's --memory MIB",
+	};
+	char *own = cc_hint_rewrite(msg, &hints);
+	if (own)
+		msg = own;
 	if (kind == CC_ERR_INTERNAL) {
 		/* Host errors (a failed spawn, say) may name host paths: the
 		 * client gets the kind, the server's log the details. */
@@ -179,6 +189,7 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	bool oom = t.oom || s.oom || o.oom;
 	cc_buf_free(&t);
 	cc_buf_free(&s);
+	free(own);
 	if (oom) {
 		cc_buf_free(&o);
 		return NULL;

@@ -153,6 +153,7 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 	} else {
 		append(rep->applied, sizeof(rep->applied), "namespaces");
 		rep->namespaces = true;
+		cc_worker_isolated = true;
 	}
 	/* Queued signals and POSIX timers (each preallocates one) count
 	 * against the user that created the namespace as well, across the

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "js_value.h"
+#include "lang_guess.h"
 #include "utf8.h"
 #include "seccomp_policy.h"
 #include "worker.h"
@@ -207,6 +208,29 @@ static int js_after_fork_child(cc_error *err)
 	return rnd_seed(err);
 }
 
+/* Intrinsics that come bundled with ones we keep, taken off the global
+ * object before any guest code: SharedArrayBuffer and Atomics (with
+ * JS_AddIntrinsicTypedArrays). Nothing shares memory with a guest, and a
+ * shared buffer is a high-resolution timer's raw material. Nothing else
+ * hands out their constructors. -1 (an exception pending) on failure:
+ * the worker does not start with them present. */
+static int js_remove_globals(JSContext *c)
+{
+	static const char *const gone[] = { "SharedArrayBuffer", "Atomics" };
+	JSValue global = JS_GetGlobalObject(c);
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]) && rc == 0; i++) {
+		JSAtom a = JS_NewAtom(c, gone[i]);
+		if (a == JS_ATOM_NULL || JS_DeleteProperty(c, global, a, JS_PROP_THROW) < 0 ||
+		    JS_HasProperty(c, global, a) != 0)
+			rc = -1;
+		JS_FreeAtom(c, a);
+	}
+	JS_FreeValue(c, global);
+	return rc;
+}
+
 static int js_init(const char **version, cc_error *err)
 {
 	static const JSMallocFunctions mf = { js_cc_malloc, js_cc_free, js_cc_realloc,
@@ -220,7 +244,8 @@ static int js_init(const char **version, cc_error *err)
 		JS_SetMemoryLimit(rt, js_cap);
 	}
 	JS_SetMaxStackSize(rt, JS_STACK_SIZE);
-	JS_SetCanBlock(rt, 0); /* Atomics.wait would block past any deadline */
+	JS_SetCanBlock(rt, 0); /* Atomics.wait would block past any deadline (and Atomics is gone:
+				  js_remove_globals) */
 	JS_SetModuleLoaderFunc(rt, js_no_module_name, js_no_module, NULL);
 
 	/* JS_NewContext's list, spelled out so that adding one is a choice. */
@@ -240,8 +265,8 @@ static int js_init(const char **version, cc_error *err)
 	}
 	if (rnd_seed(err) < 0)
 		return -1;
-	if (!ctx || cc_js_builtins_init(ctx) < 0 || cc_js_console_install(ctx) < 0 ||
-	    rnd_install(ctx) < 0) {
+	if (!ctx || js_remove_globals(ctx) < 0 || cc_js_builtins_init(ctx) < 0 ||
+	    cc_js_console_install(ctx) < 0 || rnd_install(ctx) < 0) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);
@@ -603,6 +628,32 @@ static JSValue js_thenable(JSValueConst v)
 	return JS_Call(ctx, cc_js.promise_resolve, cc_js.promise, 1, &v);
 }
 
+/* A syntax error says what the parser could not: an import declaration
+ * is refused because there are no modules (QuickJS, in script mode, only
+ * knows import() and asks for its '('), and code that looks like Python
+ * was sent to the JavaScript runtime. */
+static void js_syntax_hint(struct cc_outcome *o, const char *code, size_t len)
+{
+	char *msg = NULL;
+
+	if (o->ok || o->kind != CC_ERR_SYNTAX)
+		return;
+	/* the parser's words for an import declaration in a script */
+	bool imp = o->message && !strcmp(o->message, "expecting '('") &&
+		   cc_has_static_import(code, len);
+	bool py = cc_looks_like_python(code, len);
+	if (!imp && !py)
+		return;
+	if (asprintf(&msg, "%s%s",
+		     imp	  ? CC_HINT_STATIC_IMPORT
+		     : o->message ? o->message
+				  : "",
+		     py ? CC_HINT_LOOKS_PYTHON : "") < 0)
+		return;
+	cc_outcome_set_message(o, msg);
+	free(msg);
+}
+
 static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	JSValue fn, p, done = JS_UNDEFINED, v = JS_UNDEFINED;
@@ -616,6 +667,7 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 		     JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_COMPILE_ONLY);
 	if (JS_IsException(fn)) {
 		js_fail(o, JS_GetException(ctx), true);
+		js_syntax_hint(o, code, len);
 		goto out;
 	}
 	p = JS_EvalFunction(ctx, fn);

@@ -8,7 +8,7 @@
  *  - Isolation: an isolated PyConfig (no environment, no user site, no
  *    site import, no bytecode writes) with sys.path fixed to the stdlib,
  *    lib-dynload and Debian's read-only dist-packages, checked after start.
- *  - Memory: a counting allocator under the RAW domain and pymalloc's
+ *  - Memory: py_mem.c, a counting allocator under the RAW domain and pymalloc's
  *    arenas refuses allocations past cc_worker_limits.max_memory, so the
  *    guest sees MemoryError instead of the kernel's rlimit.
  *  - Time: a POSIX timer raises KeyboardInterrupt in the guest at the
@@ -37,7 +37,9 @@
 
 #include "error.h"
 #include "py_fork.h"
+#include "py_mem.h"
 #include "py_value.h"
+#include "lang_guess.h"
 #include "value.h"
 #include "confine.h"
 #include "seccomp_policy.h"
@@ -49,10 +51,6 @@
 #define WIDE_(s) L##s
 #define WIDE(s) WIDE_(s)
 
-/* Extra heap, bytes, allowed while the engine itself reports an outcome
- * (formats a traceback, converts a result): reporting a MemoryError must
- * not fail for want of the memory the guest just used up. */
-#define GLUE_HEADROOM ((int64_t)16 << 20)
 /* Soft-stop repeat period, ns: a guest that catches one KeyboardInterrupt
  * gets another soon after, until the eval returns or the supervisor's
  * grace period ends in SIGKILL. */
@@ -73,126 +71,6 @@ static volatile sig_atomic_t in_guest; /* guest code may run: output is forwarde
 static int cap_fd;		       /* the stream that went over its cap, or 0 */
 static char version[64];
 
-/* ---- memory accounting ----
- *
- * pymalloc serves objects up to 512 bytes from 1 MiB arenas and passes
- * anything larger to PyMem_RawMalloc, so counting the RAW domain plus the
- * arenas covers the whole Python heap. RAW calls may come from any thread
- * without the GIL, hence the atomics. The functions call libc directly
- * (not the previous RAW allocator) so that malloc_usable_size is valid for
- * every pointer they see. The count is signed: blocks allocated before
- * the hook (during pre-initialisation) may be freed through it. */
-static atomic_llong mem_used;
-static atomic_llong mem_cap; /* 0: no cap */
-static atomic_bool mem_glue; /* GLUE_HEADROOM applies */
-static PyObjectArenaAllocator arena_base;
-
-static bool mem_admit(size_t n)
-{
-	long long cap = atomic_load_explicit(&mem_cap, memory_order_relaxed);
-
-	if (!cap)
-		return true;
-	if (atomic_load_explicit(&mem_glue, memory_order_relaxed))
-		cap += GLUE_HEADROOM;
-	if (n > (size_t)cap)
-		return false;
-	return atomic_load_explicit(&mem_used, memory_order_relaxed) <= cap - (long long)n;
-}
-
-static void mem_count(long long delta)
-{
-	atomic_fetch_add_explicit(&mem_used, delta, memory_order_relaxed);
-}
-
-/* Zero-byte requests get a real block, as PyMem_RawMalloc promises. */
-static void *raw_malloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	if (!n)
-		n = 1;
-	if (!mem_admit(n))
-		return NULL;
-	void *p = malloc(n);
-	if (p)
-		mem_count((long long)malloc_usable_size(p));
-	return p;
-}
-
-static void *raw_calloc(void *ctx, size_t nelem, size_t elsize)
-{
-	(void)ctx;
-	if (!nelem || !elsize)
-		nelem = elsize = 1;
-	if (nelem > SIZE_MAX / elsize || !mem_admit(nelem * elsize))
-		return NULL;
-	void *p = calloc(nelem, elsize);
-	if (p)
-		mem_count((long long)malloc_usable_size(p));
-	return p;
-}
-
-static void *raw_realloc(void *ctx, void *ptr, size_t n)
-{
-	size_t old = ptr ? malloc_usable_size(ptr) : 0;
-
-	(void)ctx;
-	if (!n)
-		n = 1;
-	if (n > old && !mem_admit(n - old))
-		return NULL;
-	void *p = realloc(ptr, n);
-	if (p)
-		mem_count((long long)malloc_usable_size(p) - (long long)old);
-	return p;
-}
-
-static void raw_free(void *ctx, void *ptr)
-{
-	(void)ctx;
-	if (ptr)
-		mem_count(-(long long)malloc_usable_size(ptr));
-	free(ptr);
-}
-
-static void *arena_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	if (!mem_admit(n))
-		return NULL;
-	void *p = arena_base.alloc(arena_base.ctx, n);
-	if (p)
-		mem_count((long long)n);
-	return p;
-}
-
-static void arena_free(void *ctx, void *ptr, size_t n)
-{
-	(void)ctx;
-	arena_base.free(arena_base.ctx, ptr, n);
-	if (ptr)
-		mem_count(-(long long)n);
-}
-
-static void mem_set_cap(void)
-{
-	uint64_t cap = cc_worker_limits.max_memory;
-	atomic_store(&mem_cap, cap > (uint64_t)LLONG_MAX / 2 ? LLONG_MAX / 2 : (long long)cap);
-}
-
-/* After Py_PreInitialize (which could otherwise replace them) and before
- * any other Python allocation. */
-static void mem_install(void)
-{
-	PyMemAllocatorEx raw = { NULL, raw_malloc, raw_calloc, raw_realloc, raw_free };
-	PyObjectArenaAllocator arena = { NULL, arena_alloc, arena_free };
-
-	mem_set_cap();
-	PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &raw);
-	PyObject_GetArenaAllocator(&arena_base);
-	PyObject_SetArenaAllocator(&arena);
-}
-
 /* ---- soft stop ----
  *
  * A per-process POSIX timer on CLOCK_MONOTONIC, armed at the eval's
@@ -204,34 +82,35 @@ static void mem_install(void)
  * async-signal-safe: it sets atomic "tripped" flags and the eval breaker,
  * exactly what CPython's own C signal handler does, and needs neither the
  * GIL nor a thread state. At the next bytecode boundary the main thread
- * runs SIGINT's Python handler, reset to default_int_handler before every
- * eval, which raises KeyboardInterrupt. KeyboardInterrupt is a
+ * runs SIGINT's Python handler, reset to stop_handler before every eval,
+ * which raises KeyboardInterrupt. KeyboardInterrupt is a
  * BaseException, so `except Exception:` does not swallow it.
  * Py_AddPendingCall was not used: it takes a lock, so it is not safe to
  * call from a signal handler.
- * Limits, on purpose: C code that never checks signals (sum(range(10**12)))
- * and a guest that catches every BaseException are not stopped here; the
- * supervisor's SIGKILL after the grace period is the real limit. No
- * SA_RESTART: a wait without a timeout (threading.Event().wait(), a lock)
- * must return EINTR so CPython runs the handler; the worker core's own I/O
- * retries on EINTR. */
+ * The handler is our own stop_handler, not default_int_handler, so the
+ * worker can tell that the stop was taken.
+ * A long C call that never checks signals (sum(range(10**12)),
+ * ('{' + 'x' * 10**8).format()) cannot be stopped: CPython offers no way.
+ * When, at a tick after the deadline, the main thread has spent
+ * STUCK_CPU_NS of CPU time since the stop was asked and has not taken it
+ * (so about one STOP_REPEAT_NS after the deadline), the worker ends
+ * itself (exit status CC_PY_EXIT_STUCK) and the supervisor reports the
+ * eval as a timeout with the runtime dead. A waiting thread spends no CPU
+ * time, so a sleep or a slow tool is never taken for such a call, however
+ * loaded the machine. A guest that replaced SIGINT's handler ends the
+ * same way. A guest that catches every KeyboardInterrupt takes each stop
+ * and is not ended here: the supervisor's SIGKILL after the grace period
+ * is the real limit, for that and for a worker that lies. No SA_RESTART:
+ * a wait without a timeout (threading.Event().wait(), a lock) must return
+ * EINTR so CPython runs the handler; the worker core's own I/O retries on
+ * EINTR. */
+#define STUCK_CPU_NS (20 * 1000000LL)
+#define CC_PY_EXIT_STUCK 124
 static timer_t stop_timer;
+static volatile sig_atomic_t stop_asked; /* a stop is pending, not taken */
+static int64_t stop_asked_cpu;		 /* the main thread's CPU ns then */
 
 static void stop_timer_arm(int64_t abs_ns);
-
-static void on_stop_signal(int sig)
-{
-	int saved = errno;
-
-	(void)sig;
-	/* Left armed after an eval (one system call fewer per eval): a tick
-	 * with no guest running disarms it and does nothing else. */
-	if (in_guest)
-		PyErr_SetInterruptEx(SIGINT);
-	else
-		stop_timer_arm(0);
-	errno = saved;
-}
 
 static int64_t now_ns(void)
 {
@@ -240,6 +119,53 @@ static int64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void on_stop_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	/* Left armed after an eval (one system call fewer per eval): a tick
+	 * with no guest running disarms it and does nothing else. */
+	if (!in_guest) {
+		stop_timer_arm(0);
+		errno = saved;
+		return;
+	}
+	int64_t cpu = thread_cpu_ns();
+	if (!stop_asked) {
+		stop_asked = 1;
+		stop_asked_cpu = cpu;
+	} else if (cpu - stop_asked_cpu >= STUCK_CPU_NS && cc_worker_deadline_ns() > 0 &&
+		   now_ns() >= cc_worker_deadline_ns()) {
+		_exit(CC_PY_EXIT_STUCK); /* async-signal-safe; see above */
+	}
+	PyErr_SetInterruptEx(SIGINT);
+	errno = saved;
+}
+
+/* SIGINT's Python handler during an eval: default_int_handler's
+ * KeyboardInterrupt, and the stop counts as taken. */
+static PyObject *stop_handler(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	(void)args;
+	(void)n;
+	stop_asked = 0;
+	PyErr_SetNone(PyExc_KeyboardInterrupt);
+	return NULL;
+}
+
+static PyMethodDef stop_method = { "stop_handler", _PyCFunction_CAST(stop_handler), METH_FASTCALL,
+				   NULL };
 
 /* First tick at abs_ns (CLOCK_MONOTONIC), then every STOP_REPEAT_NS;
  * abs_ns <= 0 disarms. A time already past fires at once. */
@@ -446,6 +372,10 @@ static int setup(cc_error *err)
 	if (!r || PyDict_SetItemString(ns, "emit", r) < 0)
 		goto py_fail;
 	Py_CLEAR(r);
+	r = PyCFunction_New(&stop_method, NULL);
+	if (!r || PyDict_SetItemString(ns, "stop_handler", r) < 0)
+		goto py_fail;
+	Py_CLEAR(r);
 	code = Py_CompileString(cc_py_helper_src, "<codecage>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, ns, ns) : NULL;
 	if (!r)
@@ -458,6 +388,17 @@ static int setup(cc_error *err)
 			goto py_fail;
 		}
 	}
+
+	/* Failed writes and network calls say why (py_helper.c), when they
+	 * failed for the sandbox's reasons. */
+	check = PyDict_GetItemString(ns, "fs_hints");
+	r = !cc_worker_isolated ? Py_NewRef(Py_None)
+	    : check		? PyObject_CallFunction(check, "O",
+						cc_worker_limits.max_file_size ? Py_True : Py_False)
+				: NULL;
+	if (!r)
+		goto py_fail;
+	Py_CLEAR(r);
 
 	/* Fail closed if the configuration did not take. */
 	paths = Py_BuildValue("[sss]", CC_PY_STDLIB, CC_PY_DYNLOAD, CC_PY_DISTPACKAGES);
@@ -555,7 +496,7 @@ static int py_init(const char **version_out, cc_error *err)
 	st = Py_PreInitialize(&pre);
 	if (PyStatus_Exception(st))
 		return status_fail(err, st, "pre-initialising");
-	mem_install();
+	cc_py_mem_install();
 
 	PyConfig_InitIsolatedConfig(&config);
 	config.site_import = 0;	   /* no .pth files, no user site */
@@ -681,6 +622,40 @@ static void fail_stop(struct cc_outcome *o, cc_error_kind reason, PyObject *ev)
 	free(trace);
 }
 
+/* A MemoryError with no allocation refused: not the memory limit. A bare
+ * one at parse time is CPython's parser running out of its fixed stack on
+ * code nested too deeply ('-' * 100000 + '1'): a syntax_error saying so.
+ * At run time a bare one is that (the guest's own eval/compile) or a size
+ * CPython refuses before asking for memory ([0] * 2**60): a guest_error
+ * saying both. A guest's own MemoryError('...') keeps its message. */
+static void fail_not_heap(struct cc_outcome *o, enum phase ph, PyObject *ev)
+{
+	static const char deep[] =
+		"the code is nested too deeply for CPython's parser (its stack has a fixed "
+		"size; this is not the memory limit): split the expression up";
+	static const char bare_run[] =
+		"MemoryError with the memory limit not reached: CPython raises it for code "
+		"nested too deeply for its parser (eval/compile) and for sizes it refuses "
+		"before allocating";
+	PyObject *args = PyObject_GetAttrString(ev, "args");
+	bool bare = args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 0;
+	char *trace = NULL;
+
+	PyErr_Clear();
+	Py_XDECREF(args);
+	if (!bare) {
+		fail_exc(o, CC_ERR_GUEST, ev);
+		return;
+	}
+	const char *msg = ph == PH_PARSE ? deep : bare_run;
+	char last[sizeof(bare_run) + 32];
+	snprintf(last, sizeof(last), "MemoryError: %s\n", msg);
+	trace = format_tb(ev, last);
+	cc_outcome_fail(o, ph == PH_PARSE ? CC_ERR_SYNTAX : CC_ERR_GUEST, "MemoryError", msg,
+			trace);
+	free(trace);
+}
+
 static bool exit_is_success(PyObject *ev)
 {
 	PyObject *code = PyObject_GetAttrString(ev, "code");
@@ -701,7 +676,7 @@ static void report(struct cc_outcome *o, enum phase ph)
 	PyErr_NormalizeException(&et, &ev, &etb);
 	if (ev && etb)
 		PyException_SetTraceback(ev, etb);
-	atomic_store(&mem_glue, true);
+	cc_py_mem_glue(true);
 	if (stop != CC_OK) {
 		fail_stop(o, stop, ev);
 	} else if (!ev) {
@@ -713,8 +688,10 @@ static void report(struct cc_outcome *o, enum phase ph)
 		outcome_reset(o);
 		msgpack_sbuffer_write(&o->value, "\xc0", 1); /* nil */
 		o->ok = true;
-	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError)) {
+	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError) && cc_py_mem_refused()) {
 		fail_exc(o, CC_ERR_MEMORY_LIMIT, ev);
+	} else if (PyErr_GivenExceptionMatches(ev, PyExc_MemoryError)) {
+		fail_not_heap(o, ph, ev);
 	} else {
 		fail_exc(o, CC_ERR_GUEST, ev);
 	}
@@ -728,8 +705,8 @@ static void report(struct cc_outcome *o, enum phase ph)
 
 static void guest_enter(void)
 {
-	mem_set_cap();
-	atomic_store(&mem_glue, false);
+	cc_py_mem_eval_begin();
+	stop_asked = 0;
 	in_guest = true;
 	cap_fd = 0;
 	cc_py_tools_eval_begin();
@@ -761,7 +738,7 @@ static void guest_leave(struct cc_outcome *o)
 		outcome_reset(o);
 		fail_stop(o, stop, NULL);
 	}
-	atomic_store(&mem_glue, false);
+	cc_py_mem_glue(false);
 }
 
 static PyObject *run_code(PyObject *code)
@@ -774,6 +751,14 @@ static PyObject *run_code(PyObject *code)
 	return r;
 }
 
+/* Code that looks like JavaScript and failed to parse as Python says
+ * that it reached the Python runtime. */
+static void syntax_hint(struct cc_outcome *o, const char *code, size_t len)
+{
+	if (!o->ok && o->kind == CC_ERR_SYNTAX && cc_looks_like_javascript(code, len))
+		cc_outcome_append(o, CC_HINT_LOOKS_JAVASCRIPT);
+}
+
 static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	PyObject *src = NULL, *parts = NULL, *value = NULL;
@@ -782,14 +767,15 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 	/* Compiling is the engine's work, not the guest's data: it gets the
 	 * headroom, so that a guest holding the whole heap can still run
 	 * `del big` and go on. */
-	atomic_store(&mem_glue, true);
+	cc_py_mem_glue(true);
 	src = PyUnicode_DecodeUTF8(code, (Py_ssize_t)len, "strict");
 	parts = src ? PyObject_CallOneArg(h_compile, src) : NULL;
 	if (!parts || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 2) {
 		report(o, PH_PARSE);
+		syntax_hint(o, code, len);
 		goto out;
 	}
-	atomic_store(&mem_glue, false);
+	cc_py_mem_glue(false);
 	value = run_code(PyTuple_GET_ITEM(parts, 0));
 	if (value) {
 		PyObject *last = PyTuple_GET_ITEM(parts, 1);
@@ -801,7 +787,7 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 	}
 	/* Still under the deadline: conversion may run guest code (a tzinfo's
 	 * utcoffset, an exception's __str__). */
-	atomic_store(&mem_glue, true);
+	cc_py_mem_glue(true);
 	int rc = cc_py_pack(value, &o->value, cc_worker_limits.max_result);
 	if (rc == CC_PY_TOO_BIG) {
 		char msg[128];
@@ -836,12 +822,12 @@ static void py_set_global(const char *name, const cc_value *v, struct cc_outcome
 {
 	PyObject *obj;
 
-	mem_set_cap();
+	cc_py_mem_set_cap();
 	obj = cc_py_from_value(v);
 	if (!obj || PyDict_SetItemString(main_dict, name, obj) < 0) {
 		Py_XDECREF(obj);
 		report(o, PH_GLOBAL);
-		atomic_store(&mem_glue, false);
+		cc_py_mem_glue(false);
 		return;
 	}
 	Py_DECREF(obj);
@@ -852,10 +838,10 @@ static void py_set_global(const char *name, const cc_value *v, struct cc_outcome
  * its own and is not timed. */
 static void py_bind_tool(const char *name, struct cc_outcome *o)
 {
-	mem_set_cap();
+	cc_py_mem_set_cap();
 	if (cc_py_tools_bind(main_dict, name) < 0) {
 		report(o, PH_GLOBAL);
-		atomic_store(&mem_glue, false);
+		cc_py_mem_glue(false);
 		return;
 	}
 	o->ok = true;

@@ -16,6 +16,7 @@
 #include "worker_internal.h"
 
 struct cc_worker_limits cc_worker_limits;
+bool cc_worker_isolated;
 
 static struct {
 	uint64_t id; /* request id of the running eval */
@@ -150,4 +151,56 @@ void cc_outcome_reset(struct cc_outcome *o)
 	free(o->message);
 	free(o->traceback);
 	cc_outcome_init(o);
+}
+
+/* The last occurrence of needle in hay, or NULL. */
+static const char *last_of(const char *hay, const char *needle)
+{
+	const char *hit = NULL;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		hit = p;
+	return hit;
+}
+
+void cc_outcome_set_message(struct cc_outcome *o, const char *message)
+{
+	char *msg = strdup(message), *line = NULL, *tb = NULL;
+	const char *type = o->type ? o->type : "", *old = o->message ? o->message : "";
+
+	if (!msg)
+		return;
+	if (o->traceback && asprintf(&line, "%s: %s", type, old) >= 0) {
+		const char *at = last_of(o->traceback, line);
+		if (at && asprintf(&tb, "%.*s%s: %s%s", (int)(at - o->traceback), o->traceback,
+				   type, message, at + strlen(line)) < 0)
+			tb = NULL;
+		free(line);
+	}
+	free(o->message);
+	o->message = msg;
+	if (tb) {
+		free(o->traceback);
+		o->traceback = tb;
+	}
+}
+
+void cc_outcome_append(struct cc_outcome *o, const char *text)
+{
+	char *msg = NULL, *tb = NULL;
+
+	if (asprintf(&msg, "%s%s", o->message ? o->message : "", text) < 0)
+		return;
+	if (o->traceback) {
+		size_t n = strlen(o->traceback);
+		bool nl = n && o->traceback[n - 1] == '\n';
+		if (asprintf(&tb, "%.*s%s%s", (int)(n - nl), o->traceback, text, nl ? "\n" : "") <
+		    0)
+			tb = NULL;
+	}
+	free(o->message);
+	o->message = msg;
+	if (tb) {
+		free(o->traceback);
+		o->traceback = tb;
+	}
 }

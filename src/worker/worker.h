@@ -27,6 +27,11 @@ struct cc_worker_limits {
 
 extern struct cc_worker_limits cc_worker_limits;
 
+/* The worker is in its own namespaces: no network interface, the minimal
+ * read-only root (confine.c sets it). An engine's error messages may then
+ * say "the network is off", "scratch is off"; messages only. */
+extern bool cc_worker_isolated;
+
 /* The supervisor's pid as the host sees it (from argv), for the
  * self-probes that try to reach it. */
 extern pid_t cc_worker_ppid;
@@ -63,6 +68,16 @@ struct cc_outcome {
 	char *message;
 	char *traceback; /* guest frames only */
 };
+
+/* Replace an error outcome's message with message (copied), and the line
+ * "<type>: <old message>" of its traceback with the new one, so both say
+ * the same. Keeps the old state when memory runs out. */
+void cc_outcome_set_message(struct cc_outcome *o, const char *message);
+
+/* Append text (copied) to an error outcome's message and to the last line
+ * of its traceback (Python's "SyntaxError: ..." line). Keeps the old
+ * state when memory runs out. */
+void cc_outcome_append(struct cc_outcome *o, const char *text);
 
 /* Record an error outcome; copies the strings. Returns -1. */
 int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type, const char *message,

@@ -213,3 +213,119 @@ def test_guest_child_processes_do_not_outlive_the_runtime():
         return
     assert r.kind == "ok", r
     assert _gone(r.value), "the guest's child %d is still running" % r.value
+
+
+def test_parser_stack_memoryerror_is_not_the_memory_limit():
+    """Regression: CPython's parser raises a bare MemoryError when code is
+    nested too deeply (its stack is fixed, the heap is untouched); it was
+    reported as memory_limit naming the heap limit."""
+    r = ev("python", "eval('-' * 100_000 + '1')")
+    err = r.json["error"]
+    assert (r.rc, err["kind"], err["type"]) == (1, "guest_error", "MemoryError"), r
+    assert "nested too deeply" in err["message"] and "heap limit" not in err["message"], r
+    r = ev("python", "-" * 100_000 + "1")
+    err = r.json["error"]
+    assert (r.rc, err["kind"]) == (1, "syntax_error"), r
+    assert "nested too deeply" in err["message"], r
+    # still a usable runtime: the parser's failure is the guest's error
+    r = ev("python", "try:\n    eval('-' * 100_000 + '1')\nexcept MemoryError:\n    pass\n1 + 1")
+    assert r.value == 2, r
+
+
+def test_real_allocation_over_the_cap_is_still_memory_limit():
+    r = ev("python", "x = bytearray(200 * 2**20)", "--memory", "64")
+    err = r.json["error"]
+    assert (r.rc, err["kind"]) == (5, "memory_limit"), r
+    assert "67108864" in err["message"] or "64 MiB" in err["message"], r
+
+
+def test_limit_messages_name_the_cli_options(lang):
+    """Regression: a timeout said only "the time limit was reached" and a
+    JavaScript out-of-memory only "out of memory": neither said the limit
+    nor the flag that raises it."""
+    loop = "while True: pass" if lang == "python" else "for (;;) {}"
+    r = ev(lang, loop, "--timeout", "0.3")
+    msg = r.json["error"]["message"]
+    assert (r.rc, r.kind) == (3, "timeout"), r
+    assert "0.3 s" in msg and "--timeout" in msg and "cc_limits" not in msg, msg
+    bomb = "x = ['y' * 1000 for _ in range(10**7)]" if lang == "python" else \
+        "const a = []; for (;;) a.push('y'.repeat(1000) + a.length)"
+    r = ev(lang, bomb, "--memory", "64")
+    msg = r.json["error"]["message"]
+    assert r.kind == "memory_limit", r
+    assert "67108864 bytes (64 MiB)" in msg and "--memory" in msg and "cc_limits" not in msg, msg
+
+
+@pytest.mark.parametrize("code,typ,errno_", [
+    ("open('/tmp/x', 'w')", "FileNotFoundError", 2),
+    ("open('out.txt', 'w')", "OSError", 30),
+    ("import os\nos.open('/tmp/y', os.O_WRONLY | os.O_CREAT)", "FileNotFoundError", 2),
+    ("import pathlib\npathlib.Path('/tmp/d').mkdir()", "FileNotFoundError", 2),
+])
+def test_write_without_scratch_says_scratch_is_off(code, typ, errno_):
+    """Regression: a write with no scratch directory was a bare
+    FileNotFoundError / "Read-only file system" that did not say why."""
+    r = ev("python", code)
+    err = r.json["error"]
+    assert (err["kind"], err["type"]) == ("guest_error", typ), r
+    assert "scratch is off" in err["message"], err
+    assert "max_file_size" in err["message"], err
+    # still the OSError subclass it was, with its errno and file name
+    last = code.split("\n")[-1]
+    setup = "\n".join(code.split("\n")[:-1])
+    r = ev("python", setup + "\ntry:\n    " + last + "\nexcept " + typ
+           + " as e:\n    r = [type(e).__name__, e.errno, e.filename[-1:]]\nr")
+    assert r.value == [typ, errno_, last.split("'")[1][-1:]], r
+
+
+def test_failed_read_is_not_blamed_on_scratch():
+    err = ev("python", "open('/etc/passwd')").json["error"]
+    assert err["type"] == "FileNotFoundError" and "scratch" not in err["message"], err
+
+
+@pytest.mark.parametrize("code,typ", [
+    ("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=5)", "PermissionError"),
+    ("import socket\nsocket.getaddrinfo('example.com', 80)", "gaierror"),
+    ("import urllib.request\nurllib.request.urlopen('http://example.com/', timeout=5)", "URLError"),
+])
+def test_no_network_says_the_network_is_off(code, typ):
+    """Regression: a socket or urlopen failed with a bare EPERM or a name
+    resolution error that did not say the network is off."""
+    r = ev("python", code)
+    err = r.json["error"]
+    assert (err["kind"], err["type"]) == ("guest_error", typ), r
+    assert "the network is off" in err["message"] and "host tool" in err["message"], err
+
+
+@pytest.mark.parametrize("code", ["import fs from 'fs'", "import { readFileSync } from 'fs'",
+                                  "import * as os from 'os'", "import 'side-effect'"])
+def test_static_import_says_modules_are_not_available(code):
+    """Regression: QuickJS's own words were "expecting '('"."""
+    r = ev("javascript", code)
+    err = r.json["error"]
+    assert (r.rc, err["kind"], err["type"]) == (1, "syntax_error", "SyntaxError"), r
+    assert err["message"].startswith("import declarations are not available"), err
+    assert "expecting" not in err["traceback"], err
+
+
+@pytest.mark.parametrize("lang,code,hint", [
+    ("javascript", "import math; math.pi", "looks like Python"),
+    ("javascript", "def f(x):\n    return x\nf(2)", "looks like Python"),
+    ("python", "const xs = [1, 2].map(x => x * 2)", "looks like JavaScript"),
+    ("python", "function f() { return 1 }", "looks like JavaScript"),
+])
+def test_syntax_error_in_the_other_language_says_so(lang, code, hint):
+    r = ev(lang, code)
+    err = r.json["error"]
+    assert err["kind"] == "syntax_error", r
+    assert hint in err["message"] and hint in err["traceback"], err
+
+
+@pytest.mark.parametrize("lang,code", [
+    ("javascript", "let = = 2"),     # JavaScript, just wrong
+    ("python", "def (:\n  pass"),    # Python, just wrong
+    ("javascript", "x = {\n  a: 1"),
+])
+def test_plain_syntax_errors_get_no_language_hint(lang, code):
+    err = ev(lang, code).json["error"]
+    assert err["kind"] == "syntax_error" and "looks like" not in err["message"], err

@@ -134,6 +134,27 @@ def test_memory_bomb_then_fresh_call(lang):
     s.close()
 
 
+def test_limit_messages_name_the_mcp_options(lang):
+    """Regression: a timeout said only "the time limit was reached" and a
+    JavaScript out-of-memory only "out of memory": neither said the limit
+    nor what raises it."""
+    s = Stdio("--memory", "64")
+    tool = "run_" + lang
+    loop = "while True:\n    pass" if lang == "python" else "for (;;) {}"
+    r = s.call(tool, loop, id=1, timeout_s=0.3)
+    err = r["structuredContent"]["error"]
+    assert err["kind"] == "timeout", r
+    assert "0.3 s" in err["message"] and "timeout_s" in err["message"], err
+    assert "cc_limits" not in err["message"], err
+    bomb = "x = ['a' * 1000000 for _ in range(1000)]" if lang == "python" else \
+        "let a = []; for (;;) a.push(new Array(1e6).fill(1));"
+    err = s.call(tool, bomb, id=2)["structuredContent"]["error"]
+    assert err["kind"] == "memory_limit", err
+    assert "67108864 bytes (64 MiB)" in err["message"], err
+    assert "--memory" in err["message"] and "cc_limits" not in err["message"], err
+    s.close()
+
+
 def test_output_is_capped():
     s = Stdio("--max-output", "2048")
     r = s.call("run_python", "print('x' * 100000)", id=1)

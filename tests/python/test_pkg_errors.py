@@ -59,24 +59,51 @@ def test_syntax_error(lang, code):
                                        ("python", "while True: pass")])
 def test_timeout_engine_stops_cleanly(lang, code):
     with IsolatedRuntime(language=lang, timeout=0.5) as rt:
+        rt.eval("x = 40" if lang == "python" else "var x = 40")
         with pytest.raises(codecage.TimeoutError) as ei:
             rt.eval(code)
         assert isinstance(ei.value, TimeoutError)
         assert ei.value.kind == "timeout"
-        # the engine stopped within the grace period: still usable
+        # the engine stopped the code: alive, with its state, and the
+        # message says so, with the limit and the option that raises it
         assert rt.alive
-        assert rt.eval("40 + 2") == 42
+        assert rt.eval("x + 2") == 42
+        msg = str(ei.value)
+        assert "time limit of 0.5 s" in msg and "still usable" in msg, msg
+        assert "RuntimeConfig(timeout=" in msg, msg
 
 
 def test_timeout_that_needs_a_kill():
     # Array.prototype.fill runs in C without polling the interrupt: only
     # the supervisor's SIGKILL after the grace period stops it.
     with IsolatedRuntime(timeout=0.3, grace=0.1, max_memory=8 << 30) as rt:
-        with pytest.raises(codecage.TimeoutError, match="killed"):
+        with pytest.raises(codecage.TimeoutError, match="killed") as ei:
             rt.eval("new Array(2 ** 32 - 1).fill(0)")
         assert not rt.alive
+        assert "runtime is dead" in str(ei.value) and "RuntimeConfig(timeout=" in str(ei.value)
         with pytest.raises(WorkerCrashed, match="create a new runtime"):
             rt.eval("1")
+
+
+@pytest.mark.parametrize("code", ["sum(range(10**12))", "('{' + 'x' * 100_000_000).format()"])
+def test_timeout_inside_a_long_c_call_ends_the_worker(code):
+    """Regression: a C builtin that never checks for signals ignored the
+    deadline until it returned (or until deadline + grace). CPython cannot
+    stop it, so the worker ends itself after about 20 ms of CPU past the
+    deadline: kind timeout, the runtime dead. The grace here is 30 s, so
+    ending well before it shows the worker did not wait for the kill."""
+    import time
+    with IsolatedRuntime(language="python", timeout=0.1, grace=30) as rt:
+        rt.eval("x = 41")
+        t0 = time.monotonic()
+        with pytest.raises(codecage.TimeoutError, match="cannot be interrupted") as ei:
+            rt.eval(code)
+        assert time.monotonic() - t0 < 15, "waited for the supervisor's kill"
+        assert ei.value.kind == "timeout"
+        assert "RuntimeConfig(timeout=" in str(ei.value)
+        assert not rt.alive
+        with pytest.raises(WorkerCrashed):
+            rt.eval("x")
 
 
 def test_per_eval_timeout_overrides_config():
@@ -347,3 +374,49 @@ def test_tools_take_keyword_arguments():
         bridge.attach(rt)
         assert rt.eval("tools.lookup(sku='A1', qty=4)") == 14.0
         assert bridge.calls_made == 1
+def test_write_messages_name_the_scratch_option():
+    """Regression: writing with no scratch directory was a bare
+    FileNotFoundError; with scratch on, a write outside /tmp did not say
+    that only /tmp is writable. The classes stay the OSError subclasses."""
+    with IsolatedRuntime(language="python") as rt:
+        with pytest.raises(GuestError) as ei:
+            rt.eval("open('/tmp/x', 'w')")
+        assert ei.value.name == "FileNotFoundError"
+        assert "scratch is off" in ei.value.message
+        assert "RuntimeConfig(max_file_size=" in ei.value.message
+        assert rt.eval("try:\n    open('/tmp/x', 'w')\nexcept FileNotFoundError as e:\n"
+                       "    r = e.errno\nr") == 2
+    with IsolatedRuntime(language="python", max_file_size=1 << 20) as rt:
+        assert rt.eval("open('/tmp/x', 'w').write('abc')") == 3
+        with pytest.raises(GuestError) as ei:
+            rt.eval("open('/out.txt', 'w')")
+        assert ei.value.name == "OSError"
+        assert "only /tmp" in ei.value.message and "scratch is off" not in ei.value.message
+
+
+def test_default_runtime_syntax_error_names_the_switch():
+    """Regression: codecage.eval('import math; math.pi') failed with a bare
+    JavaScript SyntaxError: the default runtime is JavaScript."""
+    codecage.configure_default_runtime()
+    try:
+        with pytest.raises(GuestSyntaxError) as ei:
+            codecage.eval("import math; math.pi")
+        msg = str(ei.value)
+        assert "looks like Python" in msg, msg
+        assert "configure_default_runtime(language='python')" in msg, msg
+        codecage.configure_default_runtime(language="python")
+        assert codecage.eval("import math; round(math.pi, 2)") == 3.14
+        with pytest.raises(GuestSyntaxError, match="language='javascript'"):
+            codecage.eval("const x = 1")
+    finally:
+        codecage.configure_default_runtime()
+
+
+def test_memory_limit_message_names_the_option():
+    """Regression: JavaScript's out-of-memory said only "out of memory"."""
+    with IsolatedRuntime(language="javascript", max_memory=64 << 20, timeout=60) as rt:
+        with pytest.raises(MemoryLimitError) as ei:
+            rt.eval("const a = []; for (;;) a.push('y'.repeat(1000) + a.length)")
+        msg = str(ei.value)
+        assert "67108864 bytes (64 MiB)" in msg and "RuntimeConfig(max_memory=" in msg, msg
+        assert "cc_limits" not in msg, msg
