@@ -34,6 +34,7 @@ CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 		.cpu_s = 3600,
 		.max_open_files = 64,
 		.max_file_size = 0,
+		.max_pending_calls = 64,
 	};
 }
 
@@ -68,6 +69,10 @@ int cc_options_check(const cc_options *o, cc_error *err)
 	if (l->cpu_s < 1 || l->max_open_files < 8 || l->max_open_files > 65536)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "cpu_s must be >= 1 and max_open_files in [8, 65536]");
+	if (l->max_pending_calls < 1 || l->max_pending_calls > 65536)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "max_pending_calls is %u; it must be in [1, 65536]",
+			       l->max_pending_calls);
 	return 0;
 }
 

@@ -354,6 +354,17 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 					  "no tool of that name is bound to this runtime",
 					  deadline_ns, err);
 	}
+	uint32_t cap = rt->opts.limits.max_pending_calls;
+	if (t->afn && cc_replyq_in_flight(rt->replyq) >= cap) {
+		/* Counted here, not in the worker: a guest that fans out
+		 * cannot make the host hold more than cap calls at once. */
+		snprintf(msg, sizeof(msg),
+			 "%u host tool calls are already in flight, the runtime's cap "
+			 "(max_pending_calls); await some before making more",
+			 cap);
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolConcurrencyError", msg,
+					  deadline_ns, err);
+	}
 	uint64_t limit = 0;
 	cc_budget *budget = t->budget ? t->budget : rt->budget;
 	const char *broke = budget ? budget_take(budget, name, &limit) : NULL;
