@@ -461,7 +461,11 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		int rc = cc_msg_parse(buf, len, l->max_result, &m, &err);
 		free(buf);
 		if (rc < 0) {
-			cc_fail_wrap(&err, "the worker sent an invalid frame");
+			/* A value too big for host memory (value.c's cap) is
+			 * reported as such; the worker is still stopped. */
+			cc_fail_wrap(&err, err.kind == CC_ERR_OUTPUT_LIMIT
+						   ? "the worker's frame was refused"
+						   : "the worker sent an invalid frame");
 			goto failed;
 		}
 		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL) ||
@@ -633,7 +637,7 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	cc_pack_cstr(pk, name);
 	cc_pack_cstr(pk, "value");
 	cc_value_caps caps = { CC_VALUE_MAX_DEPTH, cc_value_node_budget(rt->opts.limits.max_result),
-			       0 };
+			       0, 0, 0 };
 	if (cc_value_encode(pk, value, &caps, err) < 0) {
 		cc_msgbuf_free(&m);
 		return cc_fail_wrap(err, "global '%s'", name);

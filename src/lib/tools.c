@@ -280,7 +280,7 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 		msgpack_pack_true(&m.pk);
 		cc_pack_cstr(&m.pk, "value");
 		cc_value_caps caps = { CC_VALUE_MAX_DEPTH,
-				       cc_value_node_budget(rt->opts.limits.max_result), 0 };
+				       cc_value_node_budget(rt->opts.limits.max_result), 0, 0, 0 };
 		cc_error enc = { 0 };
 		if (cc_value_encode(&m.pk, value, &caps, &enc) < 0 ||
 		    m.sb.size > rt->opts.limits.max_result) {
