@@ -188,21 +188,24 @@ CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
 
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
-	double timeout_s;	 /* per-eval wall-clock deadline; 30 */
-	double grace_s;		 /* soft stop to SIGKILL; 0.5. A Python eval
-				    inside a call that cannot be interrupted
-				    ends sooner: its worker ends itself after
-				    about 20 ms of CPU past the deadline */
-	uint64_t max_memory;	 /* engine heap, bytes; 512 MiB. The kernel
-				    rlimit on the worker's data segment is
-				    this plus 64 MiB for the engine itself */
-	uint64_t max_stdout;	 /* captured stdout per eval; 1 MiB */
-	uint64_t max_stderr;	 /* captured stderr per eval; 1 MiB */
-	uint64_t max_result;	 /* encoded result value; 16 MiB */
-	uint64_t max_source;	 /* code passed to eval; 16 MiB */
-	uint32_t cpu_s;		 /* RLIMIT_CPU for the whole session; 3600 */
-	uint32_t max_open_files; /* RLIMIT_NOFILE; 64 */
-	uint64_t max_file_size;	 /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
+	double timeout_s;	    /* per-eval wall-clock deadline; 30 */
+	double grace_s;		    /* soft stop to SIGKILL; 0.5. A Python eval
+				       inside a call that cannot be interrupted
+				       ends sooner: its worker ends itself after
+				       about 20 ms of CPU past the deadline */
+	uint64_t max_memory;	    /* engine heap, bytes; 512 MiB. The kernel
+				       rlimit on the worker's data segment is
+				       this plus 64 MiB for the engine itself */
+	uint64_t max_stdout;	    /* captured stdout per eval; 1 MiB */
+	uint64_t max_stderr;	    /* captured stderr per eval; 1 MiB */
+	uint64_t max_result;	    /* encoded result value; 16 MiB */
+	uint64_t max_source;	    /* code passed to eval; 16 MiB */
+	uint32_t cpu_s;		    /* RLIMIT_CPU for the whole session; 3600 */
+	uint32_t max_open_files;    /* RLIMIT_NOFILE; 64 */
+	uint64_t max_file_size;	    /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
+	uint32_t max_pending_calls; /* asynchronous tool calls in flight at once,
+				       counted by the supervisor; 64, in
+				       [1, 65536] */
 } cc_limits;
 
 /* The option each limit's error message names, as the message's last
@@ -408,7 +411,14 @@ CC_EXPORT int cc_runtime_bind_tool_kw(cc_runtime *rt, const char *name, cc_tool_
  * cc_tool_call_fail, which free it. Answering is thread-safe and may happen
  * inside fn, on another thread, after the eval ended or after the runtime
  * was closed (the answer is then dropped). A call never answered is leaked
- * and its eval waits for it until its deadline (timeout). Budgets, the
+ * and its eval waits for it until its deadline (timeout). When the eval
+ * ends, its unanswered calls are cancelled (cc_tool_call_on_cancel).
+ *
+ * At most limits.max_pending_calls (64 by default) asynchronous calls of
+ * one runtime are unanswered at a time, counted by the supervisor: a call
+ * beyond that fails in the guest at once with a "ToolConcurrencyError"
+ * naming the cap, without reaching the host or its budget (the guest may
+ * catch it and call again after some answers came). Budgets, the
  * deadline check before the host is reached, redaction and the result caps
  * apply exactly as for synchronous tools. */
 typedef struct cc_tool_call cc_tool_call;
@@ -449,6 +459,17 @@ CC_EXPORT int cc_tool_call_fail(cc_tool_call *call, const char *name, const char
 /* cc_tool_call_fail with builtin base names, as cc_tool_fail_bases. */
 CC_EXPORT int cc_tool_call_fail_bases(cc_tool_call *call, const char *name, const char *bases,
 				      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Ask to be told when the call's eval ends before the call is answered:
+ * fn(data) then runs exactly once, on the eval's thread, as the eval ends
+ * for any reason (result, guest error, timeout, worker crash, interrupt,
+ * cc_runtime_close). Use it to stop the host work behind the call. The
+ * call must still be answered afterwards (the answer is dropped), or from
+ * inside fn. Call it from the tool function itself (the eval's thread),
+ * before answering; borrows data, which must stay valid until fn ran or
+ * the call was answered. fn must not call into the runtime. NULL fn
+ * clears it. */
+CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data), void *data);
 
 /* A call budget: how many tool calls may reach the host, in total and per
  * tool. One budget can be shared by several runtimes (of either language);

@@ -88,6 +88,11 @@ class RuntimeConfig:
     - ``max_open_files``: the worker's file descriptors; 64.
     - ``max_file_size``: bytes of scratch files (a tmpfs at /tmp for Python);
       0 = none.
+    - ``max_pending_calls``: host tool calls of one eval in flight at once
+      (coroutine tools under ``eval_async``), counted by the supervisor; 64,
+      in [1, 65536]. A call beyond it fails in the guest at once with a
+      catchable ``ToolConcurrencyError`` naming this option; it never
+      reaches the host nor counts against a budget.
     - ``redact_host_errors``: a failing tool's message never reaches the
       guest, only its name; False.
     - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
@@ -114,6 +119,7 @@ class RuntimeConfig:
     cpu_time: int = 3600
     max_open_files: int = 64
     max_file_size: int = 0
+    max_pending_calls: int = 64
     redact_host_errors: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
@@ -129,7 +135,7 @@ class RuntimeConfig:
         if not 0 <= self.grace <= 60:
             raise InvalidInputError("RuntimeConfig.grace must be in [0, 60] seconds")
         for f in ("max_memory", "max_stdout", "max_stderr", "max_result", "max_source",
-                  "cpu_time", "max_open_files", "max_file_size"):
+                  "cpu_time", "max_open_files", "max_file_size", "max_pending_calls"):
             v = getattr(self, f)
             if v is None and f == "max_memory":
                 continue
@@ -185,6 +191,41 @@ def _reject(pending: Any, e: BaseException, redact: bool) -> None:
                    _builtin_bases(type(e)))
 
 
+class _HostCalls:
+    """The coroutine tool calls of one ``eval_async``, on its event loop.
+    The eval's thread hands each call over with ``call_soon_threadsafe``
+    (``start``); when the eval ends (``end``) every call still running is
+    cancelled and awaited, and a call handed over but not started yet is
+    never started: no host coroutine outlives its eval."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.tasks: "set[asyncio.Task[Any]]" = set()
+        self.closed = False
+
+    def start(self, aw: Any, settle: Callable[[Any], None]) -> None:
+        if self.closed:
+            if inspect.iscoroutine(aw):
+                aw.close()  # never started, so nothing to await
+            settle(None)
+            return
+        task = self.loop.create_task(_await(aw))
+        self.tasks.add(task)
+
+        def done(t: "asyncio.Task[Any]") -> None:
+            self.tasks.discard(t)
+            settle(t)
+
+        task.add_done_callback(done)
+
+    async def end(self) -> None:
+        self.closed = True
+        for t in list(self.tasks):
+            t.cancel()
+        while self.tasks:
+            await asyncio.wait(list(self.tasks))
+
+
 async def _await(aw: Any) -> Any:
     return await aw
 
@@ -234,7 +275,8 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
     _check_worker(worker_dir, language, config.worker_dir is not None)
     limits = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
               if f.name in ("timeout", "grace", "max_stdout", "max_stderr", "max_result",
-                            "max_source", "cpu_time", "max_open_files", "max_file_size")}
+                            "max_source", "cpu_time", "max_open_files", "max_file_size",
+                            "max_pending_calls")}
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
@@ -377,20 +419,21 @@ class IsolatedRuntime:
 
     # -- evaluation --
 
-    def _raw(self, code: str, timeout: Optional[float], loop: Any = None) -> tuple:
+    def _raw(self, code: str, timeout: Optional[float], calls: Optional[_HostCalls] = None
+             ) -> tuple:
         if not isinstance(code, str):
             raise TypeError(f"code must be str, not {type(code).__name__}")
         if timeout is not None and (isinstance(timeout, bool) or
                                     not isinstance(timeout, (int, float)) or
                                     not 0 < timeout <= 86400):
             raise InvalidInputError("timeout must be a number of seconds in (0, 86400]")
-        self._local.loop = loop
+        self._local.calls = calls
         self._tool_exc = None
         self._out_exc = None
         try:
             return self._rt.eval(code, float(timeout or 0))
         finally:
-            self._local.loop = None
+            self._local.calls = None
 
     def _finish(self, t: tuple) -> EvalResult:
         kind, value, out, err, name, message, tb, duration = t
@@ -434,9 +477,14 @@ class IsolatedRuntime:
         awaiting task is cancelled (``asyncio.wait_for`` past its time,
         ``task.cancel()``), the worker is stopped at once and the runtime
         closed: the guest is never left running unobserved.
-        ``CancelledError`` propagates."""
+        ``CancelledError`` propagates. However the eval ends (value, error,
+        timeout, crash, cancellation), every coroutine tool call it started
+        and that is still running is cancelled and awaited before this
+        returns, and none starts afterwards; at most ``max_pending_calls``
+        run at once."""
         loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(None, self._raw, code, timeout, loop)
+        calls = _HostCalls(loop)
+        fut = loop.run_in_executor(None, self._raw, code, timeout, calls)
         try:
             t = await asyncio.shield(fut)
         except asyncio.CancelledError:
@@ -445,7 +493,12 @@ class IsolatedRuntime:
             # The worker is dead: the eval's thread returns at once. Wait
             # for it, so the runtime is really closed when this returns.
             await asyncio.wait([fut])
+            await asyncio.shield(calls.end())
             raise
+        except BaseException:
+            await calls.end()
+            raise
+        await calls.end()
         return self._finish(t).value
 
     def set_global(self, name: str, value: Any) -> None:
@@ -460,8 +513,8 @@ class IsolatedRuntime:
                   redact: bool) -> Callable[[list, Optional[dict], Any], None]:
         me = weakref.ref(self)
 
-        def settle(pending: Any, f: "concurrent.futures.Future[Any]") -> None:
-            if f.cancelled():
+        def settle(pending: Any, f: "Optional[asyncio.Future[Any]]") -> None:
+            if f is None or f.cancelled():
                 pending.reject("CancelledError", "the host tool was cancelled")
             elif f.exception() is not None:
                 _reject(pending, f.exception(), redact)
@@ -473,12 +526,12 @@ class IsolatedRuntime:
                 result = fn(*args, **(kwargs or {}))
                 if inspect.isawaitable(result):
                     owner = me()
-                    loop = getattr(owner._local, "loop", None) if owner else None
-                    if loop is not None and loop.is_running():
+                    calls = getattr(owner._local, "calls", None) if owner else None
+                    if calls is not None and calls.loop.is_running():
                         # eval_async: answer later, from the loop; the
                         # supervisor keeps serving the guest meanwhile.
-                        cf = asyncio.run_coroutine_threadsafe(_await(result), loop)
-                        cf.add_done_callback(lambda f: settle(pending, f))
+                        calls.loop.call_soon_threadsafe(calls.start, result,
+                                                        lambda f: settle(pending, f))
                         return
                     result = _run_blocking(result)
             except Exception as e:

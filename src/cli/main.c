@@ -12,6 +12,7 @@
 #include "error.h"
 #include "hint.h"
 #include "json_out.h"
+#include "term.h"
 #include "server.h"
 #include "utf8.h"
 
@@ -19,9 +20,9 @@
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] FILE|-\n"
+	"                    [--sandbox require|auto|off] [--json|--raw] [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] CODE\n"
+	"                    [--sandbox require|auto|off] [--json|--raw] [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
@@ -29,6 +30,9 @@ static const char usage_text[] =
 	"run takes the language from a .py or .js file name unless --lang says;\n"
 	"py and js are accepted for --lang. Put -- before CODE that starts with '-'\n"
 	"(codecage eval --lang js -- -1).\n"
+	"On a terminal, control characters in guest text show as ^[ or <U+202E>,\n"
+	"and guest lines starting with 'codecage' as '[guest] codecage...';\n"
+	"--raw passes them unchanged. Pipes and files always get the bytes as is.\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -48,6 +52,7 @@ struct args {
 	uint64_t memory_mib;
 	cc_sandbox_mode sandbox;
 	bool json;
+	bool raw; /* --raw: guest text reaches a terminal unescaped */
 };
 
 static int parse_lang(const char *s)
@@ -67,6 +72,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "raw", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +110,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'j':
 			a->json = true;
+			break;
+		case 'r':
+			a->raw = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -244,14 +253,22 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 	free(b.data);
 }
 
-static void emit_text(const cc_result *r, const cc_error *err)
+/* Text mode: guest output, the value (stdout) and errors (stderr). On a
+ * terminal, guest text is made inert and cannot forge codecage's own
+ * lines (term.h), unless raw. */
+static void emit_text(const cc_result *r, const cc_error *err, bool raw)
 {
+	struct cc_term out, errs;
+	cc_term_init(&out, stdout, raw);
+	cc_term_init(&errs, stderr, raw);
 	size_t n = 0;
 	if (r) {
 		const char *s = cc_result_stdout(r, &n);
-		fwrite(s, 1, n, stdout);
+		cc_term_guest(&out, s, n);
 		s = cc_result_stderr(r, &n);
-		fwrite(s, 1, n, stderr);
+		fflush(stdout);
+		cc_term_guest(&errs, s, n);
+		fflush(stderr);
 	}
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err->kind;
 	if (kind == CC_OK) {
@@ -259,8 +276,9 @@ static void emit_text(const cc_result *r, const cc_error *err)
 		if (v) {
 			struct cc_buf b = { 0 };
 			cc_readable_value(&b, v);
+			cc_buf_printf(&b, "\n");
 			if (b.data)
-				printf("%s\n", b.data);
+				cc_term_guest(&out, b.data, b.len);
 			free(b.data);
 		}
 		return;
@@ -268,15 +286,18 @@ static void emit_text(const cc_result *r, const cc_error *err)
 	fflush(stdout);
 	const char *tb = r ? cc_result_error_traceback(r) : "";
 	if (*tb && (kind == CC_ERR_GUEST || kind == CC_ERR_SYNTAX)) {
-		fputs(tb, stderr);
-		if (tb[strlen(tb) - 1] != '\n')
+		cc_term_guest(&errs, tb, strlen(tb));
+		if (!errs.escape && tb[strlen(tb) - 1] != '\n')
 			fputc('\n', stderr);
 		return;
 	}
 	const char *type = r ? cc_result_error_type(r) : "";
 	char *own = NULL;
-	fprintf(stderr, "codecage: %s: %s%s%s\n", cc_error_kind_name(kind), type, *type ? ": " : "",
-		cli_message(r, err, &own));
+	fprintf(stderr, "codecage: %s: ", cc_error_kind_name(kind));
+	cc_term_inline(&errs, type);
+	fputs(*type ? ": " : "", stderr);
+	cc_term_inline(&errs, cli_message(r, err, &own));
+	fputc('\n', stderr);
 	free(own);
 }
 
@@ -317,7 +338,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	if (a->json)
 		emit_json(r, &err, rt, a->sandbox);
 	else
-		emit_text(r, &err);
+		emit_text(r, &err, a->raw);
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;
 	cc_result_free(r);
 	cc_runtime_close(rt);

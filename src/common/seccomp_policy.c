@@ -27,7 +27,8 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "madvise", BOTH, CC_SC_ALLOW, "allocator returns memory" },
 	{ "brk", BOTH, CC_SC_ALLOW, "allocator heap" },
 	/* process and threads */
-	{ "futex", BOTH, CC_SC_ARGS, "libc locks, Python threads and the GIL: no PI operations" },
+	{ "futex", BOTH, CC_SC_ARGS,
+	  "libc locks, Python threads, the GIL: private only (no waking another sandbox), no PI" },
 	{ "exit", BOTH, CC_SC_ALLOW, "a thread ends" },
 	{ "exit_group", BOTH, CC_SC_ALLOW, "the worker ends" },
 	{ "rt_sigreturn", BOTH, CC_SC_ALLOW, "return from a signal handler" },

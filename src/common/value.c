@@ -336,18 +336,58 @@ static uint64_t key_hash(uint64_t seed, const char *p, size_t n)
 	return h ^ (h >> 33);
 }
 
-static int key_set_init(struct key_set *ks, size_t n)
+/* What malloc really takes for n bytes, as an upper bound: glibc's chunk
+ * (n plus an 8-byte header, rounded up to 16, at least 32) or, for large
+ * blocks, n plus a page of rounding. */
+static size_t malloc_cost(size_t n)
 {
-	size_t cap = 16;
-	while (cap < 2 * n)
-		cap *= 2;
-	ks->slots = calloc(cap, sizeof(*ks->slots));
-	ks->mask = cap - 1;
+	if (n >= (128u << 10))
+		return n + 4096;
+	return n < 24 ? 32 : (n + 8 + 15) & ~(size_t)15;
+}
+
+/* Bytes charged per element beyond its node: a container slot array that
+ * doubles (old and new block both live during realloc: 3 pointers per
+ * element at the peak), for maps three such arrays plus the key table. */
+#define ARRAY_SLOT_COST (3 * sizeof(void *))
+#define MAP_SLOT_COST (3 * (sizeof(char *) + sizeof(size_t) + sizeof(cc_value *)))
+#define KEY_SET_COST (6 * sizeof(size_t)) /* table <= 4n slots, 6n while it grows */
+#define CONTAINER_BASE_COST 256		  /* the first blocks of each array */
+
+/* Charge n bytes of host memory to the decode; fails with output_limit
+ * once the cap is used up. */
+static int charge(cc_value_caps *caps, size_t n, cc_error *err)
+{
+	if (!caps->mem_cap)
+		return 0;
+	if (n > caps->mem_left)
+		return cc_fail(err, CC_ERR_OUTPUT_LIMIT,
+			       "the value would take more than %zu bytes of host memory once "
+			       "decoded (3x max_result); return a smaller value, or raise "
+			       "max_result",
+			       caps->mem_cap);
+	caps->mem_left -= n;
+	return 0;
+}
+
+static void refund(cc_value_caps *caps, size_t n)
+{
+	if (caps->mem_cap)
+		caps->mem_left += n;
+}
+
+/* The table starts small and doubles as keys arrive (a map's declared
+ * length is the worker's word, not a size to reserve). */
+static int key_set_init(struct key_set *ks)
+{
+	ks->slots = calloc(16, sizeof(*ks->slots));
+	ks->mask = 15;
 	ks->seed = hash_seed();
 	return ks->slots ? 0 : -1;
 }
 
-/* Returns true when map already holds key; otherwise records index idx. */
+/* Returns true when map already holds key; otherwise records index idx
+ * (the table must have room: key_set_reserve). */
 static bool key_set_seen(struct key_set *ks, const cc_value *map, const char *key, size_t n,
 			 size_t idx)
 {
@@ -362,6 +402,34 @@ static bool key_set_seen(struct key_set *ks, const cc_value *map, const char *ke
 	}
 }
 
+static void key_set_put(struct key_set *ks, const cc_value *map, size_t idx)
+{
+	const char *key = map->u.map.keys[idx];
+	size_t n = map->u.map.key_lens[idx];
+	size_t i = key_hash(ks->seed, key, n) & ks->mask;
+	while (ks->slots[i])
+		i = (i + 1) & ks->mask;
+	ks->slots[i] = idx + 1;
+}
+
+/* Room for one more key (count keys held): doubles the table past half
+ * full, re-inserting the map's keys. Returns -1 when out of memory. */
+static int key_set_reserve(struct key_set *ks, const cc_value *map, size_t count)
+{
+	if (2 * (count + 1) <= ks->mask + 1)
+		return 0;
+	size_t cap = 2 * (ks->mask + 1);
+	size_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -1;
+	free(ks->slots);
+	ks->slots = slots;
+	ks->mask = cap - 1;
+	for (size_t k = 0; k < count; k++)
+		key_set_put(ks, map, k);
+	return 0;
+}
+
 static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsigned depth,
 		     cc_error *err)
 {
@@ -374,6 +442,15 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 	if (cc_mp_read(r, &it) < 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 			       "truncated or malformed MessagePack");
+	/* Every node but nil is a malloc'd cc_value; strings, bytes and
+	 * bigints add a copy of their payload. */
+	size_t cost = it.kind == CC_MP_NIL ? 0 : malloc_cost(sizeof(cc_value));
+	if (it.kind == CC_MP_STR || it.kind == CC_MP_BIN || it.kind == CC_MP_EXT)
+		cost += malloc_cost((size_t)it.len + 1);
+	if (it.kind == CC_MP_ARRAY || it.kind == CC_MP_MAP)
+		cost += CONTAINER_BASE_COST;
+	if (charge(caps, cost, err) < 0)
+		return -1;
 	switch (it.kind) {
 	case CC_MP_NIL:
 		return 0;
@@ -420,10 +497,14 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 		if (!*out)
 			break;
 		struct key_set ks = { NULL, 0, 0 };
-		if (it.kind == CC_MP_MAP && key_set_init(&ks, it.len) < 0)
+		size_t temp = 0; /* charged for the key table, refunded after */
+		if (it.kind == CC_MP_MAP && key_set_init(&ks) < 0)
 			goto fail_container;
 		for (uint32_t k = 0; k < it.len; k++) {
 			cc_value *child = NULL;
+			if (charge(caps, it.kind == CC_MP_ARRAY ? ARRAY_SLOT_COST : MAP_SLOT_COST,
+				   err) < 0)
+				goto fail_container;
 			if (it.kind == CC_MP_ARRAY) {
 				if (decode_in(r, &child, caps, depth + 1, err) < 0 ||
 				    cc_value_array_push(*out, child) < 0)
@@ -440,6 +521,11 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 					"map key is not valid UTF-8");
 				goto fail_container;
 			}
+			if (charge(caps, malloc_cost((size_t)key.len + 1) + KEY_SET_COST, err) < 0)
+				goto fail_container;
+			temp += KEY_SET_COST;
+			if (key_set_reserve(&ks, *out, (*out)->u.map.len) < 0)
+				goto fail_container;
 			if (key_set_seen(&ks, *out, key.ptr, key.len, (*out)->u.map.len)) {
 				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "duplicate map key");
 				goto fail_container;
@@ -456,9 +542,11 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 			}
 		}
 		free(ks.slots);
+		refund(caps, temp);
 		return 0;
 	fail_container:
 		free(ks.slots);
+		refund(caps, temp);
 		if (err && err->kind == CC_OK)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 		cc_value_free(*out);
@@ -471,6 +559,59 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_error *err)
 {
 	return decode_in(r, out, caps, 0, err);
+}
+
+/* What decode_in charges, in the same order, without allocating: the peak
+ * of the running total (key tables are refunded after their map). */
+struct cost {
+	size_t used, peak;
+};
+
+static void cost_add(struct cost *c, size_t n)
+{
+	c->used += n;
+	if (c->used > c->peak)
+		c->peak = c->used;
+}
+
+static int cost_in(cc_mp_reader *r, struct cost *c, unsigned depth)
+{
+	cc_mp_item it;
+	if (depth > 2 * CC_VALUE_MAX_DEPTH || cc_mp_read(r, &it) < 0)
+		return -1;
+	size_t n = it.kind == CC_MP_NIL ? 0 : malloc_cost(sizeof(cc_value));
+	if (it.kind == CC_MP_STR || it.kind == CC_MP_BIN || it.kind == CC_MP_EXT)
+		n += malloc_cost((size_t)it.len + 1);
+	if (it.kind == CC_MP_ARRAY || it.kind == CC_MP_MAP)
+		n += CONTAINER_BASE_COST;
+	cost_add(c, n);
+	size_t temp = 0;
+	for (uint32_t k = 0; (it.kind == CC_MP_ARRAY || it.kind == CC_MP_MAP) && k < it.len; k++) {
+		if (it.kind == CC_MP_ARRAY) {
+			cost_add(c, ARRAY_SLOT_COST);
+			if (cost_in(r, c, depth + 1) < 0)
+				return -1;
+			continue;
+		}
+		cc_mp_item key;
+		cost_add(c, MAP_SLOT_COST);
+		if (cc_mp_read(r, &key) < 0 || key.kind != CC_MP_STR)
+			return -1;
+		cost_add(c, malloc_cost((size_t)key.len + 1) + KEY_SET_COST);
+		temp += KEY_SET_COST;
+		if (cost_in(r, c, depth + 1) < 0)
+			return -1;
+	}
+	c->used -= temp;
+	return 0;
+}
+
+size_t cc_value_decoded_cost(const void *buf, size_t len)
+{
+	cc_mp_reader r;
+	struct cost c = { 0, 0 };
+	cc_mp_reader_init(&r, buf, len);
+	return cost_in(&r, &c, 0) < 0 ? SIZE_MAX : c.peak;
 }
 
 /* ---- encoding ---- */
@@ -496,12 +637,17 @@ void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
 static int map_keys_unique(const cc_value *map)
 {
 	struct key_set ks;
-	if (key_set_init(&ks, map->u.map.len) < 0)
+	if (key_set_init(&ks) < 0)
 		return -1;
 	int unique = 1;
-	for (size_t i = 0; i < map->u.map.len && unique; i++)
+	for (size_t i = 0; i < map->u.map.len && unique; i++) {
+		if (key_set_reserve(&ks, map, i) < 0) {
+			unique = -1;
+			break;
+		}
 		if (key_set_seen(&ks, map, map->u.map.keys[i], map->u.map.key_lens[i], i))
 			unique = 0;
+	}
 	free(ks.slots);
 	return unique;
 }

@@ -21,11 +21,15 @@ typedef struct cc_value_caps {
 	unsigned max_depth; /* containers deep, counting the envelope */
 	size_t nodes_left;  /* decremented per node */
 	unsigned envelope;  /* levels of protocol message above the value */
+	/* Decoding only: bytes of host memory the decoded tree may take, an
+	 * upper bound of malloc's real cost per node, payload, container
+	 * slot and duplicate-key table (value.c, charge()); 0 = no cap. */
+	size_t mem_cap, mem_left;
 } cc_value_caps;
 
 static inline cc_value_caps cc_value_default_caps(void)
 {
-	return (cc_value_caps){ CC_VALUE_MAX_DEPTH, CC_VALUE_MAX_NODES, 0 };
+	return (cc_value_caps){ CC_VALUE_MAX_DEPTH, CC_VALUE_MAX_NODES, 0, 0, 0 };
 }
 
 /* Nodes one value may hold under a result cap of max_result bytes (see
@@ -37,18 +41,39 @@ static inline size_t cc_value_node_budget(uint64_t max_result)
 	return n < CC_VALUE_MAX_NODES ? (size_t)n : CC_VALUE_MAX_NODES;
 }
 
+/* Host memory a decoded frame's value may take: 3x max_result (at least
+ * 1 MiB), so that with the frame's own buffer the supervisor holds at most
+ * 4x the largest frame it accepts (SECURITY.md, "decoder amplification"). */
+static inline size_t cc_value_mem_budget(uint64_t max_result)
+{
+	uint64_t n = 3 * max_result;
+	return n < (1u << 20) ? (size_t)(1u << 20) : (size_t)n;
+}
+
+/* The host memory (bytes) cc_value_decode would charge for the one value
+ * packed in buf[0..len), computed without allocating; SIZE_MAX when the
+ * bytes are malformed. The worker checks its results and tool arguments
+ * with it (against cc_value_mem_budget less CC_VALUE_MEM_ENVELOPE, for the
+ * frame's own fields), so an honest worker never sends a value the
+ * supervisor refuses. */
+size_t cc_value_decoded_cost(const void *buf, size_t len);
+#define CC_VALUE_MEM_ENVELOPE (64u << 10)
+
 /* Caps for a whole frame whose value sits one map below the top. */
 static inline cc_value_caps cc_value_frame_caps(uint64_t max_result)
 {
 	/* +16 nodes: the frame's own fields are not part of the value. */
-	return (cc_value_caps){ CC_VALUE_MAX_DEPTH + 1, cc_value_node_budget(max_result) + 16, 1 };
+	size_t mem = cc_value_mem_budget(max_result);
+	return (cc_value_caps){ CC_VALUE_MAX_DEPTH + 1, cc_value_node_budget(max_result) + 16, 1,
+				mem, mem };
 }
 
 /* Decode one value at r into *out (owned by the caller; NULL for nil).
  * Validates everything: UTF-8 strings, unique str map keys, bigint syntax
  * and size, timestamp layout, known ext types, caps. On failure returns -1
- * with err->kind = protocol_violation and a message naming the problem;
- * nothing is leaked and *out is NULL. */
+ * with err->kind = protocol_violation and a message naming the problem
+ * (output_limit when the tree would take more than caps->mem_cap bytes,
+ * internal when out of memory); nothing is leaked and *out is NULL. */
 int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_error *err);
 
 /* Encode v (borrowed) with msgpack-c. Fails with invalid_input when v breaks

@@ -8,10 +8,16 @@
  * call holds a reference, so an answer that comes after the eval ended or
  * after the runtime was closed finds the queue still there and is dropped.
  * Only answers for the eval that made the call are accepted: call ids grow
- * over a session, and the queue remembers which eval is open. */
+ * over a session, and the queue remembers which eval is open.
+ *
+ * The queue also keeps the eval's unanswered calls (the "live" list): their
+ * number is what the in-flight cap (limits.max_pending_calls, tools.c)
+ * counts, and when the eval ends each one still live is cancelled: its
+ * cancel function (cc_tool_call_on_cancel) runs, on the eval's thread. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +41,20 @@ struct cc_replyq {
 	int efd;
 	uint64_t eval_id; /* the eval whose answers are accepted; 0 = none */
 	struct answer *head, **tail;
+	struct cc_tool_call *live; /* the open eval's unanswered calls */
+	size_t nlive;
 };
 
 struct cc_tool_call {
 	struct cc_replyq *q; /* a reference */
 	uint64_t eval_id;
 	uint64_t call;
+	struct cc_tool_call *prev, *next; /* in q->live while linked */
+	bool linked;
+	bool cancelling; /* its cancel function runs: cancel_live frees it */
+	bool answered;	 /* answered while cancelling */
+	void (*cancel)(void *data);
+	void *data;
 };
 
 static void answer_free(struct answer *a)
@@ -96,14 +110,78 @@ int cc_replyq_ensure(cc_runtime *rt, cc_error *err)
 	return 0;
 }
 
+static void unlink_call(struct cc_replyq *q, cc_tool_call *c)
+{
+	if (!c->linked)
+		return;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		q->live = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->prev = c->next = NULL;
+	c->linked = false;
+	q->nlive--;
+}
+
+/* Cancel every live call: each cancel function runs once, without the
+ * lock (it may answer its call, which deliver() then leaves to us). */
+static void cancel_live(struct cc_replyq *q)
+{
+	pthread_mutex_lock(&q->lock);
+	cc_tool_call *list = q->live;
+	for (cc_tool_call *c = list; c; c = c->next) {
+		c->linked = false;
+		c->cancelling = true;
+	}
+	q->live = NULL;
+	q->nlive = 0;
+	pthread_mutex_unlock(&q->lock);
+	while (list) {
+		cc_tool_call *c = list;
+		list = c->next;
+		c->prev = c->next = NULL;
+		if (c->cancel)
+			c->cancel(c->data);
+		pthread_mutex_lock(&q->lock);
+		bool answered = c->answered;
+		c->cancelling = false;
+		pthread_mutex_unlock(&q->lock);
+		if (answered)
+			free(c); /* deliver() already dropped its reference */
+	}
+}
+
 void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id)
 {
 	if (!q)
 		return;
+	cancel_live(q);
 	pthread_mutex_lock(&q->lock);
 	q->eval_id = eval_id;
 	drop_all(q);
 	pthread_mutex_unlock(&q->lock);
+}
+
+size_t cc_replyq_in_flight(struct cc_replyq *q)
+{
+	if (!q)
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	size_t n = q->nlive;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data), void *data)
+{
+	if (!call)
+		return;
+	pthread_mutex_lock(&call->q->lock);
+	call->cancel = fn;
+	call->data = data;
+	pthread_mutex_unlock(&call->q->lock);
 }
 
 cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call)
@@ -111,12 +189,20 @@ cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call)
 	cc_tool_call *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	c->q = q;
+	c->call = call;
 	pthread_mutex_lock(&q->lock);
 	q->refs++;
 	c->eval_id = q->eval_id;
+	if (c->eval_id) {
+		c->next = q->live;
+		if (q->live)
+			q->live->prev = c;
+		q->live = c;
+		c->linked = true;
+		q->nlive++;
+	}
 	pthread_mutex_unlock(&q->lock);
-	c->q = q;
-	c->call = call;
 	return c;
 }
 
@@ -139,6 +225,7 @@ static int deliver(cc_tool_call *c, struct answer *a)
 	struct cc_replyq *q = c->q;
 	int rc = 1;
 	pthread_mutex_lock(&q->lock);
+	unlink_call(q, c);
 	if (a && c->eval_id && c->eval_id == q->eval_id) {
 		a->call = c->call;
 		*q->tail = a;
@@ -151,10 +238,14 @@ static int deliver(cc_tool_call *c, struct answer *a)
 		if (write(q->efd, &one, sizeof(one)) < 0) {
 		}
 	}
+	bool keep = c->cancelling; /* cancel_live() frees it */
+	if (keep)
+		c->answered = true;
 	pthread_mutex_unlock(&q->lock);
 	if (a)
 		answer_free(a);
-	free(c);
+	if (!keep)
+		free(c);
 	unref(q);
 	return rc;
 }

@@ -34,6 +34,7 @@ CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 		.cpu_s = 3600,
 		.max_open_files = 64,
 		.max_file_size = 0,
+		.max_pending_calls = 64,
 	};
 }
 
@@ -68,6 +69,10 @@ int cc_options_check(const cc_options *o, cc_error *err)
 	if (l->cpu_s < 1 || l->max_open_files < 8 || l->max_open_files > 65536)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "cpu_s must be >= 1 and max_open_files in [8, 65536]");
+	if (l->max_pending_calls < 1 || l->max_pending_calls > 65536)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "max_pending_calls is %u; it must be in [1, 65536]",
+			       l->max_pending_calls);
 	return 0;
 }
 
@@ -460,7 +465,11 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		int rc = cc_msg_parse(buf, len, l->max_result, &m, &err);
 		free(buf);
 		if (rc < 0) {
-			cc_fail_wrap(&err, "the worker sent an invalid frame");
+			/* A value too big for host memory (value.c's cap) is
+			 * reported as such; the worker is still stopped. */
+			cc_fail_wrap(&err, err.kind == CC_ERR_OUTPUT_LIMIT
+						   ? "the worker's frame was refused"
+						   : "the worker sent an invalid frame");
 			goto failed;
 		}
 		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL) ||
@@ -668,7 +677,7 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	cc_pack_cstr(pk, name);
 	cc_pack_cstr(pk, "value");
 	cc_value_caps caps = { CC_VALUE_MAX_DEPTH, cc_value_node_budget(rt->opts.limits.max_result),
-			       0 };
+			       0, 0, 0 };
 	if (cc_value_encode(pk, value, &caps, err) < 0) {
 		cc_msgbuf_free(&m);
 		return cc_fail_wrap(err, "global '%s'", name);

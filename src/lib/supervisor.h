@@ -233,8 +233,11 @@ struct cc_replyq;
 /* The runtime's queue, made on first use. Errors: internal. */
 int cc_replyq_ensure(cc_runtime *rt, cc_error *err);
 /* Accept answers for eval `eval_id` from now on (0: accept none and drop
- * everything queued). */
+ * everything queued). Every call of the previous eval still unanswered is
+ * cancelled first: its cancel function runs here, on this thread. */
 void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id);
+/* How many calls of the open eval are unanswered (0 for NULL). */
+size_t cc_replyq_in_flight(struct cc_replyq *q);
 /* A pending call for `call` of the current eval. NULL when out of memory. */
 cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call);
 /* The eventfd to poll. */

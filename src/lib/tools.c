@@ -343,7 +343,7 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 		msgpack_pack_true(&m.pk);
 		cc_pack_cstr(&m.pk, "value");
 		cc_value_caps caps = { CC_VALUE_MAX_DEPTH,
-				       cc_value_node_budget(rt->opts.limits.max_result), 0 };
+				       cc_value_node_budget(rt->opts.limits.max_result), 0, 0, 0 };
 		cc_error enc = { 0 };
 		if (cc_value_encode(&m.pk, value, &caps, &enc) < 0 ||
 		    m.sb.size > rt->opts.limits.max_result) {
@@ -437,6 +437,17 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 			 name);
 		return cc_tool_send_reply(rt, m->call, NULL, "TypeError", NULL, msg, deadline_ns,
 					  err);
+	}
+	uint32_t cap = rt->opts.limits.max_pending_calls;
+	if ((t->afn || t->akfn) && cc_replyq_in_flight(rt->replyq) >= cap) {
+		/* Counted here, not in the worker: a guest that fans out
+		 * cannot make the host hold more than cap calls at once. */
+		snprintf(msg, sizeof(msg),
+			 "%u host tool calls are already in flight, the runtime's cap "
+			 "(max_pending_calls); await some before making more",
+			 cap);
+		return cc_tool_send_reply(rt, m->call, NULL, "ToolConcurrencyError", NULL, msg,
+					  deadline_ns, err);
 	}
 	uint64_t limit = 0;
 	cc_budget *budget = t->budget ? t->budget : rt->budget;

@@ -227,7 +227,7 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "sandbox must be require, auto or off"),
 		       -1;
 	cc_limits *l = &o->limits;
-	uint64_t cpu = l->cpu_s, files = l->max_open_files;
+	uint64_t cpu = l->cpu_s, files = l->max_open_files, pending = l->max_pending_calls;
 	if (limit_f(limits, "timeout", &l->timeout_s) < 0 ||
 	    limit_f(limits, "grace", &l->grace_s) < 0 ||
 	    limit_u64(limits, "max_memory", &l->max_memory) < 0 ||
@@ -237,8 +237,13 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	    limit_u64(limits, "max_source", &l->max_source) < 0 ||
 	    limit_u64(limits, "cpu_time", &cpu) < 0 ||
 	    limit_u64(limits, "max_open_files", &files) < 0 ||
-	    limit_u64(limits, "max_file_size", &l->max_file_size) < 0)
+	    limit_u64(limits, "max_file_size", &l->max_file_size) < 0 ||
+	    limit_u64(limits, "max_pending_calls", &pending) < 0)
 		return -1;
+	if (pending > UINT32_MAX)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "max_pending_calls must be in [1, 65536]"),
+		       -1;
+	l->max_pending_calls = (uint32_t)pending;
 	if (cpu > UINT32_MAX || files > UINT32_MAX)
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "cpu_time or max_open_files too large"),
 		       -1;

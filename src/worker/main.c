@@ -136,6 +136,20 @@ static void send_ready(const char *version, const struct cc_confine_report *rep)
 
 static void send_result(uint64_t id, struct cc_outcome *o)
 {
+	/* The supervisor refuses a value whose decoded tree would take more
+	 * than 3x max_result of its memory (value.c): say so here instead, so
+	 * an honest worker's runtime survives a value that is too big. */
+	size_t mem = cc_value_mem_budget(cc_worker_limits.max_result) - CC_VALUE_MEM_ENVELOPE;
+	if (o->ok && o->value.size && cc_value_decoded_cost(o->value.data, o->value.size) > mem) {
+		char msg[200];
+		snprintf(msg, sizeof(msg),
+			 "the result would take more than %zu bytes of host memory once decoded "
+			 "(3x max_result); return a smaller value, or raise max_result",
+			 cc_value_mem_budget(cc_worker_limits.max_result));
+		o->ok = false;
+		o->value.size = 0;
+		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimitError", msg, NULL);
+	}
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
 	cc_msgbuf_begin(&m, 4, "result");
@@ -336,6 +350,7 @@ int main(int argc, char **argv)
 			_exit(4);
 		cc_value *m = NULL;
 		cc_value_caps caps = cc_value_frame_caps(cc_worker_limits.max_result);
+		caps.mem_cap = 0; /* the worker's own memory: its rlimits bound it */
 		cc_error derr = { 0 };
 		if (cc_value_decode_all(buf, len, &m, &caps, &derr) < 0)
 			_exit(4);

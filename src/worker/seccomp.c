@@ -106,16 +106,29 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 						SOCK_STREAM));
 	if (!strcmp(name, "futex")) {
 		/* The operations glibc's locks, condition variables and
-		 * semaphores use; the private and clock flags may be set. Not
-		 * the priority-inheritance ones, nor anything newer. */
+		 * semaphores use, and only private ones: a shared futex on a
+		 * file mapping (libpython's text) is keyed by the file, so any
+		 * other sandbox mapping it could wake it, a covert channel.
+		 * The clock flag may be set. Not the priority-inheritance
+		 * operations, nor anything newer. */
 		static const int ops[] = { FUTEX_WAIT,	      FUTEX_WAKE,    FUTEX_REQUEUE,
 					   FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_WAIT_BITSET,
 					   FUTEX_WAKE_BITSET };
-		const uint64_t mask = ~(uint64_t)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+		const uint64_t mask = ~(uint64_t)FUTEX_CLOCK_REALTIME;
 		int r = 0;
 		for (size_t i = 0; !r && i < sizeof(ops) / sizeof(ops[0]); i++)
 			r = seccomp_rule_add(ctx, A, nr, 1,
-					     SCMP_A1(SCMP_CMP_MASKED_EQ, mask, (uint64_t)ops[i]));
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, mask,
+						     (uint64_t)ops[i] | FUTEX_PRIVATE_FLAG));
+		/* A shared wait answers EAGAIN ("the word changed, look
+		 * again") instead of sleeping: pthread_join waits shared on
+		 * the thread's tid (the kernel's exit wake-up is shared), and
+		 * glibc's join loop re-reads the tid and retries, so a join
+		 * spins rather than aborts, and nothing can wake anyone. */
+		for (int w = 0; !r && w < 2; w++)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), nr, 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, mask,
+						     w ? FUTEX_WAIT_BITSET : FUTEX_WAIT));
 		return r;
 	}
 	if (!strcmp(name, "fcntl")) {

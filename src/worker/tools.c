@@ -301,6 +301,7 @@ static void file_incoming(void)
 		_exit(3); /* the supervisor is gone or broke the channel */
 	cc_value *m = NULL;
 	cc_value_caps caps = cc_value_frame_caps(cc_worker_limits.max_result);
+	caps.mem_cap = 0; /* the worker's own memory: its rlimits bound it */
 	cc_error err = { 0 };
 	int rc = cc_value_decode_all(buf, len, &m, &caps, &err);
 	free(buf);

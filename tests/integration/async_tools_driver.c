@@ -2,7 +2,7 @@
  * cc_tool_call_return/_fail) and per-tool budgets (cc_runtime_set_tool_budget)
  * and cc_runtime_interrupt end to end, for test_async_tools.py. Prints "ok ..." / "FAIL ..." per
  * check and "N failed" last.
- * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG */
+ * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG | cap LANG */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,11 +293,130 @@ static void interrupt(cc_language lang)
 	cc_runtime_interrupt(NULL);
 }
 
+/* The in-flight cap (limits.max_pending_calls) and cancellation at the
+ * end of an eval (cc_tool_call_on_cancel): "hold" keeps its calls, the
+ * guest fans out 10 with a cap of 4, reports what the other 6 got, and
+ * ends by timeout (both languages) or with a result (JavaScript); every
+ * held call must be cancelled by the time the eval returns. */
+static cc_tool_call *held[16];
+static int nheld, cancels;
+static char reported[128];
+
+static void count_cancel(void *data)
+{
+	(void)data;
+	cancels++;
+}
+
+static void hold_call(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	(void)args;
+	if (nheld < 16)
+		held[nheld++] = call;
+	cc_tool_call_on_cancel(call, count_cancel, NULL);
+}
+
+static int report(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)err;
+	const cc_value *a = args->u.array.len ? args->u.array.items[0] : NULL;
+	snprintf(reported, sizeof(reported), "%s",
+		 a && cc_value_type_of(a) == CC_VALUE_STRING ? a->u.str.ptr : "?");
+	*result = NULL;
+	return 0;
+}
+
+static cc_runtime *start_capped(cc_language lang, uint32_t cap)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.timeout_s = 2;
+	o.limits.max_pending_calls = cap;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(&o, &rt, &err) < 0) {
+		printf("FAIL runtime_new: %s: %s\n", cc_error_kind_name(err.kind), err.message);
+		exit(1);
+	}
+	cc_runtime_bind_tool_async(rt, "hold", hold_call, NULL, &err);
+	cc_runtime_bind_tool(rt, "report", report, NULL, &err);
+	return rt;
+}
+
+static void cap(cc_language lang)
+{
+	bool py = lang == CC_LANG_PYTHON;
+	cc_options o;
+	cc_options_init(&o, lang);
+	CHECK(o.limits.max_pending_calls == 64, "the default cap is 64");
+	o.limits.max_pending_calls = 0;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT &&
+		      strstr(err.message, "max_pending_calls"),
+	      "a cap of 0 is invalid_input naming the option (%s)", err.message);
+	cc_error_clear(&err);
+
+	rt = start_capped(lang, 4);
+	const char *code =
+		/* Python's atools wait for their replies in order, so the
+		 * refused calls are made synchronously once the four are out. */
+		py ? "import asyncio\nnames = []\n"
+		     "ts = [asyncio.ensure_future(atools.hold(i)) for i in range(4)]\n"
+		     "await asyncio.sleep(0)\nfor i in range(6):\n    try:\n        hold(i)\n"
+		     "    except Exception as e:\n"
+		     "        names.append(type(e).__name__ + ': ' + str(e))\n"
+		     "report('%d %s' % (len(names), names[0]))\nwhile True: pass"
+		   : "const names = []; const ps = []; for (let i = 0; i < 10; i++) "
+		     "ps.push(tools.hold(i).catch(e => { names.push(e.name + ': ' + e.message) "
+		     "})); "
+		     "await Promise.all(ps.slice(4)); report(names.length + ' ' + names[0]); "
+		     "for (;;) {}";
+	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT, "the fan-out ends in timeout (%s)",
+	      cc_error_kind_name(cc_result_error_kind(r)));
+	cc_result_free(r);
+	CHECK(nheld == 4, "only the cap's 4 calls reached the host (%d)", nheld);
+	CHECK(!strncmp(reported, "6 ToolConcurrencyError: 4 host tool calls are already in flight",
+		       63) &&
+		      strstr(reported, "max_pending_calls"),
+	      "the other 6 failed in the guest, naming the cap: %s", reported);
+	CHECK(cancels == 4, "every held call was cancelled when the eval timed out (%d)", cancels);
+	int dropped = 0;
+	for (int i = 0; i < nheld; i++)
+		dropped += cc_tool_call_return(held[i], NULL) == 1;
+	CHECK(dropped == 4, "answers after the cancel are dropped (%d)", dropped);
+	cc_runtime_close(rt);
+
+	if (!py) {
+		/* Ended by a result: the held calls are cancelled too, and the
+		 * next eval has the whole cap again. */
+		nheld = cancels = 0;
+		rt = start_capped(lang, 4);
+		const char *fire = "for (let i = 0; i < 4; i++) tools.hold(i); 7";
+		r = cc_runtime_eval(rt, fire, strlen(fire), 0);
+		CHECK(cc_result_ok(r) && nheld == 4 && cancels == 4,
+		      "an eval that returns cancels its unanswered calls (%d held, %d cancelled)",
+		      nheld, cancels);
+		cc_result_free(r);
+		r = cc_runtime_eval(rt, fire, strlen(fire), 0);
+		CHECK(cc_result_ok(r) && nheld == 8 && cancels == 8,
+		      "the next eval has the whole cap (%d held)", nheld);
+		cc_result_free(r);
+		cc_runtime_close(rt);
+		for (int i = 0; i < nheld; i++)
+			cc_tool_call_fail(held[i], "Error", "after close");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: cc-asyncdriver fanout LANG | late LANG | budget | "
-				"interrupt LANG\n");
+				"interrupt LANG | cap LANG\n");
 		return 2;
 	}
 	cc_language lang =
@@ -310,6 +429,8 @@ int main(int argc, char **argv)
 		budget();
 	else if (!strcmp(argv[1], "interrupt"))
 		interrupt(lang);
+	else if (!strcmp(argv[1], "cap"))
+		cap(lang);
 	printf("children=%ld\n", children());
 	printf("%d failed\n", failures);
 	return failures != 0;

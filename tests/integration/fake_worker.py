@@ -49,6 +49,44 @@ def result(req, **kw):
     return d
 
 
+AMP_VALUE = (16 << 20) - 64  # a value just under the default max_result
+AMP_NODES = (16 << 20) // 8 - 8  # the supervisor's node budget, nearly all
+
+
+def amplifier(req):
+    """A result frame built by hand whose value costs the host the most
+    memory per byte: huge declared lengths (amp-declared, amp-nested), or
+    as many one-byte elements as the node budget allows."""
+    pk = msgpack.packb
+    head = (b"\x84" + pk("t") + pk("result") + pk("id") + pk(req["id"]) + pk("ok") + pk(True)
+            + pk("value"))
+    if MODE == "amp-declared":
+        # a map declaring every pair the bytes could hold, with one real
+        # entry filling them
+        n = AMP_VALUE // 2
+        v = (b"\xdf" + struct.pack(">I", n) + b"\xa1a" + b"\xc6" + struct.pack(">I", 2 * n - 7)
+             + bytes(2 * n - 7))
+    elif MODE == "amp-nested":
+        # 31 maps inside each other, each declaring as many pairs as the
+        # bytes left could hold
+        depth, parts = 31, []
+        for i in range(depth):
+            left = AMP_VALUE - 7 * i - 5
+            parts.append(b"\xdf" + struct.pack(">I", left // 2) + b"\xa1a")
+        size = AMP_VALUE - 7 * depth - 5
+        v = b"".join(parts) + b"\xc6" + struct.pack(">I", size) + bytes(size)
+    elif MODE == "amp-ints":
+        v = b"\xdd" + struct.pack(">I", AMP_NODES) + b"\x01" * AMP_NODES
+    elif MODE == "amp-strings":
+        v = b"\xdd" + struct.pack(">I", AMP_NODES) + b"\xa0" * AMP_NODES
+    elif MODE == "amp-nils":
+        v = b"\xdd" + struct.pack(">I", AMP_NODES) + b"\xc0" * AMP_NODES
+    elif MODE == "amp-map":
+        n = (AMP_VALUE - 5) // 8  # unique 6-character keys, one-byte values
+        v = b"\xdf" + struct.pack(">I", n) + b"".join(b"\xa6%06x\x01" % i for i in range(n))
+    return head + v
+
+
 def main():
     init = recv()
     assert init["t"] == "init"
@@ -165,6 +203,8 @@ def main():
         send(result(req, value="x" * ((16 << 20) + (32 << 10))))
     elif MODE == "out-bad-fd":
         send({"t": "out", "id": req["id"], "fd": 7, "data": b"x"})
+    elif MODE.startswith("amp-"):
+        send_raw(amplifier(req))
     elif MODE == "honest":
         send({"t": "out", "id": req["id"], "fd": 1, "data": b"hi\xff\n"})
         send(result(req, value={"a": [1, 2.5, "\u00e9"]}))

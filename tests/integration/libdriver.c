@@ -318,6 +318,20 @@ static int fake_tool(void *user, const cc_value *args, cc_value **result, cc_too
 	return 0;
 }
 
+/* A field of /proc/self/status in KiB ("VmRSS:"), or -1. */
+static long status_kib(const char *field)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)))
+			v = strtol(line + strlen(field), NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* Modes named bind-* bind a tool "x" first (printing bind=<kind>); modes
  * with "twice" in the name run a second eval (eval2=<kind>). */
 static void fake(const char *dir, double timeout_s, size_t code_len)
@@ -343,8 +357,13 @@ static void fake(const char *dir, double timeout_s, size_t code_len)
 	char *code = malloc(code_len + 1);
 	memset(code, ' ', code_len);
 	code[code_len - 1] = '1';
+	long rss0 = status_kib("VmRSS:"), vm0 = status_kib("VmSize:");
 	cc_result *r = cc_runtime_eval(rt, code, code_len, timeout_s);
 	free(code);
+	/* The host's memory for the eval's frames: peak resident and peak
+	 * virtual size over the eval, minus where they were before. */
+	printf("rss_growth_kib=%ld vm_growth_kib=%ld\n", status_kib("VmHWM:") - rss0,
+	       status_kib("VmPeak:") - vm0);
 	printf("new=ok eval=%s alive=%d message=%s stdout=%s\n",
 	       cc_error_kind_name(cc_result_error_kind(r)), cc_runtime_alive(rt),
 	       cc_result_error_message(r), cc_result_stdout(r, NULL));

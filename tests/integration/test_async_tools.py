@@ -1,7 +1,9 @@
 """Deferred (asynchronous) tool replies and per-tool budgets through the C
 API (tests/integration/async_tools_driver.c): calls answered later, out of
 order, from another thread; answers after the eval or the runtime is gone;
-a tool's own budget; cc_runtime_interrupt from another thread."""
+a tool's own budget; cc_runtime_interrupt from another thread; the
+in-flight cap (max_pending_calls) and cancellation of unanswered calls
+when their eval ends (cc_tool_call_on_cancel)."""
 import conftest
 
 
@@ -23,3 +25,7 @@ def test_per_tool_budget():
 
 def test_interrupt_from_another_thread(lang):
     drive("interrupt", lang)
+
+
+def test_in_flight_cap_and_cancel_at_eval_end(lang):
+    drive("cap", lang)

@@ -93,14 +93,49 @@ FAKES = {
 }
 
 
-@pytest.mark.parametrize("mode", sorted(FAKES))
-def test_lying_worker(tmp_path, mode):
+# Decoder amplification (fake_worker.py's amplifier()): the worst 16 MiB
+# result frames for the host's memory. Huge declared lengths once made the
+# supervisor reserve 128 MiB per map (4 GiB virtual for 31 nested ones);
+# one-byte elements cost it 100 to 200 bytes each. Now a decoded value may
+# take at most 3x max_result, so with the frame's own buffer the host's
+# peak resident and virtual growth stay within 4x the largest frame.
+AMPLIFIERS = {
+    "amp-declared": "eval=protocol_violation",
+    "amp-nested": "eval=protocol_violation",
+    "amp-ints": "eval=output_limit",
+    "amp-strings": "eval=output_limit",
+    "amp-map": "eval=output_limit",
+    "amp-nils": "eval=output_limit",
+}
+FRAME_CAP_KIB = (16 << 10) + 64  # max_result (default) + CC_FRAME_ENVELOPE, KiB
+
+
+def fake_worker_dir(tmp_path, mode):
     d = tmp_path / mode
     d.mkdir()
     src = os.path.join(os.path.dirname(__file__), "fake_worker.py")
     with open(src) as f:
         (d / "codecage-worker-js").write_text(f.read())
     os.chmod(d / "codecage-worker-js", 0o755)
+    return d
+
+
+@pytest.mark.parametrize("mode", sorted(AMPLIFIERS))
+def test_decoder_memory_is_bounded(tmp_path, mode):
+    d = fake_worker_dir(tmp_path, mode)
+    proc = subprocess.run([DRIVER, "fake", str(d), "60", "1"], capture_output=True, text=True,
+                          timeout=120)
+    assert AMPLIFIERS[mode] in proc.stdout and "children=0" in proc.stdout, proc.stdout
+    if "output_limit" in AMPLIFIERS[mode]:
+        assert "3x max_result" in proc.stdout, proc.stdout
+    m = re.search(r"rss_growth_kib=(\d+) vm_growth_kib=(\d+)", proc.stdout)
+    rss, vm = int(m.group(1)), int(m.group(2))
+    assert rss <= 4 * FRAME_CAP_KIB and vm <= 4 * FRAME_CAP_KIB, (rss, vm)
+
+
+@pytest.mark.parametrize("mode", sorted(FAKES))
+def test_lying_worker(tmp_path, mode):
+    d = fake_worker_dir(tmp_path, mode)
     # a worker that stops reading gets code too big for the socket buffers
     size = "4000000" if mode == "no-read" else "1"
     proc = subprocess.run([DRIVER, "fake", str(d), "1", size], capture_output=True, text=True,

@@ -164,14 +164,22 @@ def test_result_over_cap_is_output_limit(lang):
 
 
 def test_too_many_values_is_output_limit(lang):
-    """The node budget is one per 8 bytes of the 16 MiB cap: 2,097,152."""
+    """The node budget is one per 8 bytes of the 16 MiB cap: 2,097,152. The
+    decoded tree may also take at most 3x max_result of host memory (about
+    88 bytes per small number: some 570,000 of them); the worker checks
+    that itself and reports it as output_limit."""
     code = "[0] * 3000000" if lang == "python" else "new Array(3000000).fill(0)"
     r = ev(lang, code)
     assert r.kind == "output_limit", r
     assert "2097152" in r.json["error"]["message"]
     code = "[0] * 1000000" if lang == "python" else "new Array(1000000).fill(0)"
     r = ev(lang, code)
-    assert r.rc == 0 and len(r.value) == 1000000
+    assert r.kind == "output_limit", r
+    assert "host memory" in r.json["error"]["message"] and "3x max_result" in \
+        r.json["error"]["message"], r
+    code = "[0] * 500000" if lang == "python" else "new Array(500000).fill(0)"
+    r = ev(lang, code)
+    assert r.rc == 0 and len(r.value) == 500000
 
 
 def test_floats_print_like_python_repr():

@@ -287,3 +287,63 @@ def test_tool_promise_left_in_flight_rejects_at_eval_end():
             assert await rt.eval_async("3") == 3
 
     asyncio.run(asyncio.wait_for(main(), 20))
+
+
+# A guest that fans out more coroutine tool calls than the in-flight cap,
+# then stops waiting for them (a JavaScript Promise.all rejected by the
+# first refused call; Python's atools wait in order, so there the eval
+# times out; or the host interrupts the worker). When eval_async returns,
+# no host coroutine it started may still be pending, and only the cap's
+# worth of calls ever reached the host.
+FAN_OUT = {
+    "javascript": "await Promise.all([...Array(100).keys()].map(i => tools.slow(i)))",
+    "python": "import asyncio\nawait asyncio.gather(*[atools.slow(i) for i in range(100)])",
+    # the refused calls caught: the guest keeps waiting for the other 8
+    "interrupt": "await Promise.all([...Array(100).keys()].map(i => tools.slow(i).catch(e => 0)))",
+}
+
+
+@pytest.mark.parametrize("lang,how", [("javascript", "error"), ("python", "timeout"),
+                                      ("javascript", "interrupt")])
+def test_host_coroutines_end_with_their_eval(lang, how):
+    async def main():
+        started, finished = [], []
+        loop = asyncio.get_running_loop()
+
+        async def slow(i):
+            started.append(i)
+            try:
+                await asyncio.sleep(BOUND)
+            finally:
+                finished.append(i)
+            return i
+
+        rt = IsolatedRuntime(language=lang, timeout=2 if how == "timeout" else BOUND,
+                             max_pending_calls=8)
+        rt.bind_function("slow", slow)
+        ev = asyncio.ensure_future(rt.eval_async(FAN_OUT["interrupt" if how == "interrupt"
+                                                         else lang]))
+        if how == "interrupt":
+            while len(started) < 8:
+                await asyncio.sleep(0.01)
+            rt.interrupt()
+        with pytest.raises(codecage.CodecageError) as e:
+            await asyncio.wait_for(ev, BOUND)
+        pending = [t for t in asyncio.all_tasks(loop) if t is not asyncio.current_task()]
+        rt.close()
+        return e.value, started, finished, pending
+
+    err, started, finished, pending = asyncio.run(main())
+    assert pending == [], pending
+    assert len(started) == 8 and sorted(finished) == sorted(started), (started, finished)
+    if how == "error":
+        assert err.name == "ToolConcurrencyError" and "max_pending_calls" in str(err), err
+    elif how == "timeout":
+        assert isinstance(err, codecage.TimeoutError), err
+    else:
+        assert isinstance(err, codecage.WorkerCrashed), err
+
+
+def test_max_pending_calls_is_checked():
+    with pytest.raises(InvalidInputError, match="max_pending_calls"):
+        IsolatedRuntime(max_pending_calls=0)

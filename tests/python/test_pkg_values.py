@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import ccpkg  # noqa: F401  (builds the package)
 
+import codecage
 from codecage import IsolatedRuntime
 
 UTC = datetime.timezone.utc
@@ -171,3 +172,14 @@ def test_python_code_run_during_conversion_cannot_break_it():
         table.update({"d": d, "x": "y" * 1000})
         rt.set_global("t", table)
         assert rt.eval("t['x']") == "y" * 1000
+
+
+def test_a_result_too_big_for_host_memory_keeps_the_runtime():
+    """An honest worker refuses a value whose decoded tree would take more
+    than 3x max_result of host memory (the supervisor's cap) before sending
+    it: OutputLimitError, and the runtime lives on."""
+    for lang, code in (("python", "[0] * 1000000"), ("javascript", "new Array(1e6).fill(0)")):
+        with codecage.IsolatedRuntime(language=lang) as rt:
+            with pytest.raises(codecage.OutputLimitError, match="3x max_result"):
+                rt.eval(code)
+            assert rt.alive and rt.eval("1 + 1") == 2

@@ -11,7 +11,9 @@
  *
  * usage: cc-checklist-driver [--fork] python|javascript CODE [ANYTHING...]
  * --fork: run CODE in a session forked from a fork server (cc_forkserver_*)
- * instead of a spawned worker. Arguments after CODE are ignored: the
+ * instead of a spawned worker, with tools bound (a synchronous "echo" and an
+ * asynchronous "aecho", each returning its first argument), as a host
+ * that gives its guests tools would. Arguments after CODE are ignored: the
  * checklist plants a canary secret there, in the argv of the process that
  * hosts the supervisor. */
 #include <stdbool.h>
@@ -20,6 +22,26 @@
 
 #include "codecage.h"
 #include "json_out.h"
+
+static int echo(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)err;
+	*result = NULL;
+	if (args->u.array.len)
+		*result = cc_value_new_int(cc_value_type_of(args->u.array.items[0]) == CC_VALUE_INT
+						   ? args->u.array.items[0]->u.i
+						   : 0);
+	return 0;
+}
+
+static void aecho(void *user, const cc_value *args, cc_tool_call *call)
+{
+	cc_value *v = NULL;
+	cc_tool_error te = { 0 };
+	echo(user, args, &v, &te);
+	cc_tool_call_return(call, v);
+}
 
 static void put_str(struct cc_buf *b, const char *key, const char *s, size_t n)
 {
@@ -48,6 +70,10 @@ int main(int argc, char **argv)
 	int rc = fork ? cc_forkserver_new(&o, "json,re,math,datetime", &fs, &err) : 0;
 	if (rc == 0)
 		rc = fork ? cc_forkserver_spawn(fs, &rt, &err) : cc_runtime_new(&o, &rt, &err);
+	if (rc == 0 && fork)
+		rc = cc_runtime_bind_tool(rt, "echo", echo, NULL, &err);
+	if (rc == 0 && fork)
+		rc = cc_runtime_bind_tool_async(rt, "aecho", aecho, NULL, &err);
 	if (rc == 0)
 		r = cc_runtime_eval(rt, argv[2], strlen(argv[2]), 0);
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;

@@ -12,9 +12,14 @@ behind, reaches a host socket, or leaves a process running.
 
 How:
   - Every case runs in the default sandbox mode (require: namespaces,
-    Landlock and seccomp all applied) through both surfaces: the CLI
-    (build/codecage eval --json) and the C library (build/tests/security/
-    cc-checklist-driver, which prints the same fields as one JSON line).
+    Landlock and seccomp all applied) through four surfaces: the CLI
+    (build/codecage eval --json, a spawned worker), the C library
+    (build/tests/security/cc-checklist-driver, which prints the same fields
+    as one JSON line), a fork-server session with tools bound (the driver's
+    --fork), and the MCP server over stdio (`codecage mcp`: every case is
+    one tools/call with reset: true, so each gets a fresh runtime, in one
+    server process for the whole module; its host is the server, planted
+    with the same canaries, under a subreaper checked when it exits).
   - A module fixture plants canaries: a random secret in canary.txt in a
     directory under /var/tmp and in one under pytest's base temp directory
     (neither is in the worker's root), another in an environment variable of
@@ -51,13 +56,17 @@ import os
 import secrets
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import BUILD, CLI
+from conftest import BUILD, CLI, ROOT
 
 from checklist_cases import CASES, JS, PY
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "mcp"))
+from mcp_util import INIT, Stdio  # noqa: E402
 
 pytestmark = [pytest.mark.userns, pytest.mark.landlock, pytest.mark.seccomp]
 
@@ -296,7 +305,8 @@ def check_outcome(expect, got, surface="cli"):
     else:
         raise AssertionError("unknown expectation %r" % (expect,))
     kind = "worker_crashed" if what in ("killed", "died", "exited") else what
-    assert got["exit"] == EXIT[kind], got
+    if surface != "mcp":  # MCP has results, not exit statuses
+        assert got["exit"] == EXIT[kind], got
 
 
 def decoded_bytes(v):
@@ -332,6 +342,147 @@ def test_case(canaries, case, surface):
     check_outcome(expect, got, surface)
     check_no_survivor(report)
     check_no_worker_left(report)
+
+
+# The MCP server's host process under a subreaper that, once the server
+# exits, waits up to 2 s for every descendant and reports survivors (killing
+# them by pid). argv: report path, the CLI, the server's argv[0] (a canary).
+MCP_WRAPPER = r'''
+import ctypes, json, os, sys, time
+report, exe, argv0 = sys.argv[1:4]
+if ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+    sys.exit("PR_SET_CHILD_SUBREAPER failed")
+pid = os.fork()
+if pid == 0:
+    os.execv(exe, [argv0, "mcp", "--sandbox", "require"])
+with open(report + ".pid.tmp", "w") as f:
+    f.write(str(pid))
+os.rename(report + ".pid.tmp", report + ".pid")
+os.close(0)
+os.close(1)
+status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+def children():
+    try:
+        with open("/proc/self/task/%d/children" % os.getpid()) as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+end = time.monotonic() + 2
+while time.monotonic() < end:
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+    if not children():
+        break
+    time.sleep(0.02)
+left = children()
+for p in left:
+    os.kill(p, 9)
+with open(report, "w") as f:
+    json.dump({"rc": status, "survivors": left}, f)
+'''
+
+
+class McpHost(Stdio):
+    """`codecage mcp` over stdio (mcp_util.Stdio's reading and calls),
+    hosted under MCP_WRAPPER with the canaries' environment, working
+    directory and argv[0]."""
+
+    def __init__(self, canaries, report):
+        import queue
+        import threading
+        self.report_path = report
+        self.proc = subprocess.Popen(
+            ["/usr/bin/python3", "-c", MCP_WRAPPER, report, CLI,
+             "codecage-" + canaries.argv_secret],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=canaries.env, cwd=canaries.cwd)
+        self.lines = queue.Queue()
+        self.stderr = []
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put),
+                         daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr.append),
+                         daemon=True).start()
+        r = self.request(INIT)
+        assert "result" in r, r
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        with open(report + ".pid") as f:
+            self.pid = int(f.read())
+        self.next_id = 1
+
+    def stderr_text(self):
+        return b"".join(x for x in self.stderr if x is not None).decode("latin-1")
+
+    def run_case(self, lang, code):
+        self.next_id += 1
+        tool = "run_python" if lang == PY else "run_javascript"
+        return self.call(tool, code, id=self.next_id, reset=True)
+
+    def finish(self):
+        """Close stdin; returns the wrapper's report once everything ended."""
+        if not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        self.proc.wait(60)
+        with open(self.report_path) as f:
+            return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def mcp_host(canaries, tmp_path_factory):
+    h = McpHost(canaries, str(tmp_path_factory.mktemp("mcp") / "report.json"))
+    yield h
+    if h.proc.poll() is None:
+        h.finish()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case_mcp(canaries, mcp_host, case):
+    code = canaries.substitute(case.code).replace("@HOSTPID@", str(mcp_host.pid))
+    r = mcp_host.run_case(case.lang, code)
+    sc = r["structuredContent"]
+    err = sc["error"] or {"kind": "ok", "type": "", "message": ""}
+    got = {"kind": err["kind"], "type": err["type"], "message": err["message"],
+           "value": sc["value"]}
+    everything = (json.dumps(r) + mcp_host.stderr_text()
+                  + decoded_bytes(sc["value"]))
+    canaries.check(everything)
+    check_outcome(case.expect, got, "mcp")
+
+
+def test_mcp_session_leaves_nothing(canaries, mcp_host):
+    """After the MCP cases: the server exits 0 when its stdin closes, no
+    descendant survives it, no worker of it is alive, and its stderr holds
+    no secret."""
+    report = mcp_host.finish()
+    assert report == {"rc": 0, "survivors": []}, report
+    assert workers_of(mcp_host.pid) == []
+    canaries.check(mcp_host.stderr_text())
+
+
+def test_reverse_mcp_host_survivor_is_caught(tmp_path):
+    """MCP_WRAPPER sees (and kills) a process its host left behind."""
+    host = tmp_path / "host"
+    host.write_text("#!/bin/sh\nsleep 60 &\nexit 0\n")
+    host.chmod(0o755)
+    report = str(tmp_path / "report.json")
+    subprocess.run(["/usr/bin/python3", "-c", MCP_WRAPPER, report, str(host), "host"],
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    with open(report) as f:
+        got = json.load(f)
+    assert got["rc"] == 0 and len(got["survivors"]) == 1, got
+
+
+def test_forked_surface_has_tools_bound():
+    """The forked surface is a session with tools bound, as the docstring
+    says; each tool answers."""
+    for lang in ("python", "javascript"):
+        proc = subprocess.run([DRIVER, "--fork", lang, "echo(5) + aecho(2)"],
+                              capture_output=True, text=True, timeout=60)
+        assert json.loads(proc.stdout)["value"] == 7, proc
 
 
 def test_the_table():

@@ -154,12 +154,65 @@ Test(value, node_cap_counts_every_element)
 	const char buf[] = { (char)0x93, (char)0xc0, (char)0xc0, (char)0xc0 };
 	cc_value *out = NULL;
 	cc_error err = { 0 };
-	cc_value_caps caps = { 10, 3, 0 };
+	cc_value_caps caps = { 10, 3, 0, 0, 0 };
 	cr_assert_eq(cc_value_decode_all(buf, sizeof(buf), &out, &caps, &err), -1);
-	caps = (cc_value_caps){ 10, 4, 0 };
+	caps = (cc_value_caps){ 10, 4, 0, 0, 0 };
 	cr_assert_eq(cc_value_decode_all(buf, sizeof(buf), &out, &caps, &err), 0);
 	cc_value_free(out);
 	cc_error_clear(&err);
+}
+
+/* The memory cap: decoding succeeds with exactly cc_value_decoded_cost
+ * bytes and fails with output_limit one byte short, so the worker's own
+ * check (the cost) and the supervisor's (the decoder) always agree. */
+Test(value, memory_cap_matches_the_decoded_cost)
+{
+	static const char *const cases[] = {
+		/* [1, "ab", nil, {"k": [true], "j": {"x": 1.5}}] */
+		"\x94\x01\xa2\x61\x62\xc0\x82\xa1\x6b\x91\xc3\xa1\x6a\x81\xa1\x78"
+		"\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00",
+		/* {"a": {"b": {"c": {}}}, "d": 7} */
+		"\x82\xa1\x61\x81\xa1\x62\x81\xa1\x63\x80\xa1\x64\x07",
+		"\xa5hello",
+	};
+	static const size_t lens[] = { 25, 13, 6 };
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		size_t cost = cc_value_decoded_cost(cases[i], lens[i]);
+		cr_assert(cost > 0 && cost != SIZE_MAX, "case %zu: cost %zu", i, cost);
+		cc_value *out = NULL;
+		cc_error err = { 0 };
+		cc_value_caps caps = { 10, 100, 0, cost, cost };
+		cr_assert_eq(cc_value_decode_all(cases[i], lens[i], &out, &caps, &err), 0,
+			     "case %zu: %s", i, err.message);
+		cc_value_free(out);
+		caps = (cc_value_caps){ 10, 100, 0, cost - 1, cost - 1 };
+		cr_assert_eq(cc_value_decode_all(cases[i], lens[i], &out, &caps, &err), -1);
+		cr_assert_eq(err.kind, CC_ERR_OUTPUT_LIMIT, "case %zu", i);
+		cr_assert(strstr(err.message, "host memory") != NULL);
+		cc_error_clear(&err);
+	}
+	cr_assert_eq(cc_value_decoded_cost("\x92\x01", 2), SIZE_MAX, "truncated");
+}
+
+/* A map's declared length reserves nothing: a map32 declaring 8 M pairs
+ * backed by 16 MiB of bytes fails at its second key, having charged only
+ * what it decoded (the table used to be sized from the declared length). */
+Test(value, declared_length_reserves_nothing)
+{
+	size_t n = 8u << 20, len = 5 + 2 * n;
+	unsigned char *buf = calloc(1, len);
+	buf[0] = 0xdf;
+	buf[1] = (unsigned char)(n >> 24), buf[2] = (unsigned char)(n >> 16);
+	buf[3] = (unsigned char)(n >> 8), buf[4] = (unsigned char)n;
+	memcpy(buf + 5, "\xa1\x61\xc0", 3); /* "a": nil, then zero bytes: 0 is not a key */
+	cc_value *out = NULL;
+	cc_error err = { 0 };
+	cc_value_caps caps = { 10, n + 1, 0, 4096, 4096 };
+	cr_assert_eq(cc_value_decode_all(buf, len, &out, &caps, &err), -1);
+	cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION, "%s", err.message);
+	cr_assert(strstr(err.message, "key") != NULL, "%s", err.message);
+	cc_error_clear(&err);
+	free(buf);
 }
 
 struct bad_case {
