@@ -18,16 +18,18 @@
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] FILE|-\n"
+	"                    [--sandbox require|auto|off] [--web-polyfills] [--json] [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] CODE\n"
+	"                    [--sandbox require|auto|off] [--web-polyfills] [--json] [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
 	"Runs untrusted Python or JavaScript in a confined worker process.\n"
 	"run takes the language from a .py or .js file name unless --lang says;\n"
 	"py and js are accepted for --lang. Put -- before CODE that starts with '-'\n"
-	"(codecage eval --lang js -- -1).\n"
+	"(codecage eval --lang js -- -1). --web-polyfills (JavaScript) starts the\n"
+	"runtime with WEB_POLYFILLS: timers, URL, Blob, FileReader, TextDecoder,\n"
+	"EventTarget, AbortController, crypto, performance.\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -47,6 +49,7 @@ struct args {
 	uint64_t memory_mib;
 	cc_sandbox_mode sandbox;
 	bool json;
+	bool web_polyfills;
 };
 
 static int parse_lang(const char *s)
@@ -66,6 +69,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +107,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'j':
 			a->json = true;
+			break;
+		case 'w':
+			a->web_polyfills = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -281,6 +288,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_options o;
 	cc_options_init(&o, (cc_language)a->lang);
 	o.sandbox = a->sandbox;
+	o.web_polyfills = a->web_polyfills;
 	if (a->timeout_s > 0)
 		o.limits.timeout_s = a->timeout_s;
 	if (a->memory_mib)
