@@ -499,6 +499,15 @@ SPEC["reader.busy_and_abort"] = ("""
   try { r.readAsText('not a blob'); } catch (e) { bad = e.name; }
   return [log, r.readyState, r.result, bad, FileReader.DONE, r.EMPTY];""",
     [["InvalidStateError", "onabort", "loadend"], 2, None, "TypeError", 2, 0])
+SPEC["reader.subclass_handlers"] = ("""
+  class Mine extends FileReader {}
+  const r = new Mine();
+  const t = new EventTarget();
+  let plain = 'not called';
+  t.onx = () => { plain = 'called'; };
+  t.dispatchEvent(new Event('x'));
+  const got = await new Promise((res) => { r.onload = () => res(r.result); r.readAsText(new Blob(['ok'])); });
+  return [got, plain];""", ["ok", "not called"])
 # three.js GLTFExporter: onloadend set, then readAsArrayBuffer
 SPEC["reader.gltf_exporter_shape"] = ("""
   const blob = new Blob([new Uint8Array([0x67, 0x6c, 0x54, 0x46])], { type: 'application/octet-stream' });
