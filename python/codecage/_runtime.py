@@ -78,6 +78,11 @@ class RuntimeConfig:
     - ``bootstrap``: code run once when the runtime starts, in its language
       (``WEB_POLYFILLS`` for JavaScript). A failure closes the runtime and
       raises the bootstrap's error.
+    - ``web_polyfills``: JavaScript only: the worker runs ``WEB_POLYFILLS``
+      (the same text, built into it) as it starts, before the bootstrap; a
+      ``ForkServer``/``SessionPool`` runs them once in its template, so every
+      session starts with them; False. True for Python is
+      ``InvalidInputError``.
     - ``grace``: seconds between the soft stop and SIGKILL; 0.5. (A Python
       eval stuck in a C call ends sooner: about 20 ms of CPU time after the
       deadline, within about 50 ms.)
@@ -123,6 +128,7 @@ class RuntimeConfig:
     redact_host_errors: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
+    web_polyfills: bool = False
 
     def __post_init__(self) -> None:
         for f in ("timeout", "grace"):
@@ -143,6 +149,8 @@ class RuntimeConfig:
                 raise TypeError(f"RuntimeConfig.{f} must be an int, not {type(v).__name__}")
             if v < 0:
                 raise InvalidInputError(f"RuntimeConfig.{f} must not be negative")
+        if not isinstance(self.web_polyfills, bool):
+            raise TypeError("RuntimeConfig.web_polyfills must be a bool")
         if self.bootstrap is not None and not isinstance(self.bootstrap, str):
             raise TypeError("RuntimeConfig.bootstrap must be source text (str)")
         if self.on_output is not None and not callable(self.on_output):
@@ -279,6 +287,10 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
                             "max_pending_calls")}
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
+    if config.web_polyfills and language != "javascript":
+        raise InvalidInputError("RuntimeConfig.web_polyfills is for JavaScript runtimes; "
+                                "turn it off for a python runtime")
+    limits["web_polyfills"] = config.web_polyfills
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
 
 

@@ -20,16 +20,20 @@
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json|--raw] [--] FILE|-\n"
+	"                    [--sandbox require|auto|off] [--web-polyfills] [--json|--raw] [--] "
+	"FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json|--raw] [--] CODE\n"
+	"                    [--sandbox require|auto|off] [--web-polyfills] [--json|--raw] [--] "
+	"CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
 	"Runs untrusted Python or JavaScript in a confined worker process.\n"
 	"run takes the language from a .py or .js file name unless --lang says;\n"
 	"py and js are accepted for --lang. Put -- before CODE that starts with '-'\n"
-	"(codecage eval --lang js -- -1).\n"
+	"(codecage eval --lang js -- -1). --web-polyfills (JavaScript) starts the\n"
+	"runtime with WEB_POLYFILLS: timers, URL, Blob, FileReader, TextDecoder,\n"
+	"EventTarget, AbortController, crypto, performance.\n"
 	"On a terminal, control characters in guest text show as ^[ or <U+202E>,\n"
 	"and guest lines starting with 'codecage' as '[guest] codecage...';\n"
 	"--raw passes them unchanged. Pipes and files always get the bytes as is.\n"
@@ -53,6 +57,7 @@ struct args {
 	cc_sandbox_mode sandbox;
 	bool json;
 	bool raw; /* --raw: guest text reaches a terminal unescaped */
+	bool web_polyfills;
 };
 
 static int parse_lang(const char *s)
@@ -73,6 +78,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "raw", no_argument, NULL, 'r' },
+		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -113,6 +119,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'r':
 			a->raw = true;
+			break;
+		case 'w':
+			a->web_polyfills = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -318,6 +327,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_options o;
 	cc_options_init(&o, (cc_language)a->lang);
 	o.sandbox = a->sandbox;
+	o.web_polyfills = a->web_polyfills;
 	if (a->timeout_s > 0)
 		o.limits.timeout_s = a->timeout_s;
 	if (a->memory_mib)

@@ -12,6 +12,7 @@ static const char mcp_usage[] =
 	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--max-sessions N]\n"
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
+	"                    [--web-polyfills]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -20,7 +21,9 @@ static const char mcp_usage[] =
 	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
 	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
-	"stderr each, per call).\n";
+	"stderr each, per call). --web-polyfills: run_javascript runtimes start with\n"
+	"WEB_POLYFILLS (timers, URL, Blob, FileReader, TextDecoder, EventTarget,\n"
+	"AbortController, crypto, performance).\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -52,6 +55,7 @@ int cc_mcp_main(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "max-request", required_argument, NULL, 'r' },
 		{ "max-output", required_argument, NULL, 'o' },
+		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -118,6 +122,9 @@ int cc_mcp_main(int argc, char **argv)
 					"'%s'",
 					optarg);
 			cfg.max_output = (uint64_t)v;
+			break;
+		case 'w':
+			cfg.web_polyfills = true;
 			break;
 		case 'h':
 			fputs(mcp_usage, stdout);

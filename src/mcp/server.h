@@ -28,6 +28,7 @@ struct mcp_config {
 	size_t max_request;	 /* bytes of one JSON-RPC message; 4 MiB */
 	uint64_t max_output;	 /* captured stdout and stderr, each, bytes; 64 KiB */
 	const char *http;	 /* "HOST:PORT" for streamable HTTP; NULL = stdio */
+	bool web_polyfills;	 /* run_javascript runtimes start with WEB_POLYFILLS; false */
 };
 
 /* Sink for the messages one incoming message produces (notifications

@@ -266,7 +266,7 @@ static int js_init(const char **version, cc_error *err)
 	if (rnd_seed(err) < 0)
 		return -1;
 	if (!ctx || js_remove_globals(ctx) < 0 || cc_js_builtins_init(ctx) < 0 ||
-	    cc_js_console_install(ctx) < 0 || rnd_install(ctx) < 0) {
+	    cc_js_console_install(ctx) < 0 || rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);
@@ -281,6 +281,8 @@ static int js_init(const char **version, cc_error *err)
 		free(why);
 		return -1;
 	}
+	if (cc_worker_web_polyfills && cc_js_web_polyfills_run(ctx, err) < 0)
+		return -1;
 	/* Only now: no eval (so no deadline) exists while init runs. */
 	JS_SetInterruptHandler(rt, js_interrupt, NULL);
 	*version = "QuickJS 2025-04-26";
@@ -710,6 +712,14 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 	if (js_stop_seen()) {
 		js_fail(o, JS_UNDEFINED, false);
 		goto out;
+	}
+	/* A completion value that is a function (a bundle's last statement,
+	 * `(function f() {})`) is what the script left behind, not a result:
+	 * it arrives as null, and the eval succeeds (README, "Values"). A
+	 * function inside a returned value is still refused. */
+	if (JS_IsFunction(ctx, v)) {
+		JS_FreeValue(ctx, v);
+		v = JS_NULL;
 	}
 	r = cc_js_pack(ctx, v, o);
 	if (r == CC_JS_EXCEPTION)

@@ -105,6 +105,10 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		ok = false;
 	else if (found)
 		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
+	const cc_value *wp = cc_value_map_get(m, "web_polyfills", &found);
+	if (found && (!wp || wp->type != CC_VALUE_BOOL))
+		ok = false;
+	cc_worker_web_polyfills = found && wp && wp->u.b;
 	if (!ok || !t || strcmp(t->u.str.ptr, "init") || !md)
 		ok = false;
 	else if (cc_sandbox_mode_parse(md->u.str.ptr, mode) < 0)
@@ -222,6 +226,7 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 }
 
 pid_t cc_worker_ppid;
+bool cc_worker_web_polyfills;
 
 /* Test-only modes, never passed by the supervisor (and unreachable to a
  * guest: exec is on the kill-list):
