@@ -106,7 +106,7 @@ def test_native_random_hook_refuses_what_it_cannot_fill():
     code = ("const f = globalThis[Symbol.for('codecage.randomFill')]; const out = [];"
             "for (const a of [{}, new Uint8Array(4), 1, new ArrayBuffer(65537), 'x']) {"
             "  try { f(a); out.push('filled'); } catch (e) { out.push(e.name); } }"
-            "const b = new ArrayBuffer(0); f(b); const s = new SharedArrayBuffer(32); f(s);"
+            "const b = new ArrayBuffer(0); f(b); const s = new ArrayBuffer(32); f(s);"
             "out.push([1].map((x) => x + 1)[0],"
             " new Uint8Array(s).some((x) => x !== 0)); out")
     r = ev("javascript", code)
