@@ -209,6 +209,27 @@ typedef struct cc_options {
 	/* Directory holding codecage-worker-js / codecage-worker-py; NULL =
 	 * the directory of libcodecage itself, then the install libexecdir. */
 	const char *worker_dir;
+	/* JavaScript libraries every runtime (or fork server template) loads
+	 * before it is ready, in order, as classic scripts in the global
+	 * scope (a bundle's completion value is ignored): n_libraries
+	 * entries, each a .js file, a package directory, or a package name
+	 * looked up in node_modules. A package resolves to its browser global
+	 * bundle through package.json ("unpkg", "jsdelivr", or a "browser"
+	 * string naming a UMD/IIFE script). The host reads the files (each at
+	 * most limits.max_source bytes of UTF-8; at most 64 libraries); the
+	 * worker never opens them. Borrowed: read while the call that takes
+	 * these options runs (a pool reads them once, at cc_pool_new).
+	 * Console output while a library loads is dropped. Errors of the
+	 * call that starts the runtime: invalid_input (a file or package
+	 * that cannot be resolved or read, a Python runtime, too many or too
+	 * big; the message names the entry and what to do), guest_error,
+	 * syntax_error, timeout or memory_limit (a library failed to load:
+	 * "loading library 'NAME' (FILE): TypeError: ..."). NULL/0 = none. */
+	const char *const *libraries;
+	size_t n_libraries;
+	/* Directory where package names in libraries are looked up (a
+	 * node_modules folder); NULL = names are refused. Borrowed. */
+	const char *node_modules;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */

@@ -18,9 +18,11 @@
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] FILE|-\n"
+	"                    [--sandbox require|auto|off] [--library FILE|DIR|NAME]...\n"
+	"                    [--node-modules DIR] [--json] [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] CODE\n"
+	"                    [--sandbox require|auto|off] [--library FILE|DIR|NAME]...\n"
+	"                    [--node-modules DIR] [--json] [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
@@ -28,6 +30,8 @@ static const char usage_text[] =
 	"run takes the language from a .py or .js file name unless --lang says;\n"
 	"py and js are accepted for --lang. Put -- before CODE that starts with '-'\n"
 	"(codecage eval --lang js -- -1).\n"
+	"--library (JavaScript, repeatable) loads a browser bundle first: a .js file,\n"
+	"a package directory, or a package name found in --node-modules DIR.\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -47,6 +51,9 @@ struct args {
 	uint64_t memory_mib;
 	cc_sandbox_mode sandbox;
 	bool json;
+	const char *libs[64]; /* --library, in order */
+	size_t nlibs;
+	const char *node_modules;
 };
 
 static int parse_lang(const char *s)
@@ -66,6 +73,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "library", required_argument, NULL, 'L' },
+		{ "node-modules", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +112,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'j':
 			a->json = true;
+			break;
+		case 'L':
+			if (a->nlibs == sizeof(a->libs) / sizeof(a->libs[0]))
+				return usage("--library given more than 64 times (at '%s')",
+					     optarg);
+			a->libs[a->nlibs++] = optarg;
+			break;
+		case 'N':
+			a->node_modules = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -285,6 +303,9 @@ static int run_code(const struct args *a, const char *code, size_t len)
 		o.limits.timeout_s = a->timeout_s;
 	if (a->memory_mib)
 		o.limits.max_memory = a->memory_mib << 20;
+	o.libraries = a->libs;
+	o.n_libraries = a->nlibs;
+	o.node_modules = a->node_modules;
 	if (a->sandbox == CC_SANDBOX_OFF)
 		fprintf(stderr, "codecage: WARNING: --sandbox off: guest code runs with "
 				"process hygiene and limits only, for tests and debugging\n");

@@ -12,6 +12,7 @@ static const char mcp_usage[] =
 	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--max-sessions N]\n"
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
+	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -20,7 +21,10 @@ static const char mcp_usage[] =
 	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
 	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
-	"stderr each, per call).\n";
+	"stderr each, per call).\n"
+	"--library (repeatable) loads a browser bundle into every JavaScript runtime\n"
+	"before its first call: a .js file, a package directory, or a package name\n"
+	"found in --node-modules DIR (each at most --max-request bytes).\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -52,6 +56,8 @@ int cc_mcp_main(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "max-request", required_argument, NULL, 'r' },
 		{ "max-output", required_argument, NULL, 'o' },
+		{ "library", required_argument, NULL, 'L' },
+		{ "node-modules", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -118,6 +124,15 @@ int cc_mcp_main(int argc, char **argv)
 					"'%s'",
 					optarg);
 			cfg.max_output = (uint64_t)v;
+			break;
+		case 'L':
+			if (cfg.n_libraries == sizeof(cfg.libraries) / sizeof(cfg.libraries[0]))
+				return usage("--library given more than 64 times (at '%s')",
+					     optarg);
+			cfg.libraries[cfg.n_libraries++] = optarg;
+			break;
+		case 'N':
+			cfg.node_modules = optarg;
 			break;
 		case 'h':
 			fputs(mcp_usage, stdout);

@@ -28,6 +28,9 @@ struct mcp_config {
 	size_t max_request;	 /* bytes of one JSON-RPC message; 4 MiB */
 	uint64_t max_output;	 /* captured stdout and stderr, each, bytes; 64 KiB */
 	const char *http;	 /* "HOST:PORT" for streamable HTTP; NULL = stdio */
+	const char *libraries[64]; /* --library: loaded into every JavaScript runtime */
+	size_t n_libraries;
+	const char *node_modules; /* --node-modules */
 };
 
 /* Sink for the messages one incoming message produces (notifications

@@ -5,6 +5,7 @@
  * prints: errors travel to the supervisor as "fail" frames. Only this
  * process may _exit. Protocol: DESIGN.md section 4 and src/lib/protocol.c. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,10 @@
 /* The init frame is small; later frames are bounded by the source and
  * result caps it announces. */
 #define CC_INIT_FRAME_MAX 4096
+
+/* Each library's load gets the supervisor's startup deadline
+ * (CC_STARTUP_TIMEOUT_S); the supervisor enforces it for all of them. */
+#define CC_LIBRARY_TIMEOUT_MS 30000
 
 static void send_frame(msgpack_sbuffer *sb)
 {
@@ -69,7 +74,11 @@ static const cc_value *get_str(const cc_value *m, const char *key)
 struct init_extra {
 	bool template;	    /* be a fork server's template */
 	char preload[1024]; /* its preload list */
+	uint64_t libraries; /* "lib" frames that follow init */
 };
+
+/* At most this many libraries per runtime (the supervisor's cap, too). */
+#define CC_LIBRARIES_MAX 64
 
 static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_extra *x,
 		     cc_error *err)
@@ -105,6 +114,10 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		ok = false;
 	else if (found)
 		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
+	if (cc_value_map_get(m, "libraries", &found), found)
+		x->libraries = get_u64(m, "libraries", &ok);
+	if (x->libraries > CC_LIBRARIES_MAX)
+		ok = false;
 	if (!ok || !t || strcmp(t->u.str.ptr, "init") || !md)
 		ok = false;
 	else if (cc_sandbox_mode_parse(md->u.str.ptr, mode) < 0)
@@ -207,6 +220,59 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 	send_result(id, o);
 }
 
+/* Evaluate the n "lib" frames ({t, file, code}) the supervisor sent after
+ * init, in order, before "ready" (in a fork server's template, once for
+ * every session). The code was read by the host; it runs under every
+ * layer already, with the startup deadline. A failure becomes the "fail"
+ * frame, its message starting "library N: " (N from 1), which the
+ * supervisor turns into the library's name and file. */
+static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
+{
+	struct cc_outcome o;
+	int rc = 0;
+	cc_outcome_init(&o);
+	cc_worker_discard_output(true);
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		cc_value *m = NULL;
+		cc_value_caps caps = cc_value_default_caps();
+		if (cc_worker_read_frame(&buf, &len, max_source + CC_FRAME_ENVELOPE + 4096) != 0 ||
+		    cc_value_decode_all(buf, len, &m, &caps, err) < 0) {
+			free(buf);
+			cc_error_clear(err);
+			rc = cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "library %" PRIu64
+				     ": malformed lib frame", i + 1);
+			break;
+		}
+		free(buf);
+		const cc_value *t = get_str(m, "t"), *file = get_str(m, "file");
+		const cc_value *code = get_str(m, "code");
+		if (!t || strcmp(t->u.str.ptr, "lib") || !file || !code ||
+		    memchr(code->u.str.ptr, 0, code->u.str.len) ||
+		    memchr(file->u.str.ptr, 0, file->u.str.len)) {
+			rc = cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				     "library %" PRIu64 ": malformed lib frame", i + 1);
+		} else if (!cc_worker_engine->load_library) {
+			rc = cc_fail(err, CC_ERR_INVALID_INPUT,
+				     "the %s engine loads no libraries (they are JavaScript)",
+				     cc_worker_engine->name);
+		} else {
+			cc_worker_begin_eval(0, (uint64_t)CC_LIBRARY_TIMEOUT_MS);
+			cc_worker_engine->load_library(file->u.str.ptr, code->u.str.ptr,
+						       code->u.str.len, &o);
+			if (!o.ok)
+				rc = cc_fail(err, o.kind, "library %" PRIu64 ": %s: %s%s%s", i + 1,
+					     o.type ? o.type : "Error", o.message ? o.message : "",
+					     o.traceback ? "\n" : "", o.traceback ? o.traceback : "");
+			cc_outcome_reset(&o);
+		}
+		cc_value_free(m);
+	}
+	cc_worker_discard_output(false);
+	return rc;
+}
+
 pid_t cc_worker_ppid;
 
 /* Test-only modes, never passed by the supervisor (and unreachable to a
@@ -306,7 +372,8 @@ int main(int argc, char **argv)
 		/* A fork server: "ready" for the template, then fork requests;
 		 * what returns here is a new session, which says "ready" on
 		 * its own channel and serves frames like any worker. */
-		if (cc_template_start(mode, x.preload, &rep, &version, &err) < 0)
+		if (cc_template_start(mode, x.preload, &rep, &version, &err) < 0 ||
+		    load_libraries(x.libraries, max_source, &err) < 0)
 			send_fail_and_exit(&err);
 		send_ready(version, &rep);
 		if (cc_template_serve(&err) < 0)
@@ -315,7 +382,8 @@ int main(int argc, char **argv)
 	} else {
 		if (cc_confine(mode, &cc_worker_limits, &rep, &err) < 0)
 			send_fail_and_exit(&err);
-		if (cc_worker_engine->init(&version, &err) < 0)
+		if (cc_worker_engine->init(&version, &err) < 0 ||
+		    load_libraries(x.libraries, max_source, &err) < 0)
 			send_fail_and_exit(&err);
 		send_ready(version, &rep);
 	}
