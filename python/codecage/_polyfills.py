@@ -28,14 +28,21 @@ class Bootstrap(str):
     other language refuses it with ``InvalidInputError``."""
 
     language: str
+    #: the file the source was read from, or None: with
+    #: ``RuntimeConfig(libraries=...)`` such a bootstrap loads first, as
+    #: a library (so the libraries find what it defines, and a fork
+    #: server's template holds it for every session).
+    file: "str | None"
 
-    def __new__(cls, source: str, language: str) -> "Bootstrap":
+    def __new__(cls, source: str, language: str, file: "str | None" = None) -> "Bootstrap":
         self = super().__new__(cls, source)
         self.language = language
+        self.file = file
         return self
 
 
-with open(os.path.join(os.path.dirname(__file__), "web_polyfills.js"), encoding="utf-8") as _f:
-    WEB_POLYFILLS = Bootstrap(_f.read(), "javascript")
+_PATH = os.path.join(os.path.dirname(__file__), "web_polyfills.js")
+with open(_PATH, encoding="utf-8") as _f:
+    WEB_POLYFILLS = Bootstrap(_f.read(), "javascript", _PATH)
 
 __all__ = ["WEB_POLYFILLS", "Bootstrap"]

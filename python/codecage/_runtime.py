@@ -15,7 +15,7 @@ import inspect
 import os
 import threading
 import weakref
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Union
 
 try:
     from . import _codecage
@@ -93,6 +93,20 @@ class RuntimeConfig:
       dead afterwards.
     - ``worker_dir``: directory holding ``codecage-worker-js``/``-py``;
       None = ``$CODECAGE_WORKER_DIR`` or the package's ``_bin``.
+    - ``libraries``: JavaScript browser bundles loaded, in order, before
+      the runtime is ready (a fork server's template loads them once for
+      all its sessions): each a ``.js`` file, a package directory, or a
+      package name found in ``node_modules``. A package resolves to its
+      browser global bundle through ``package.json`` (``unpkg``,
+      ``jsdelivr``, or a ``browser`` string naming a UMD/IIFE script),
+      else ``InvalidInputError`` asks for the file. Each runs as a classic
+      script in the global scope, its completion value ignored; a load
+      error (``GuestError``, ``GuestSyntaxError``...) names the library and
+      file. The host reads the files (each at most ``max_source`` bytes);
+      the worker never opens them. With ``bootstrap=WEB_POLYFILLS`` the
+      polyfills load first, as a library. ``()``.
+    - ``node_modules``: the directory package names in ``libraries`` are
+      looked up in; None.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -112,6 +126,8 @@ class RuntimeConfig:
     redact_host_errors: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
+    libraries: Sequence[Union[str, "os.PathLike[str]"]] = ()
+    node_modules: Optional[Union[str, "os.PathLike[str]"]] = None
 
     def __post_init__(self) -> None:
         for f in ("timeout", "grace"):
@@ -138,6 +154,14 @@ class RuntimeConfig:
             raise TypeError("RuntimeConfig.on_output must be callable")
         if self.worker_dir is not None and not isinstance(self.worker_dir, (str, os.PathLike)):
             raise TypeError("RuntimeConfig.worker_dir must be a path")
+        if isinstance(self.libraries, (str, os.PathLike)) or not isinstance(
+                self.libraries, Sequence) or not all(
+                    isinstance(x, (str, os.PathLike)) for x in self.libraries):
+            raise TypeError("RuntimeConfig.libraries must be a list of paths or package "
+                            "names, e.g. ['vega', 'vega-lite'] or ['dist/x.min.js']")
+        if self.node_modules is not None and not isinstance(self.node_modules,
+                                                            (str, os.PathLike)):
+            raise TypeError("RuntimeConfig.node_modules must be a path")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,6 +256,13 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
                             "max_source", "cpu_time", "max_open_files", "max_file_size")}
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
+    libraries = tuple(os.fspath(x) for x in config.libraries)
+    boot_file = getattr(config.bootstrap, "file", None)
+    if libraries and boot_file:
+        libraries = (boot_file,) + libraries  # loads first; _start skips it
+    limits["libraries"] = libraries
+    limits["node_modules"] = (os.fspath(config.node_modules)
+                              if config.node_modules is not None else None)
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
 
 
@@ -290,7 +321,8 @@ class IsolatedRuntime:
             self._rt.set_redaction(True)
         if config.on_output is not None:
             self._rt.set_output_handler(self._output_handler(config.on_output))
-        if config.bootstrap:
+        if config.bootstrap and not (config.libraries
+                                     and getattr(config.bootstrap, "file", None)):
             try:
                 self.eval(config.bootstrap)
             except BaseException:

@@ -227,11 +227,12 @@ static int package_bundle(const char *what, const char *dir, char **path, cc_err
 	}
 	json_decref(root);
 	if (!*path) {
-		rc = cc_fail(err, CC_ERR_INVALID_INPUT,
-			     "%s: the package in %s names no browser global bundle in package.json "
-			     "(\"unpkg\", \"jsdelivr\", or a \"browser\" string naming a UMD/IIFE "
-			     "script); give the bundle's file instead (often under dist/ or build/)",
-			     what, dir);
+		rc = cc_fail(
+			err, CC_ERR_INVALID_INPUT,
+			"%s: the package in %s names no browser global bundle in package.json "
+			"(\"unpkg\", \"jsdelivr\", or a \"browser\" string naming a UMD/IIFE "
+			"script); give the bundle's file instead (often under dist/ or build/)",
+			what, dir);
 		free(pj);
 		return rc;
 	}

@@ -16,9 +16,9 @@
 
 struct cc_pool {
 	cc_options opts;
-	cc_forkserver *fs; /* NULL: sessions are spawned (cc_runtime_new); only
-			      the filler thread replaces it */
-	char *preload;	   /* what a replacement template imports */
+	cc_forkserver *fs;	/* NULL: sessions are spawned (cc_runtime_new); only
+				   the filler thread replaces it */
+	char *preload;		/* what a replacement template imports */
 	struct cc_libset *libs; /* read once, at cc_pool_new: every session loads them */
 	unsigned size;
 	pthread_mutex_t lock;

@@ -241,8 +241,8 @@ static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
 		    cc_value_decode_all(buf, len, &m, &caps, err) < 0) {
 			free(buf);
 			cc_error_clear(err);
-			rc = cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "library %" PRIu64
-				     ": malformed lib frame", i + 1);
+			rc = cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				     "library %" PRIu64 ": malformed lib frame", i + 1);
 			break;
 		}
 		free(buf);
@@ -264,7 +264,8 @@ static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
 			if (!o.ok)
 				rc = cc_fail(err, o.kind, "library %" PRIu64 ": %s: %s%s%s", i + 1,
 					     o.type ? o.type : "Error", o.message ? o.message : "",
-					     o.traceback ? "\n" : "", o.traceback ? o.traceback : "");
+					     o.traceback ? "\n" : "",
+					     o.traceback ? o.traceback : "");
 			cc_outcome_reset(&o);
 		}
 		cc_value_free(m);

@@ -148,8 +148,7 @@ struct cc_engine {
 	 * "ready", then run the jobs it queued; its completion value is
 	 * dropped. file: the name stack traces show. NULL for an engine
 	 * without libraries. Kinds: those of eval. */
-	void (*load_library)(const char *file, const char *code, size_t len,
-			     struct cc_outcome *o);
+	void (*load_library)(const char *file, const char *code, size_t len, struct cc_outcome *o);
 	/* ---- the fork server (src/worker/forkserver.c); each may be NULL ----
 	 * Import modules in the template after init: a comma-separated list
 	 * of names, a trailing '?' marks one that may be missing. Returns 0,
