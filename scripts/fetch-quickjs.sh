@@ -5,10 +5,13 @@
 # pinned SHA-256 sums, and unpack the files the static library needs, plus
 # those of QuickJS's own `qjs` shell (qjs.c, qjsc.c, quickjs-libc, repl.js),
 # which only bench/ builds, as a reference for the engine codecage embeds.
+# Then apply codecage's own patches, deps/quickjs/patches/*.patch in name
+# order (each says what it fixes and why), after the checksum check.
 #
 # usage: fetch-quickjs.sh OUTDIR
-# Writes OUTDIR/quickjs.c ... OUTDIR/quickjs.h; re-running with a complete
-# OUTDIR is a no-op. Needs apt-get (Debian) and the machine's own Debian
+# Writes OUTDIR/quickjs.c ... OUTDIR/quickjs.h and OUTDIR/patches.sha256
+# (the sums of the patches applied); re-running with a complete OUTDIR whose
+# patches are the current ones is a no-op, otherwise it fetches again. Needs apt-get (Debian) and the machine's own Debian
 # mirror: its address is read from the machine's apt sources (the URI that
 # serves this release's main suite, deb822 `.sources` or one-line `.list`),
 # or taken from CODECAGE_DEBIAN_MIRROR. No host name is written here.
@@ -22,9 +25,13 @@ dtoa.c dtoa.h list.h VERSION qjs.c qjsc.c quickjs-libc.c quickjs-libc.h repl.js"
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+patches=$(cd "$(dirname "$0")/../deps/quickjs/patches" && pwd)
+patch_sums=$(cd "$patches" && sha256sum ./*.patch)
 complete=1
 for f in $files; do [ -f "$out/$f" ] || complete=0; done
+[ "$(cat "$out/patches.sha256" 2>/dev/null)" = "$patch_sums" ] || complete=0
 [ $complete = 1 ] && exit 0
+rm -f "$out/patches.sha256"
 
 apt="$out/apt"
 mkdir -p "$apt/etc/sources.list.d" "$apt/etc/preferences.d" "$apt/etc/apt.conf.d" \
@@ -69,12 +76,21 @@ Acquire::Check-Valid-Until "false";
 CONF
 : > "$apt/state/status"
 export APT_CONFIG="$apt/apt.conf"
-apt-get -q update >"$apt/update.log" 2>&1 || { cat "$apt/update.log" >&2; exit 1; }
-(cd "$apt/src" && apt-get -q source --download-only "quickjs=$version") >"$apt/source.log" 2>&1 \
-    || { cat "$apt/source.log" >&2; exit 1; }
 tarball="$apt/src/quickjs_2025.04.26.orig.tar.xz"
+# A tarball already here (a patch changed since) is checked below like a new one.
+if [ ! -f "$tarball" ]; then
+    apt-get -q update >"$apt/update.log" 2>&1 || { cat "$apt/update.log" >&2; exit 1; }
+    (cd "$apt/src" && apt-get -q source --download-only "quickjs=$version") >"$apt/source.log" 2>&1 \
+        || { cat "$apt/source.log" >&2; exit 1; }
+fi
 echo "$orig_sha256  $tarball" | sha256sum -c - >/dev/null \
     || { echo "fetch-quickjs: SHA-256 mismatch for $tarball" >&2; exit 1; }
 rm -rf "$apt/src/unpack" && mkdir -p "$apt/src/unpack"
 tar -xJf "$tarball" -C "$apt/src/unpack"
-for f in $files; do cp "$apt/src/unpack/quickjs-2025.04.26/$f" "$out/$f"; done
+src="$apt/src/unpack/quickjs-2025.04.26"
+for p in "$patches"/*.patch; do
+    patch -s -p1 -d "$src" --no-backup-if-mismatch < "$p" \
+        || { echo "fetch-quickjs: $p does not apply to QuickJS $version" >&2; exit 1; }
+done
+for f in $files; do cp "$src/$f" "$out/$f"; done
+echo "$patch_sums" > "$out/patches.sha256"

@@ -659,6 +659,14 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 		js_fail(o, JS_UNDEFINED, false);
 		goto out;
 	}
+	/* A completion value that is a function (a bundle's last statement,
+	 * `(function f() {})`) is what the script left behind, not a result:
+	 * it arrives as null, and the eval succeeds (README, "Values"). A
+	 * function inside a returned value is still refused. */
+	if (JS_IsFunction(ctx, v)) {
+		JS_FreeValue(ctx, v);
+		v = JS_NULL;
+	}
 	r = cc_js_pack(ctx, v, o);
 	if (r == CC_JS_EXCEPTION)
 		js_fail(o, JS_GetException(ctx), false);

@@ -144,7 +144,7 @@ def test_cycle_refused(lang):
 
 
 @pytest.mark.parametrize("py,js", [
-    ("lambda: 1", "() => 1"),
+    ("lambda: 1", "[() => 1]"),
     ("{1, 2}", "Symbol('s')"),
     ("object()", "new (class Foo {})()"),
     ("{1: 2}", "new Map([[1, 2]])"),
@@ -154,6 +154,33 @@ def test_unconvertible_values_refused_clearly(lang, py, js):
     assert r.rc == 1 and r.kind == "guest_error", r
     assert r.json["error"]["type"] == "TypeError"
     assert r.json["error"]["message"], "the message says what can be returned"
+
+
+@pytest.mark.parametrize("js", [
+    "(function f() {})",
+    "() => 1",
+    "(async function () {})",
+    "(class Foo {})",
+    "(function* g() {})",
+    "Math.max.bind(null)",
+    "new Proxy(function () {}, {})",
+    # a UMD bundle's shape: the library is defined, the last value is a function
+    "var lib = {answer: 42}; (function (root, factory) { root.lib2 = factory(); })(this, "
+    "function () { return lib; }); lib2.answer; (function () { return lib2; })",
+])
+def test_function_completion_value_is_null(js):
+    """A script whose completion value is a function succeeds with null:
+    the bundle loaded (before, "cannot return a function" failed the eval)."""
+    r = ev("javascript", js)
+    assert r.rc == 0 and r.kind == "ok", r
+    assert r.value is None
+
+
+def test_function_inside_a_value_still_refused():
+    for js in ("[() => 1]", "({f() {}})", "new Map([['f', () => 1]])"):
+        r = ev("javascript", js)
+        assert r.kind == "guest_error" and r.json["error"]["type"] == "TypeError", r
+        assert "function" in r.json["error"]["message"], r
 
 
 def test_result_over_cap_is_output_limit(lang):
