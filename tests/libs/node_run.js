@@ -6,7 +6,8 @@ const vm = require('vm');
 const req = JSON.parse(fs.readFileSync(0, 'utf8'));
 globalThis.self = globalThis;
 for (const f of req.files)
-	vm.runInThisContext(fs.readFileSync(f, 'utf8'), { filename: f });
+	vm.runInThisContext(fs.readFileSync(f, 'utf8'), { filename: f,
+		importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
 vm.runInThisContext('(async () => {' + req.code + '})()').then(
 	(v) => process.stdout.write(String(v)),
 	(e) => { console.error(e); process.exit(1); });
