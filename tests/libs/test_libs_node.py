@@ -141,3 +141,20 @@ def test_matches_node(name):
     want = node([FIXED] + load(libs), code)
     assert isinstance(got, str) and len(got) > 20
     assert got == want
+
+
+def test_fork_server_and_pool_sessions_start_with_vega_ready():
+    """The template loads the bundles once; every session (forked or
+    pooled) has them and compiles the same spec as a spawned runtime."""
+    libs = [FIXED, "vega", "vega-lite"]
+    code = f"JSON.stringify(vegaLite.compile({VL_SPEC}).spec)"
+    want = node([FIXED] + load(["vega", "vega-lite"]), "return " + code + ";")
+    cfg = codecage.RuntimeConfig(bootstrap=WEB_POLYFILLS, libraries=libs, node_modules=NM)
+    with codecage.ForkServer(cfg) as fs:
+        for _ in range(2):
+            with fs.session() as s:
+                assert s.eval("typeof vega.View + typeof setTimeout") == "functionfunction"
+                assert s.eval(code) == want
+    with codecage.SessionPool(cfg, size=1) as pool:
+        with pool.checkout(timeout=60) as s:
+            assert s.eval(code) == want
