@@ -378,14 +378,24 @@ void cc_libset_explain(const struct cc_libset *s, cc_error *err)
 {
 	unsigned long n = 0;
 	int used = 0;
-	if (!err->message || sscanf(err->message, "library %lu: %n", &n, &used) != 1 || !used ||
-	    n < 1 || n > cc_libset_count(s))
+	if (err->kind != CC_ERR_INVALID_INPUT || !err->message ||
+	    sscanf(err->message, "library %lu: %n", &n, &used) != 1 || !used || n < 1 ||
+	    n > cc_libset_count(s))
 		return;
+	/* The kind the worker's engine gave, only from those a load can end
+	 * with (a worker that claims another keeps invalid_input). */
+	const char *rest = err->message + used, *colon = strstr(rest, ": ");
+	int kind = colon ? cc_error_kind_from_name(rest, (size_t)(colon - rest)) : -1;
+	if (kind == CC_ERR_GUEST || kind == CC_ERR_SYNTAX || kind == CC_ERR_TIMEOUT ||
+	    kind == CC_ERR_MEMORY_LIMIT)
+		rest = colon + 2;
+	else
+		kind = CC_ERR_INVALID_INPUT;
 	const struct cc_lib *l = &s->v[n - 1];
 	char *msg = NULL;
-	if (asprintf(&msg, "loading library '%s' (%s): %s", l->entry, l->path,
-		     err->message + used) < 0)
+	if (asprintf(&msg, "loading library '%s' (%s): %s", l->entry, l->path, rest) < 0)
 		return;
 	free(err->message);
 	err->message = msg;
+	err->kind = (cc_error_kind)kind;
 }

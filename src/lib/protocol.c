@@ -115,15 +115,14 @@ static bool worker_eval_kind(int k)
 	       k == CC_ERR_MEMORY_LIMIT || k == CC_ERR_OUTPUT_LIMIT;
 }
 
+/* Kinds a worker may report when it refuses to start. */
 /* Kinds a worker may give for refusing to start (invalid_input: a fork
- * server's preload list named a module that does not import; guest_error,
- * syntax_error, timeout, memory_limit: a library failed to load). */
+ * server's preload list named a module that does not import). */
 static bool worker_fail_kind(int k)
 {
 	return k == CC_ERR_SANDBOX_UNAVAILABLE || k == CC_ERR_INTERNAL ||
 	       k == CC_ERR_MEMORY_LIMIT || k == CC_ERR_PROTOCOL_VIOLATION ||
-	       k == CC_ERR_INVALID_INPUT || k == CC_ERR_GUEST || k == CC_ERR_SYNTAX ||
-	       k == CC_ERR_TIMEOUT;
+	       k == CC_ERR_INVALID_INPUT;
 }
 
 static int parse_fields(struct cc_msg *m, cc_error *err)

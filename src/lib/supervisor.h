@@ -184,8 +184,9 @@ void cc_libset_free(struct cc_libset *s);
 size_t cc_libset_count(const struct cc_libset *s);
 /* Send one "lib" frame per library. Errors: those of cc_chan_send. */
 int cc_libset_send(struct cc_child *c, const struct cc_libset *s, int64_t deadline, cc_error *err);
-/* A worker's "library N: ..." failure, reworded to name the library and
- * its file. */
+/* A worker's invalid_input "library N: KIND: ..." failure (main.c's
+ * load_libraries), reworded to name the library and its file, with KIND
+ * (guest_error, syntax_error, timeout, memory_limit) as err->kind. */
 void cc_libset_explain(const struct cc_libset *s, cc_error *err);
 
 /* Spawn a worker, send init (and the libraries, borrowed; may be NULL)

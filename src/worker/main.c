@@ -224,8 +224,10 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
  * init, in order, before "ready" (in a fork server's template, once for
  * every session). The code was read by the host; it runs under every
  * layer already, with the startup deadline. A failure becomes the "fail"
- * frame, its message starting "library N: " (N from 1), which the
- * supervisor turns into the library's name and file. */
+ * frame (invalid_input), its message starting "library N: KIND: " (N from
+ * 1; KIND the engine's: guest_error, syntax_error, timeout, memory_limit),
+ * which the supervisor turns into that kind and the library's name and
+ * file. */
 static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
 {
 	struct cc_outcome o;
@@ -261,10 +263,14 @@ static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
 			cc_worker_begin_eval(0, (uint64_t)CC_LIBRARY_TIMEOUT_MS);
 			cc_worker_engine->load_library(file->u.str.ptr, code->u.str.ptr,
 						       code->u.str.len, &o);
+			/* invalid_input, a start-up kind protocol.c accepts; the
+			 * supervisor, which sent the libraries, takes the engine's
+			 * kind from the message (cc_libset_explain). */
 			if (!o.ok)
-				rc = cc_fail(err, o.kind, "library %" PRIu64 ": %s: %s%s%s", i + 1,
-					     o.type ? o.type : "Error", o.message ? o.message : "",
-					     o.traceback ? "\n" : "",
+				rc = cc_fail(err, CC_ERR_INVALID_INPUT,
+					     "library %" PRIu64 ": %s: %s: %s%s%s", i + 1,
+					     cc_error_kind_name(o.kind), o.type ? o.type : "Error",
+					     o.message ? o.message : "", o.traceback ? "\n" : "",
 					     o.traceback ? o.traceback : "");
 			cc_outcome_reset(&o);
 		}
