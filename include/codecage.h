@@ -230,6 +230,13 @@ typedef struct cc_options {
 	/* Directory where package names in libraries are looked up (a
 	 * node_modules folder); NULL = names are refused. Borrowed. */
 	const char *node_modules;
+	/* JavaScript only: run WEB_POLYFILLS (timers, TextEncoder/Decoder,
+	 * URL, Blob, FileReader, EventTarget, AbortController, crypto, a Date
+	 * on the timers' virtual clock ...; README "Web polyfills"), built into
+	 * the worker, when it starts, before any guest code; a fork server's
+	 * template runs them once for all its sessions. false. true with
+	 * CC_LANG_PYTHON is invalid_input. */
+	bool web_polyfills;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */

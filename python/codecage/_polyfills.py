@@ -2,10 +2,17 @@
 
 ``RuntimeConfig(bootstrap=WEB_POLYFILLS)`` gives a JavaScript runtime
 ``setTimeout``/``setInterval``/``clearTimeout``/``clearInterval``,
-``queueMicrotask``, ``TextEncoder``/``TextDecoder`` (UTF-8),
-``structuredClone``, ``atob``/``btoa`` and a ``globalThis.self``; never
-``window`` or ``document`` (code that looks for them still knows it is not
-in a browser). The source is ``web_polyfills.js`` beside this file.
+``queueMicrotask``, ``TextEncoder``, ``TextDecoder`` (UTF-8,
+windows-1252/latin1, UTF-16LE/BE), ``structuredClone``, ``atob``/``btoa``,
+``Date``/``performance.now`` on the timers' virtual clock, ``Event``,
+``CustomEvent``, ``EventTarget``, ``AbortController``/``AbortSignal``,
+``Blob``/``File``/``FileReader``/``ProgressEvent``,
+``crypto.getRandomValues``/``crypto.randomUUID``, ``URL``/``URLSearchParams``
+and a ``globalThis.self``; never ``window`` or ``document`` (code that looks
+for them still knows it is not in a browser). The source is the pieces in
+``web_polyfills/`` beside this file, joined in name order; the C library,
+CLI and MCP server run the same text (built into the JavaScript worker)
+with their ``web_polyfills`` option.
 
 Timers have no real clock: QuickJS has no event loop, so callbacks run
 through Promise jobs in delay order (then in the order they were set) on a
@@ -17,6 +24,16 @@ browser runs those first), and due timers run before the replies of pending
 host tool calls are waited for. A ``setInterval`` that is never cleared runs
 until the eval's deadline. An exception in a callback is reported on
 stderr (``console.error``) and the other timers go on.
+
+``Date.now()``, ``new Date()`` and ``performance.now()`` are the real time
+plus how far the timers have moved the virtual clock, so code that waits
+for ``Date.now()`` to pass a mark (``lodash.debounce``) sees it pass when
+its timer fires. ``crypto`` draws its bytes from the host kernel
+(``getrandom``) at every call, so every session, forked ones included, has
+its own. ``URL`` follows the WHATWG URL Standard except that a non-ASCII
+host name (which needs IDNA) is refused as an invalid URL. ``FileReader``
+finishes a read in a later Promise job, firing ``loadstart``, ``progress``,
+``load`` and ``loadend``.
 """
 
 import os
@@ -28,21 +45,23 @@ class Bootstrap(str):
     other language refuses it with ``InvalidInputError``."""
 
     language: str
-    #: the file the source was read from, or None: with
-    #: ``RuntimeConfig(libraries=...)`` such a bootstrap loads first, as
-    #: a library (so the libraries find what it defines, and a fork
-    #: server's template holds it for every session).
-    file: "str | None"
 
-    def __new__(cls, source: str, language: str, file: "str | None" = None) -> "Bootstrap":
+    def __new__(cls, source: str, language: str) -> "Bootstrap":
         self = super().__new__(cls, source)
         self.language = language
-        self.file = file
         return self
 
 
-_PATH = os.path.join(os.path.dirname(__file__), "web_polyfills.js")
-with open(_PATH, encoding="utf-8") as _f:
-    WEB_POLYFILLS = Bootstrap(_f.read(), "javascript", _PATH)
+def _read_pieces() -> str:
+    folder = os.path.join(os.path.dirname(__file__), "web_polyfills")
+    parts = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".js"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                parts.append(f.read())
+    return "".join(parts)
+
+
+WEB_POLYFILLS = Bootstrap(_read_pieces(), "javascript")
 
 __all__ = ["WEB_POLYFILLS", "Bootstrap"]

@@ -75,6 +75,11 @@ class RuntimeConfig:
     - ``bootstrap``: code run once when the runtime starts, in its language
       (``WEB_POLYFILLS`` for JavaScript). A failure closes the runtime and
       raises the bootstrap's error.
+    - ``web_polyfills``: JavaScript only: the worker runs ``WEB_POLYFILLS``
+      (the same text, built into it) as it starts, before the bootstrap; a
+      ``ForkServer``/``SessionPool`` runs them once in its template, so every
+      session starts with them; False. True for Python is
+      ``InvalidInputError``.
     - ``grace``: seconds between the soft stop and SIGKILL; 0.5.
     - ``max_stdout``, ``max_stderr``: captured output per eval, bytes; 1 MiB.
     - ``max_result``: encoded result value, bytes; 16 MiB.
@@ -103,8 +108,9 @@ class RuntimeConfig:
       script in the global scope, its completion value ignored; a load
       error (``GuestError``, ``GuestSyntaxError``...) names the library and
       file. The host reads the files (each at most ``max_source`` bytes);
-      the worker never opens them. With ``bootstrap=WEB_POLYFILLS`` the
-      polyfills load first, as a library. ``()``.
+      the worker never opens them. The built-in polyfills
+      (``web_polyfills=True``, also turned on by ``bootstrap=WEB_POLYFILLS``
+      when libraries are given) run first. ``()``.
     - ``node_modules``: the directory package names in ``libraries`` are
       looked up in; None.
 
@@ -128,6 +134,7 @@ class RuntimeConfig:
     worker_dir: Optional[str] = None
     libraries: Sequence[Union[str, "os.PathLike[str]"]] = ()
     node_modules: Optional[Union[str, "os.PathLike[str]"]] = None
+    web_polyfills: bool = False
 
     def __post_init__(self) -> None:
         for f in ("timeout", "grace"):
@@ -148,6 +155,8 @@ class RuntimeConfig:
                 raise TypeError(f"RuntimeConfig.{f} must be an int, not {type(v).__name__}")
             if v < 0:
                 raise InvalidInputError(f"RuntimeConfig.{f} must not be negative")
+        if not isinstance(self.web_polyfills, bool):
+            raise TypeError("RuntimeConfig.web_polyfills must be a bool")
         if self.bootstrap is not None and not isinstance(self.bootstrap, str):
             raise TypeError("RuntimeConfig.bootstrap must be source text (str)")
         if self.on_output is not None and not callable(self.on_output):
@@ -220,6 +229,11 @@ def _run_blocking(aw: Any) -> Any:
         return ex.submit(asyncio.run, _await(aw)).result()
 
 
+def _is_web_polyfills(bootstrap: Any) -> bool:
+    from ._polyfills import WEB_POLYFILLS
+    return bootstrap is WEB_POLYFILLS
+
+
 class _NativeArgs(NamedTuple):
     """What the extension's Runtime, ForkServer and Pool are built from."""
 
@@ -256,10 +270,14 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
                             "max_source", "cpu_time", "max_open_files", "max_file_size")}
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
+    if config.web_polyfills and language != "javascript":
+        raise InvalidInputError("RuntimeConfig.web_polyfills is for JavaScript runtimes; "
+                                "turn it off for a python runtime")
     libraries = tuple(os.fspath(x) for x in config.libraries)
-    boot_file = getattr(config.bootstrap, "file", None)
-    if libraries and boot_file:
-        libraries = (boot_file,) + libraries  # loads first; _start skips it
+    # bootstrap=WEB_POLYFILLS with libraries: the built-in polyfills run
+    # first, in the worker, so the libraries find them (_start skips it)
+    limits["web_polyfills"] = bool(config.web_polyfills
+                                   or (libraries and _is_web_polyfills(config.bootstrap)))
     limits["libraries"] = libraries
     limits["node_modules"] = (os.fspath(config.node_modules)
                               if config.node_modules is not None else None)
@@ -322,7 +340,7 @@ class IsolatedRuntime:
         if config.on_output is not None:
             self._rt.set_output_handler(self._output_handler(config.on_output))
         if config.bootstrap and not (config.libraries
-                                     and getattr(config.bootstrap, "file", None)):
+                                     and _is_web_polyfills(config.bootstrap)):
             try:
                 self.eval(config.bootstrap)
             except BaseException:

@@ -18,20 +18,24 @@
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--library FILE|DIR|NAME]...\n"
-	"                    [--node-modules DIR] [--json] [--] FILE|-\n"
+	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
+	"                    [--library FILE|DIR|NAME]... [--node-modules DIR] [--json] [--] "
+	"FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--library FILE|DIR|NAME]...\n"
-	"                    [--node-modules DIR] [--json] [--] CODE\n"
+	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
+	"                    [--library FILE|DIR|NAME]... [--node-modules DIR] [--json] [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
 	"Runs untrusted Python or JavaScript in a confined worker process.\n"
 	"run takes the language from a .py or .js file name unless --lang says;\n"
 	"py and js are accepted for --lang. Put -- before CODE that starts with '-'\n"
-	"(codecage eval --lang js -- -1).\n"
-	"--library (JavaScript, repeatable) loads a browser bundle first: a .js file,\n"
-	"a package directory, or a package name found in --node-modules DIR.\n"
+	"(codecage eval --lang js -- -1). --web-polyfills (JavaScript) starts the\n"
+	"runtime with WEB_POLYFILLS: timers, URL, Blob, FileReader, TextDecoder,\n"
+	"EventTarget, AbortController, crypto, performance.\n"
+	"--library (JavaScript, repeatable) loads a browser bundle first (after the\n"
+	"polyfills): a .js file, a package directory, or a package name found in\n"
+	"--node-modules DIR.\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -54,6 +58,7 @@ struct args {
 	const char *libs[64]; /* --library, in order */
 	size_t nlibs;
 	const char *node_modules;
+	bool web_polyfills;
 };
 
 static int parse_lang(const char *s)
@@ -75,6 +80,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "library", required_argument, NULL, 'L' },
 		{ "node-modules", required_argument, NULL, 'N' },
+		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -121,6 +127,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'N':
 			a->node_modules = optarg;
+			break;
+		case 'w':
+			a->web_polyfills = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -299,6 +308,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_options o;
 	cc_options_init(&o, (cc_language)a->lang);
 	o.sandbox = a->sandbox;
+	o.web_polyfills = a->web_polyfills;
 	if (a->timeout_s > 0)
 		o.limits.timeout_s = a->timeout_s;
 	if (a->memory_mib)

@@ -48,6 +48,10 @@ int cc_options_check(const cc_options *o, cc_error *err)
 	    o->sandbox != CC_SANDBOX_OFF)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown sandbox mode %d",
 			       (int)o->sandbox);
+	if (o->web_polyfills && o->language != CC_LANG_JAVASCRIPT)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "web_polyfills are JavaScript's; turn the option off for a python "
+			       "runtime");
 	if (!(l->timeout_s > 0 && l->timeout_s <= 86400))
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, 86400] seconds");
 	if (!(l->grace_s >= 0 && l->grace_s <= 60))
@@ -129,7 +133,8 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, int64_t 
 	};
 	size_t n = sizeof(limits) / sizeof(limits[0]);
 	struct cc_msgbuf m;
-	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (nlibs ? 1 : 0), "init");
+	bool web = rt->opts.web_polyfills;
+	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (web ? 1 : 0) + (nlibs ? 1 : 0), "init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
 	for (size_t i = 0; i < n; i++) {
@@ -145,6 +150,10 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, int64_t 
 	if (nlibs) { /* that many "lib" frames follow (libraries.c) */
 		cc_pack_cstr(&m.pk, "libraries");
 		msgpack_pack_uint64(&m.pk, nlibs);
+	}
+	if (web) { /* run the built-in WEB_POLYFILLS at engine start */
+		cc_pack_cstr(&m.pk, "web_polyfills");
+		msgpack_pack_true(&m.pk);
 	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
 	cc_msgbuf_free(&m);

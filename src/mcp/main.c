@@ -12,7 +12,7 @@ static const char mcp_usage[] =
 	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--max-sessions N]\n"
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
-	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
+	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -21,10 +21,12 @@ static const char mcp_usage[] =
 	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
 	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
-	"stderr each, per call).\n"
+	"stderr each, per call). --web-polyfills: run_javascript runtimes start with\n"
+	"WEB_POLYFILLS (timers, URL, Blob, FileReader, TextDecoder, EventTarget,\n"
+	"AbortController, crypto, performance).\n"
 	"--library (repeatable) loads a browser bundle into every JavaScript runtime\n"
-	"before its first call: a .js file, a package directory, or a package name\n"
-	"found in --node-modules DIR (each at most --max-request bytes).\n";
+	"before its first call, after the polyfills: a .js file, a package directory,\n"
+	"or a package name found in --node-modules DIR (each at most --max-request bytes).\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -58,6 +60,7 @@ int cc_mcp_main(int argc, char **argv)
 		{ "max-output", required_argument, NULL, 'o' },
 		{ "library", required_argument, NULL, 'L' },
 		{ "node-modules", required_argument, NULL, 'N' },
+		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -133,6 +136,9 @@ int cc_mcp_main(int argc, char **argv)
 			break;
 		case 'N':
 			cfg.node_modules = optarg;
+			break;
+		case 'w':
+			cfg.web_polyfills = true;
 			break;
 		case 'h':
 			fputs(mcp_usage, stdout);

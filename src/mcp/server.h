@@ -31,6 +31,7 @@ struct mcp_config {
 	const char *libraries[64]; /* --library: loaded into every JavaScript runtime */
 	size_t n_libraries;
 	const char *node_modules; /* --node-modules */
+	bool web_polyfills;	  /* run_javascript runtimes start with WEB_POLYFILLS; false */
 };
 
 /* Sink for the messages one incoming message produces (notifications

@@ -157,6 +157,7 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 	cc_options o;
 	cc_options_init(&o, lang == MCP_LANG_PY ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT);
 	o.sandbox = cfg->sandbox;
+	o.web_polyfills = cfg->web_polyfills && lang != MCP_LANG_PY;
 	o.limits.timeout_s = cfg->timeout_s;
 	if (cfg->memory_mib)
 		o.limits.max_memory = cfg->memory_mib << 20;

@@ -26,22 +26,33 @@ static const char python_desc[] =
 	"and a traceback. After a timeout, memory error or crash the runtime may be replaced: "
 	"the next result starts with a note, and earlier variables are gone.";
 
-static const char js_desc[] =
-	"Run JavaScript (ES2023, the QuickJS engine) in a confined sandbox and get back its "
-	"result.\n"
-	"- State persists across calls in this conversation: globals, functions and top-level "
-	"let/const/var stay defined. Pass reset: true to start from a clean state.\n"
-	"- Return a value by ending the code with an expression: `const x = 21; x * 2` "
-	"returns 42. Top-level await works and a final Promise is awaited. console.log goes "
+#define JS_DESC_HEAD                                                                               \
+	"Run JavaScript (ES2023, the QuickJS engine) in a confined sandbox and get back its "      \
+	"result.\n"                                                                                \
+	"- State persists across calls in this conversation: globals, functions and top-level "    \
+	"let/const/var stay defined. Pass reset: true to start from a clean state.\n"              \
+	"- Return a value by ending the code with an expression: `const x = 21; x * 2` "           \
+	"returns 42. Top-level await works and a final Promise is awaited. console.log goes "      \
 	"to stdout, console.error to stderr.\n"
+#define JS_DESC_TAIL                                                                               \
+	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "   \
+	"of stdout and stderr (more is cut, with a marker), 1 MiB of result value.\n"              \
+	"- On failure the result says status: error with the kind (guest_error, syntax_error, "    \
+	"timeout, memory_limit, output_limit, worker_crashed), the error name and message and "    \
+	"a stack trace. After a timeout, memory error or crash the runtime may be replaced: "      \
+	"the next result starts with a note, and earlier globals are gone."
+
+static const char js_desc[] = JS_DESC_HEAD
 	"- Plain ECMAScript only: no Node.js or browser APIs (no require, import of packages, "
-	"fs, fetch, process or setTimeout), no network.\n"
-	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "
-	"of stdout and stderr (more is cut, with a marker), 1 MiB of result value.\n"
-	"- On failure the result says status: error with the kind (guest_error, syntax_error, "
-	"timeout, memory_limit, output_limit, worker_crashed), the error name and message and "
-	"a stack trace. After a timeout, memory error or crash the runtime may be replaced: "
-	"the next result starts with a note, and earlier globals are gone.";
+	"fs, fetch, process or setTimeout), no network.\n" JS_DESC_TAIL;
+
+/* With --web-polyfills. */
+static const char js_web_desc[] = JS_DESC_HEAD
+	"- ECMAScript plus web basics: setTimeout/setInterval (a virtual clock: timers fire at "
+	"once, in order), URL, URLSearchParams, TextEncoder, TextDecoder, Blob, File, "
+	"FileReader, EventTarget, AbortController, crypto.getRandomValues/randomUUID, "
+	"performance.now, structuredClone, atob/btoa. No window or document, no Node.js APIs "
+	"(no require, import of packages, fs, fetch or process), no network.\n" JS_DESC_TAIL;
 
 json_t *mcp_output_schema(void)
 {
@@ -100,7 +111,8 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 json_t *mcp_tools_list(const struct mcp_config *cfg)
 {
 	return json_pack("{s:[o, o]}", "tools", tool("run_python", "Run Python", python_desc, cfg),
-			 tool("run_javascript", "Run JavaScript", js_desc, cfg));
+			 tool("run_javascript", "Run JavaScript",
+			      cfg->web_polyfills ? js_web_desc : js_desc, cfg));
 }
 
 /* ---- tools/call results ---- */

@@ -291,6 +291,9 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 		       -1;
 	l->cpu_s = (uint32_t)cpu;
 	l->max_open_files = (uint32_t)files;
+	/* Not a limit, but carried in the same dict (RuntimeConfig.web_polyfills). */
+	PyObject *web = PyDict_GetItemString(limits, "web_polyfills");
+	o->web_polyfills = web && PyObject_IsTrue(web) == 1;
 	o->worker_dir = worker_dir;
 	return py_libraries(limits, o);
 }

@@ -241,7 +241,7 @@ static int js_init(const char **version, cc_error *err)
 	if (rnd_seed(err) < 0)
 		return -1;
 	if (!ctx || cc_js_builtins_init(ctx) < 0 || cc_js_console_install(ctx) < 0 ||
-	    rnd_install(ctx) < 0) {
+	    rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);
@@ -256,6 +256,8 @@ static int js_init(const char **version, cc_error *err)
 		free(why);
 		return -1;
 	}
+	if (cc_worker_web_polyfills && cc_js_web_polyfills_run(ctx, err) < 0)
+		return -1;
 	/* Only now: no eval (so no deadline) exists while init runs. */
 	JS_SetInterruptHandler(rt, js_interrupt, NULL);
 	*version = "QuickJS 2025-04-26";

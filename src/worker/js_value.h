@@ -115,6 +115,18 @@ bool cc_js_is_ident(const char *s); /* ASCII [A-Za-z_$][A-Za-z0-9_$]* */
  * Returns 0, or -1 with a JS exception pending. */
 int cc_js_console_install(JSContext *ctx);
 
+/* The web polyfills' native hook (js_web.c): Symbol.for('codecage.randomFill')
+ * on the global object, a function that fills an ArrayBuffer (at most 65536
+ * bytes) from getrandom at each call. Call once at init, before guest code.
+ * Returns 0, or -1 with a JS exception pending. */
+int cc_js_web_install(JSContext *ctx);
+
+/* Run the WEB_POLYFILLS built into the worker (python/codecage/
+ * web_polyfills/, the pieces joined at build time) in the global scope, at init,
+ * before any guest code. Returns 0, or -1 with err (memory_limit, or
+ * internal naming the polyfills' error). */
+int cc_js_web_polyfills_run(JSContext *ctx, cc_error *err);
+
 /* Which stream (1 or 2) went over its cap in this eval; 0 when none. The
  * engine resets it before each eval and names the stream when it reports
  * output_limit. */

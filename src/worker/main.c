@@ -118,6 +118,10 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		x->libraries = get_u64(m, "libraries", &ok);
 	if (x->libraries > CC_LIBRARIES_MAX)
 		ok = false;
+	const cc_value *wp = cc_value_map_get(m, "web_polyfills", &found);
+	if (found && (!wp || wp->type != CC_VALUE_BOOL))
+		ok = false;
+	cc_worker_web_polyfills = found && wp && wp->u.b;
 	if (!ok || !t || strcmp(t->u.str.ptr, "init") || !md)
 		ok = false;
 	else if (cc_sandbox_mode_parse(md->u.str.ptr, mode) < 0)
@@ -281,6 +285,7 @@ static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
 }
 
 pid_t cc_worker_ppid;
+bool cc_worker_web_polyfills;
 
 /* Test-only modes, never passed by the supervisor (and unreachable to a
  * guest: exec is on the kill-list):

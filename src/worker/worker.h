@@ -31,6 +31,10 @@ extern struct cc_worker_limits cc_worker_limits;
  * self-probes that try to reach it. */
 extern pid_t cc_worker_ppid;
 
+/* The init frame's web_polyfills: the JavaScript engine runs its built-in
+ * WEB_POLYFILLS in init, before any guest code (js_web.c). */
+extern bool cc_worker_web_polyfills;
+
 /* Guest output. fd is 1 (stdout) or 2 (stderr). Sends the bytes (any bytes;
  * the supervisor repairs UTF-8) to the supervisor in "out" frames, keeping
  * only what fits under the per-eval cap. Returns 0, or -1 once the cap is

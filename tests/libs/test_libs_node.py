@@ -92,7 +92,7 @@ CASES = {
         const doc = new jspdf.jsPDF({compress: false});
         doc.setCreationDate(new Date(0)); doc.setFileId('00000000000000000000000000000000');
         doc.text('Hello', 10, 10);
-        return doc.output();""", "jsPDF needs TextDecoder('latin1') at load (issue 15a)"),
+        return doc.output();""", None),
     "pptxgenjs": ([nm("pptxgenjs", "dist", "pptxgen.bundle.js")], """
         const p = new PptxGenJS(); p.addSlide().addText('Hi', {x: 1, y: 1});
         const b = await p.write({outputType: 'uint8array'});

@@ -158,3 +158,25 @@ def test_stdin_eof_lets_running_calls_answer():
             "params": {"name": "run_javascript", "arguments": {"code": "6 * 7"}}})
     rest = s.close()
     assert [m["result"]["structuredContent"]["value"] for m in rest] == [42]
+
+
+def test_web_polyfills_flag():
+    """--web-polyfills: run_javascript runtimes start with WEB_POLYFILLS
+    (and its description says so); run_python is unchanged; off by default."""
+    probe = "[typeof URL, typeof setTimeout, typeof crypto, typeof window]"
+    s = Stdio("--web-polyfills")
+    tools = s.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"]["tools"]
+    js = next(t for t in tools if t["name"] == "run_javascript")
+    assert "URL, URLSearchParams" in js["description"] and "No window" in js["description"]
+    r = s.call("run_javascript", probe, id=2)
+    assert r["structuredContent"]["value"] == ["function", "function", "object", "undefined"], r
+    r = s.call("run_javascript", "new URL('a/../b?x=1 2', 'https://h/p/q').href", id=3)
+    assert r["structuredContent"]["value"] == "https://h/p/b?x=1%202", r
+    assert s.call("run_python", "1 + 1", id=4)["structuredContent"]["value"] == 2
+    s.close()
+    s = Stdio()
+    r = s.call("run_javascript", probe, id=1)
+    assert r["structuredContent"]["value"] == ["undefined"] * 4, r
+    tools = s.request({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})["result"]["tools"]
+    assert "URLSearchParams" not in next(t for t in tools if t["name"] == "run_javascript")["description"]
+    s.close()

@@ -1,5 +1,7 @@
 """WEB_POLYFILLS: timers in delay order, UTF-8 TextEncoder/TextDecoder,
-structuredClone, base64; never window or document."""
+structuredClone, base64; never window or document; RuntimeConfig's
+web_polyfills option, in forked sessions too. Each piece against node:
+tests/integration/test_web_polyfills.py."""
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,7 +95,7 @@ def test_text_decoder_options(rt):
     with pytest.raises(GuestError, match="TypeError"):
         rt.eval("new TextDecoder('utf-8', {fatal: true}).decode(new Uint8Array([0xff]))")
     with pytest.raises(GuestError, match="RangeError"):
-        rt.eval("new TextDecoder('latin1')")
+        rt.eval("new TextDecoder('shift_jis')")
     assert rt.eval("{ const u = new Uint8Array(4); const r = new TextEncoder().encodeInto('aé€', u);"
                    " [r.read, r.written] }") == [2, 3]
 
@@ -127,3 +129,45 @@ def test_python_runtime_refuses_javascript_bootstrap():
     from codecage import InvalidInputError
     with pytest.raises(InvalidInputError):
         IsolatedRuntime(RuntimeConfig(bootstrap=WEB_POLYFILLS), language="python")
+
+
+def test_web_polyfills_option_is_the_same_text():
+    """RuntimeConfig(web_polyfills=True) runs the text built into the
+    worker; WEB_POLYFILLS is the package's copy of the same pieces."""
+    probe = ("[typeof URL, typeof Blob, typeof FileReader, typeof AbortController, "
+             "typeof crypto.randomUUID, typeof performance.now, typeof window]")
+    with IsolatedRuntime(RuntimeConfig(web_polyfills=True)) as a:
+        with IsolatedRuntime(RuntimeConfig(bootstrap=WEB_POLYFILLS)) as b:
+            assert a.eval(probe) == b.eval(probe) == ["function"] * 6 + ["undefined"]
+    # both at once: the second run leaves the first one's clock and timers
+    with IsolatedRuntime(RuntimeConfig(web_polyfills=True, bootstrap=WEB_POLYFILLS)) as r:
+        assert r.eval("const t = Date.now(); await new Promise(r => setTimeout(r, 500)); "
+                      "Date.now() - t >= 500") is True
+
+
+def test_web_polyfills_refused_for_python():
+    from codecage import InvalidInputError
+    with pytest.raises(InvalidInputError, match="web_polyfills"):
+        IsolatedRuntime(RuntimeConfig(web_polyfills=True), language="python")
+    with pytest.raises(TypeError):
+        RuntimeConfig(web_polyfills="yes")
+
+
+def test_forked_sessions_have_their_own_random_bytes():
+    """The template runs the polyfills once; every forked session still
+    draws its own bytes from the kernel (and its own Math.random)."""
+    from codecage import ForkServer, SessionPool
+    code = "[crypto.randomUUID(), Array.from(crypto.getRandomValues(new Uint8Array(8))), Math.random()]"
+    seen = []
+    with ForkServer(RuntimeConfig(web_polyfills=True), language="javascript") as fs:
+        for _ in range(3):
+            with fs.session() as s:
+                assert s.eval("typeof URL") == "function"
+                seen.append(s.eval(code))
+    with SessionPool(RuntimeConfig(web_polyfills=True), language="javascript", size=2) as pool:
+        for _ in range(2):
+            with pool.checkout(timeout=30) as s:
+                seen.append(s.eval(code))
+    for i in range(3):
+        values = [repr(v[i]) for v in seen]
+        assert len(set(values)) == len(values), values
