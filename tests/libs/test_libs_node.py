@@ -158,3 +158,39 @@ def test_fork_server_and_pool_sessions_start_with_vega_ready():
     with codecage.SessionPool(cfg, size=1) as pool:
         with pool.checkout(timeout=60) as s:
             assert s.eval(code) == want
+
+
+THREE_ENTRY = """import * as THREE from 'three';
+import { GLTFExporter } from 'three/examples/jsm/exporters/GLTFExporter.js';
+globalThis.THREE = THREE;
+globalThis.GLTFExporter = GLTFExporter;
+"""
+
+THREE_CODE = """
+    const scene = new THREE.Scene();
+    const mesh = new THREE.Mesh(new THREE.BoxGeometry(1, 2, 3),
+                                new THREE.MeshStandardMaterial({color: 0x3366cc}));
+    mesh.name = 'box'; mesh.position.set(1, 0, -1);
+    scene.add(mesh);
+    const glb = await new GLTFExporter().parseAsync(scene, {binary: true});
+    return Array.from(new Uint8Array(glb), b => b.toString(16).padStart(2, '0')).join('');"""
+
+
+def test_three_glb_through_gltf_exporter(tmp_path):
+    """three.js ships its exporter as an ES module only: bundled here into
+    one classic script with the pinned esbuild, then loaded like any other."""
+    entry = tmp_path / "entry.mjs"
+    entry.write_text(THREE_ENTRY)
+    bundle = tmp_path / "three-gltf.js"
+    proc = subprocess.run([nm(".bin", "esbuild"), str(entry), "--bundle", "--format=iife",
+                           "--log-level=warning", f"--outfile={bundle}"],
+                          cwd=HERE, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, NODE_PATH=NM))
+    assert proc.returncode == 0, proc.stderr
+    cfg = codecage.RuntimeConfig(web_polyfills=True, libraries=[FIXED, str(bundle)],
+                                 timeout=60)
+    with IsolatedRuntime(cfg) as rt:
+        got = rt.eval("(async () => {" + THREE_CODE + "})()")
+    want = node([FIXED, str(bundle)], THREE_CODE)
+    assert got.startswith("676c5446")  # "glTF"
+    assert got == want
