@@ -217,8 +217,10 @@ typedef struct cc_options {
 	 * bundle through package.json ("unpkg", "jsdelivr", or a "browser"
 	 * string naming a UMD/IIFE script). The host reads the files (each at
 	 * most limits.max_source bytes of UTF-8; at most 64 libraries); the
-	 * worker never opens them. Borrowed: read while the call that takes
-	 * these options runs (a pool reads them once, at cc_pool_new).
+	 * worker never opens them. They load after web_polyfills. Borrowed:
+	 * read while the call that takes these options runs (a pool reads
+	 * them once, at cc_pool_new, and keeps their bytes until
+	 * cc_pool_close for the sessions and templates it starts later).
 	 * Console output while a library loads is dropped. Errors of the
 	 * call that starts the runtime: invalid_input (a file or package
 	 * that cannot be resolved or read, a Python runtime, too many or too

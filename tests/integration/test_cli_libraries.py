@@ -31,3 +31,12 @@ def test_load_error_exit_1_names_the_library(tmp_path):
     r = cli("eval", "--lang", "js", "--library", str(bad), "1")
     assert r.rc == 1
     assert f"loading library '{bad}' ({bad}): ReferenceError" in r.stderr
+
+
+def test_polyfills_run_before_the_libraries(tmp_path):
+    lib = tmp_path / "url.js"
+    lib.write_text("var host = new URL('https://example.com:8080/a?b=1').host;\n")
+    r = cli("eval", "--lang", "js", "--library", str(lib), "host")
+    assert r.rc == 1 and "ReferenceError" in r.stderr  # no URL without the polyfills
+    r = cli("eval", "--lang", "js", "--web-polyfills", "--library", str(lib), "host")
+    assert (r.rc, r.stdout.strip()) == (0, "example.com:8080"), r.stderr

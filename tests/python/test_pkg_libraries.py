@@ -56,6 +56,8 @@ def test_package_resolution(tmp_path):
     package(nm, "viabrowser", {"browser": "lib/b.umd"},
             {"lib/b.umd.js": UMD.replace("{name}", "B").replace("{v}", "browser")})
     package(nm, "esmonly", {"browser": "lib/e.js"}, {"lib/e.js": "export const e = 1;\n"})
+    package(nm, "escapes", {"unpkg": "../viaunpkg/dist/u.min.js", "browser": "/etc/hostname"},
+            {})
     package(nm, "@scope/iife", {"jsdelivr": "i.js"}, {"i.js": "!function(){ self.I = 7 }();"})
     cfg = dict(node_modules=str(nm), bootstrap=WEB_POLYFILLS)
     with IsolatedRuntime(libraries=["viaunpkg", str(nm / "viabrowser"), "@scope/iife"],
@@ -65,6 +67,9 @@ def test_package_resolution(tmp_path):
         IsolatedRuntime(libraries=["esmonly"], **cfg)
     assert "names no browser global bundle" in str(e.value)
     assert "give the bundle's file" in str(e.value)
+    with pytest.raises(codecage.InvalidInputError) as e:  # no path out of the package
+        IsolatedRuntime(libraries=["escapes"], **cfg)
+    assert "names no browser global bundle" in str(e.value)
     with pytest.raises(codecage.InvalidInputError) as e:
         IsolatedRuntime(libraries=["missing"], **cfg)
     assert "no package of that name" in str(e.value)
@@ -92,8 +97,9 @@ def test_polyfills_load_before_the_libraries(tmp_path):
     lib = tmp_path / "needs.js"
     lib.write_text("var bytes = new TextEncoder().encode('hé').length;"
                    "var later = 0; setTimeout(function () { later = 1; }, 10);\n")
-    with IsolatedRuntime(libraries=[str(lib)], bootstrap=WEB_POLYFILLS) as rt:
-        assert rt.eval("[bytes, later]") == [3, 1]
+    for cfg in (dict(bootstrap=WEB_POLYFILLS), dict(web_polyfills=True)):
+        with IsolatedRuntime(libraries=[str(lib)], **cfg) as rt:
+            assert rt.eval("[bytes, later]") == [3, 1]
     with pytest.raises(codecage.GuestError):  # without them it cannot load
         IsolatedRuntime(libraries=[str(lib)])
 
