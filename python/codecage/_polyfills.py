@@ -30,8 +30,8 @@ plus how far the timers have moved the virtual clock, so code that waits
 for ``Date.now()`` to pass a mark (``lodash.debounce``) sees it pass when
 its timer fires. ``crypto`` draws its bytes from the host kernel
 (``getrandom``) at every call, so every session, forked ones included, has
-its own. ``URL`` follows the WHATWG URL Standard except that a non-ASCII
-host name (which needs IDNA) is refused as an invalid URL. ``FileReader``
+its own. ``URL`` follows the WHATWG URL Standard; a non-ASCII host name
+gets NFKC, lower case and punycode, not UTS #46's full mapping table. ``FileReader``
 finishes a read in a later Promise job, firing ``loadstart``, ``progress``,
 ``load`` and ``loadend``.
 """

@@ -31,8 +31,10 @@ static JSValue js_random_fill(JSContext *c, JSValueConst this_val, int argc, JSV
 	if (argc < 1 || !JS_IsObject(argv[0]))
 		return JS_ThrowTypeError(c, "randomFill needs an ArrayBuffer");
 	p = JS_GetArrayBuffer(c, &len, argv[0]);
-	if (!p)
-		return len ? JS_EXCEPTION : JS_UNDEFINED;
+	if (!p && JS_HasException(c)) /* not an ArrayBuffer, or detached */
+		return JS_EXCEPTION;
+	if (!p || !len)
+		return JS_UNDEFINED;
 	if (len > RANDOM_FILL_MAX)
 		return JS_ThrowRangeError(c, "randomFill: at most %d bytes a call",
 					  RANDOM_FILL_MAX);

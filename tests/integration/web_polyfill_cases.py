@@ -357,6 +357,15 @@ URL_CASES = [
     ("https://a\u0000b/", None),
     ("non-spec:/", None),
     ("HTTPS://A.COM:0443/", None),
+    ("http://\u00df.de/", None),
+    ("http://M\u00fcnchen.de/", None),
+    ("http://\uff25\uff38\uff21\uff2d\uff30\uff2c\uff25\u3002com/", None),
+    ("http://\u4f8b\u3048.\u30c6\u30b9\u30c8/", None),
+    ("http://%C3%BC.de/", None),
+    ("http://b\u00fccher-\u00e4rger.example/", None),
+    ("http://xn--mnchen-3ya.de/", None),
+    ("http://\u0627\u0644\u0639\u0631\u0628\u064a\u0629.eg/", None),
+    ("http://\ud83d\ude00.ws/", None),
 ]
 URL_PARTS = """
   const parts = (u) => [u.href, u.origin, u.protocol, u.username, u.password, u.host, u.hostname,
@@ -499,6 +508,15 @@ SPEC["reader.busy_and_abort"] = ("""
   try { r.readAsText('not a blob'); } catch (e) { bad = e.name; }
   return [log, r.readyState, r.result, bad, FileReader.DONE, r.EMPTY];""",
     [["InvalidStateError", "onabort", "loadend"], 2, None, "TypeError", 2, 0])
+SPEC["reader.subclass_handlers"] = ("""
+  class Mine extends FileReader {}
+  const r = new Mine();
+  const t = new EventTarget();
+  let plain = 'not called';
+  t.onx = () => { plain = 'called'; };
+  t.dispatchEvent(new Event('x'));
+  const got = await new Promise((res) => { r.onload = () => res(r.result); r.readAsText(new Blob(['ok'])); });
+  return [got, plain];""", ["ok", "not called"])
 # three.js GLTFExporter: onloadend set, then readAsArrayBuffer
 SPEC["reader.gltf_exporter_shape"] = ("""
   const blob = new Blob([new Uint8Array([0x67, 0x6c, 0x54, 0x46])], { type: 'application/octet-stream' });

@@ -28,6 +28,9 @@
     Object.defineProperty(g, 'Date', { value: Date, writable: true, configurable: true, enumerable: false });
   }
 
+  // Where the polyfills ran: in a fork server's template, so a forked
+  // session's performance.now() counts from the template's start (as
+  // node's counts from its process's).
   const timeOrigin = realNow();
   class Performance {
     get timeOrigin() { return timeOrigin; }

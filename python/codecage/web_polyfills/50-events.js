@@ -113,7 +113,7 @@
         }
         // An on<type> attribute (FileReader.onload, AbortSignal.onabort)
         // runs after the listeners added with addEventListener.
-        if (handlerTypes.has(this.constructor) && typeof handler === 'function' && !evStopped(event)) {
+        if (typeof handler === 'function' && !evStopped(event) && [...handlerTypes].some((T) => this instanceof T)) {
           try { handler.call(this, event); } catch (e) { report(e); }
         }
       } finally {

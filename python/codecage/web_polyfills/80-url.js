@@ -3,8 +3,9 @@
 // function (00-base.js opens it, 99-end.js closes it) sharing define, now
 // and report.
   // ---- URL, URLSearchParams (the WHATWG URL Standard's parser) ----
-  // Host names are ASCII only: a non-ASCII domain (which needs IDNA's
-  // punycode) is refused as an invalid URL.
+  // A non-ASCII host name goes through a small IDNA: NFKC, lower case, the
+  // ideographic full stops as dots, then punycode per label (RFC 3492).
+  // UTS #46's full mapping table and its validity checks are not here.
   const special = { 'ftp:': 21, 'file:': null, 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
   const isSpecial = (scheme) => Object.prototype.hasOwnProperty.call(special, scheme + ':');
   const C0 = (c) => c < 0x20 || c > 0x7e;
@@ -114,14 +115,57 @@
     }
     return { v6: a };
   };
+  const punycode = (label) => {
+    const cps = Array.from(label, (ch) => ch.codePointAt(0));
+    const base = 36, tMin = 1, tMax = 26;
+    const adapt = (d, num, first) => {
+      d = first ? Math.floor(d / 700) : d >> 1;
+      d += Math.floor(d / num);
+      let k = 0;
+      for (; d > ((base - tMin) * tMax) >> 1; k += base) d = Math.floor(d / (base - tMin));
+      return k + Math.floor(((base - tMin + 1) * d) / (d + 38));
+    };
+    const digit = (d) => String.fromCharCode(d + 22 + 75 * (d < 26));
+    let out = cps.filter((c) => c < 0x80).map((c) => String.fromCharCode(c)).join('');
+    const basic = out.length;
+    let h = basic, n = 0x80, delta = 0, bias = 72;
+    if (basic) out += '-';
+    while (h < cps.length) {
+      let m = Infinity;
+      for (const c of cps) if (c >= n && c < m) m = c;
+      delta += (m - n) * (h + 1);
+      n = m;
+      for (const c of cps) {
+        if (c < n) delta++;
+        if (c !== n) continue;
+        let q = delta;
+        for (let k = base; ; k += base) {
+          const t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias;
+          if (q < t) break;
+          out += digit(t + ((q - t) % (base - t)));
+          q = Math.floor((q - t) / (base - t));
+        }
+        out += digit(q);
+        bias = adapt(delta, h + 1, h === basic);
+        delta = 0;
+        h++;
+      }
+      delta++;
+      n++;
+    }
+    return 'xn--' + out;
+  };
+  const toASCII = (domain) => {
+    if (!/[^\x00-\x7f]/.test(domain)) return domain.toLowerCase();
+    const mapped = domain.normalize('NFKC').toLowerCase().replace(/[\u3002\uff0e\uff61]/g, '.');
+    return mapped.split('.').map((l) => (/[^\x00-\x7f]/.test(l) ? punycode(l) : l)).join('.');
+  };
   const forbiddenHost = /[\0\t\n\r #/:<>?@[\\\]^|]/;
   const forbiddenDomain = /[\0-\x1f #%/:<>?@[\\\]^|\x7f]/;
   const parseHost = (s, opaque) => {
     if (s[0] === '[') { if (s[s.length - 1] !== ']') fail(); return parseIPv6(s.slice(1, -1)); }
     if (opaque) { if (forbiddenHost.test(s)) fail(); return encodeStr(s, C0); }
-    const domain = new TextDecoder().decode(percentDecode(s));
-    if (/[^\x00-\x7f]/.test(domain)) fail(); // IDNA (punycode) is not implemented
-    const ascii = domain.toLowerCase();
+    const ascii = toASCII(new TextDecoder().decode(percentDecode(s)));
     if (ascii === '' || forbiddenDomain.test(ascii)) fail();
     return endsInNumber(ascii) ? parseIPv4(ascii) : ascii;
   };
