@@ -68,7 +68,7 @@ CASES = {
             math.format(math.fraction(1, 3))]);""", None),
     "papaparse": (["papaparse"], """
         return JSON.stringify(Papa.parse('a,b\\n1,"x,y"\\n3,4', {header: true,
-            dynamicTyping: true}).data) + Papa.unparse([[1, 'a b'], [2, 'c"d']], {newline: '\\n'});""", None),
+            dynamicTyping: true}).data) + Papa.unparse([[1, 'a b'], [2, 'c"d']]);""", None),
     "pdf-lib": (["pdf-lib"], """
         const doc = await PDFLib.PDFDocument.create();
         doc.setCreationDate(new Date(0)); doc.setModificationDate(new Date(0));
@@ -115,11 +115,12 @@ def load(libs):
 
 
 def node(files, code):
+    # bytes, decoded here: text=True would turn node's "\r\n" into "\n"
     proc = subprocess.run(["node", os.path.join(HERE, "node_run.js")],
-                          input=json.dumps({"files": files, "code": code}),
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc.stdout
+                          input=json.dumps({"files": files, "code": code}).encode(),
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-3000:]
+    return proc.stdout.decode("utf-8")
 
 
 @pytest.fixture(scope="module", autouse=True)
