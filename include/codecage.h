@@ -217,7 +217,8 @@ typedef struct cc_options {
 	 * bundle through package.json ("unpkg", "jsdelivr", or a "browser"
 	 * string naming a UMD/IIFE script). The host reads the files (each at
 	 * most limits.max_source bytes of UTF-8; at most 64 libraries); the
-	 * worker never opens them. They load after web_polyfills. Borrowed:
+	 * worker never opens them. They load after web_polyfills, all within
+	 * limits.timeout_s. Borrowed:
 	 * read while the call that takes these options runs (a pool reads
 	 * them once, at cc_pool_new, and keeps their bytes until
 	 * cc_pool_close for the sessions and templates it starts later).

@@ -134,7 +134,7 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, int64_t 
 	size_t n = sizeof(limits) / sizeof(limits[0]);
 	struct cc_msgbuf m;
 	bool web = rt->opts.web_polyfills;
-	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (web ? 1 : 0) + (nlibs ? 1 : 0), "init");
+	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (web ? 1 : 0) + (nlibs ? 2 : 0), "init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
 	for (size_t i = 0; i < n; i++) {
@@ -150,6 +150,10 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, int64_t 
 	if (nlibs) { /* that many "lib" frames follow (libraries.c) */
 		cc_pack_cstr(&m.pk, "libraries");
 		msgpack_pack_uint64(&m.pk, nlibs);
+		/* all of them load within one eval's timeout (cc_runtime_start
+		 * waits that much longer for "ready") */
+		cc_pack_cstr(&m.pk, "library_timeout_ms");
+		msgpack_pack_uint64(&m.pk, (uint64_t)(l->timeout_s * 1000));
 	}
 	if (web) { /* run the built-in WEB_POLYFILLS at engine start */
 		cc_pack_cstr(&m.pk, "web_polyfills");
@@ -285,6 +289,8 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 	}
 	rt->alive = true;
 	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
+	if (cc_libset_count(libs))
+		deadline += secs_to_ns(opts->limits.timeout_s);
 	if (send_init(rt, preload, cc_libset_count(libs), deadline, err) < 0) {
 		startup_death(rt, err);
 		cc_fail_wrap(err, "starting the %s worker",

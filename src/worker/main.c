@@ -30,10 +30,6 @@
  * result caps it announces. */
 #define CC_INIT_FRAME_MAX 4096
 
-/* Each library's load gets the supervisor's startup deadline
- * (CC_STARTUP_TIMEOUT_S); the supervisor enforces it for all of them. */
-#define CC_LIBRARY_TIMEOUT_MS 30000
-
 static void send_frame(msgpack_sbuffer *sb)
 {
 	cc_worker_send_frame(sb->data, sb->size);
@@ -72,9 +68,10 @@ static const cc_value *get_str(const cc_value *m, const char *key)
 
 /* What the init frame asks for besides limits. */
 struct init_extra {
-	bool template;	    /* be a fork server's template */
-	char preload[1024]; /* its preload list */
-	uint64_t libraries; /* "lib" frames that follow init */
+	bool template;	     /* be a fork server's template */
+	char preload[1024];  /* its preload list */
+	uint64_t libraries;  /* "lib" frames that follow init */
+	uint64_t library_ms; /* the time all of them may take to load */
 };
 
 /* At most this many libraries per runtime (the supervisor's cap, too). */
@@ -114,8 +111,10 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		ok = false;
 	else if (found)
 		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
-	if (cc_value_map_get(m, "libraries", &found), found)
+	if (cc_value_map_get(m, "libraries", &found), found) {
 		x->libraries = get_u64(m, "libraries", &ok);
+		x->library_ms = get_u64(m, "library_timeout_ms", &ok);
+	}
 	if (x->libraries > CC_LIBRARIES_MAX)
 		ok = false;
 	const cc_value *wp = cc_value_map_get(m, "web_polyfills", &found);
@@ -227,17 +226,21 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 /* Evaluate the n "lib" frames ({t, file, code}) the supervisor sent after
  * init, in order, before "ready" (in a fork server's template, once for
  * every session). The code was read by the host; it runs under every
- * layer already, with the startup deadline. A failure becomes the "fail"
+ * layer already, all of it within init's library_timeout_ms. A failure becomes the "fail"
  * frame (invalid_input), its message starting "library N: KIND: " (N from
  * 1; KIND the engine's: guest_error, syntax_error, timeout, memory_limit),
  * which the supervisor turns into that kind and the library's name and
  * file. */
-static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
+static int load_libraries(const struct init_extra *x, uint64_t max_source, cc_error *err)
 {
 	struct cc_outcome o;
 	int rc = 0;
+	uint64_t n = x->libraries;
 	cc_outcome_init(&o);
 	cc_worker_discard_output(true);
+	/* one deadline for them all: the supervisor waits that long plus the
+	 * startup time, so this timeout (naming the library) arrives first */
+	cc_worker_begin_eval(0, x->library_ms);
 	for (uint64_t i = 0; i < n && rc == 0; i++) {
 		char *buf = NULL;
 		size_t len = 0;
@@ -264,7 +267,6 @@ static int load_libraries(uint64_t n, uint64_t max_source, cc_error *err)
 				     "the %s engine loads no libraries (they are JavaScript)",
 				     cc_worker_engine->name);
 		} else {
-			cc_worker_begin_eval(0, (uint64_t)CC_LIBRARY_TIMEOUT_MS);
 			cc_worker_engine->load_library(file->u.str.ptr, code->u.str.ptr,
 						       code->u.str.len, &o);
 			/* invalid_input, a start-up kind protocol.c accepts; the
@@ -385,7 +387,7 @@ int main(int argc, char **argv)
 		 * what returns here is a new session, which says "ready" on
 		 * its own channel and serves frames like any worker. */
 		if (cc_template_start(mode, x.preload, &rep, &version, &err) < 0 ||
-		    load_libraries(x.libraries, max_source, &err) < 0)
+		    load_libraries(&x, max_source, &err) < 0)
 			send_fail_and_exit(&err);
 		send_ready(version, &rep);
 		if (cc_template_serve(&err) < 0)
@@ -395,7 +397,7 @@ int main(int argc, char **argv)
 		if (cc_confine(mode, &cc_worker_limits, &rep, &err) < 0)
 			send_fail_and_exit(&err);
 		if (cc_worker_engine->init(&version, &err) < 0 ||
-		    load_libraries(x.libraries, max_source, &err) < 0)
+		    load_libraries(&x, max_source, &err) < 0)
 			send_fail_and_exit(&err);
 		send_ready(version, &rep);
 	}

@@ -1,6 +1,7 @@
 """`codecage eval/run --library` and `--node-modules`: the CLI's face of
 cc_options.libraries (src/lib/libraries.c)."""
 import json
+import time
 
 from conftest import cli
 
@@ -40,3 +41,14 @@ def test_polyfills_run_before_the_libraries(tmp_path):
     assert r.rc == 1 and "ReferenceError" in r.stderr  # no URL without the polyfills
     r = cli("eval", "--lang", "js", "--web-polyfills", "--library", str(lib), "host")
     assert (r.rc, r.stdout.strip()) == (0, "example.com:8080"), r.stderr
+
+
+def test_endless_library_times_out_with_its_name(tmp_path):
+    loop = tmp_path / "loop.js"
+    loop.write_text("for (;;) {}\n")
+    start = time.monotonic()
+    r = cli("eval", "--lang", "js", "--timeout", "1", "--library", str(loop), "1")
+    # --timeout bounds the loading, not the 30 s start-up allowance
+    # (a deadline bound, generous)
+    assert time.monotonic() - start < 15
+    assert r.rc == 3 and f"timeout: loading library '{loop}'" in r.stderr

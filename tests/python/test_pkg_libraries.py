@@ -2,6 +2,7 @@
 before the runtime is ready, in a spawned runtime, a fork server's
 template and a pool (src/lib/libraries.c, the worker's load_libraries)."""
 import json
+import time
 
 import ccpkg  # noqa: F401  (builds the package)
 import pytest
@@ -118,3 +119,21 @@ def test_fork_server_and_pool_sessions_start_with_the_libraries(tmp_path):
         for _ in range(2):
             with pool.checkout(timeout=30) as s:
                 assert s.eval("loads") == 1
+
+
+def test_a_library_that_never_ends_or_fills_memory_is_stopped(tmp_path):
+    loop = tmp_path / "loop.js"
+    loop.write_text("for (;;) {}\n")
+    start = time.monotonic()
+    with pytest.raises(codecage.TimeoutError) as e:
+        IsolatedRuntime(libraries=[str(loop)], timeout=1)
+    assert time.monotonic() - start < 15  # timeout bounds it, not the 30 s start-up
+
+    assert f"loading library '{loop}'" in str(e.value)
+    with pytest.raises(codecage.TimeoutError):
+        ForkServer(libraries=[str(loop)], timeout=1)
+    hog = tmp_path / "hog.js"
+    hog.write_text("var a = []; for (;;) a.push(new Array(1e6).fill(1));\n")
+    with pytest.raises(codecage.MemoryLimitError) as e:
+        IsolatedRuntime(libraries=[str(hog)], max_memory=64 << 20)
+    assert "loading library" in str(e.value)
