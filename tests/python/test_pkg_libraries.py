@@ -137,3 +137,13 @@ def test_a_library_that_never_ends_or_fills_memory_is_stopped(tmp_path):
     with pytest.raises(codecage.MemoryLimitError) as e:
         IsolatedRuntime(libraries=[str(hog)], max_memory=64 << 20)
     assert "loading library" in str(e.value)
+
+
+def test_spawning_pool_keeps_the_bytes_it_read(tmp_path):
+    lib = tmp_path / "once.js"
+    lib.write_text("var once = 'read at the start';\n")
+    with SessionPool(libraries=[str(lib)], size=1, fork_server=False) as pool:
+        lib.unlink()  # sessions spawned later still get it
+        for _ in range(2):
+            with pool.checkout(timeout=30) as s:
+                assert s.eval("once") == "read at the start"
