@@ -158,9 +158,11 @@ static bool looks_global(const char *code)
 			p++;
 		if (!strncmp(p, "//", 2)) {
 			p = strchr(p, '\n') ? strchr(p, '\n') : p + strlen(p);
-		} else if (!strncmp(p, "/*", 2)) {
-			const char *e = strstr(p + 2, "*/");
-			p = e ? e + 2 : p + strlen(p);
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *e = p + 2;
+			while (*e && !(e[0] == '*' && e[1] == '/'))
+				e++;
+			p = *e ? e + 2 : e;
 		} else if (!strncmp(p, "\"use strict\";", 13) || !strncmp(p, "'use strict';", 13)) {
 			p += 13;
 		} else {
