@@ -222,6 +222,30 @@ typedef struct cc_options {
 	/* Directory holding codecage-worker-js / codecage-worker-py; NULL =
 	 * the directory of libcodecage itself, then the install libexecdir. */
 	const char *worker_dir;
+	/* JavaScript libraries every runtime (or fork server template) loads
+	 * before it is ready, in order, as classic scripts in the global
+	 * scope (a bundle's completion value is ignored): n_libraries
+	 * entries, each a .js file, a package directory, or a package name
+	 * looked up in node_modules. A package resolves to its browser global
+	 * bundle through package.json ("unpkg", "jsdelivr", or a "browser"
+	 * string naming a UMD/IIFE script). The host reads the files (each at
+	 * most limits.max_source bytes of UTF-8; at most 64 libraries); the
+	 * worker never opens them. They load after web_polyfills, all within
+	 * limits.timeout_s. Borrowed:
+	 * read while the call that takes these options runs (a pool reads
+	 * them once, at cc_pool_new, and keeps their bytes until
+	 * cc_pool_close for the sessions and templates it starts later).
+	 * Console output while a library loads is dropped. Errors of the
+	 * call that starts the runtime: invalid_input (a file or package
+	 * that cannot be resolved or read, a Python runtime, too many or too
+	 * big; the message names the entry and what to do), guest_error,
+	 * syntax_error, timeout or memory_limit (a library failed to load:
+	 * "loading library 'NAME' (FILE): TypeError: ..."). NULL/0 = none. */
+	const char *const *libraries;
+	size_t n_libraries;
+	/* Directory where package names in libraries are looked up (a
+	 * node_modules folder); NULL = names are refused. Borrowed. */
+	const char *node_modules;
 	/* JavaScript only: run WEB_POLYFILLS (timers, TextEncoder/Decoder,
 	 * URL, Blob, FileReader, EventTarget, AbortController, crypto, a Date
 	 * on the timers' virtual clock ...; README "Web polyfills"), built into

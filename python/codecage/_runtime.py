@@ -15,7 +15,7 @@ import inspect
 import os
 import threading
 import weakref
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Union
 
 try:
     from . import _codecage
@@ -108,6 +108,21 @@ class RuntimeConfig:
       dead afterwards.
     - ``worker_dir``: directory holding ``codecage-worker-js``/``-py``;
       None = ``$CODECAGE_WORKER_DIR`` or the package's ``_bin``.
+    - ``libraries``: JavaScript browser bundles loaded, in order, before
+      the runtime is ready (a fork server's template loads them once for
+      all its sessions): each a ``.js`` file, a package directory, or a
+      package name found in ``node_modules``. A package resolves to its
+      browser global bundle through ``package.json`` (``unpkg``,
+      ``jsdelivr``, or a ``browser`` string naming a UMD/IIFE script),
+      else ``InvalidInputError`` asks for the file. Each runs as a classic
+      script in the global scope, its completion value ignored; a load
+      error (``GuestError``, ``GuestSyntaxError``...) names the library and
+      file. The host reads the files (each at most ``max_source`` bytes);
+      the worker never opens them. The built-in polyfills
+      (``web_polyfills=True``, also turned on by ``bootstrap=WEB_POLYFILLS``
+      when libraries are given) run first. ``()``.
+    - ``node_modules``: the directory package names in ``libraries`` are
+      looked up in; None.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -128,6 +143,8 @@ class RuntimeConfig:
     redact_host_errors: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
+    libraries: Sequence[Union[str, "os.PathLike[str]"]] = ()
+    node_modules: Optional[Union[str, "os.PathLike[str]"]] = None
     web_polyfills: bool = False
 
     def __post_init__(self) -> None:
@@ -157,6 +174,14 @@ class RuntimeConfig:
             raise TypeError("RuntimeConfig.on_output must be callable")
         if self.worker_dir is not None and not isinstance(self.worker_dir, (str, os.PathLike)):
             raise TypeError("RuntimeConfig.worker_dir must be a path")
+        if isinstance(self.libraries, (str, os.PathLike)) or not isinstance(
+                self.libraries, Sequence) or not all(
+                    isinstance(x, (str, os.PathLike)) for x in self.libraries):
+            raise TypeError("RuntimeConfig.libraries must be a list of paths or package "
+                            "names, e.g. ['vega', 'vega-lite'] or ['dist/x.min.js']")
+        if self.node_modules is not None and not isinstance(self.node_modules,
+                                                            (str, os.PathLike)):
+            raise TypeError("RuntimeConfig.node_modules must be a path")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,6 +275,11 @@ def _run_blocking(aw: Any) -> Any:
         return ex.submit(asyncio.run, _await(aw)).result()
 
 
+def _is_web_polyfills(bootstrap: Any) -> bool:
+    from ._polyfills import WEB_POLYFILLS
+    return bootstrap is WEB_POLYFILLS
+
+
 class _NativeArgs(NamedTuple):
     """What the extension's Runtime, ForkServer and Pool are built from."""
 
@@ -290,7 +320,14 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
     if config.web_polyfills and language != "javascript":
         raise InvalidInputError("RuntimeConfig.web_polyfills is for JavaScript runtimes; "
                                 "turn it off for a python runtime")
-    limits["web_polyfills"] = config.web_polyfills
+    libraries = tuple(os.fspath(x) for x in config.libraries)
+    # bootstrap=WEB_POLYFILLS with libraries: the built-in polyfills run
+    # first, in the worker, so the libraries find them (_start skips it)
+    limits["web_polyfills"] = bool(config.web_polyfills
+                                   or (libraries and _is_web_polyfills(config.bootstrap)))
+    limits["libraries"] = libraries
+    limits["node_modules"] = (os.fspath(config.node_modules)
+                              if config.node_modules is not None else None)
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
 
 
@@ -349,7 +386,8 @@ class IsolatedRuntime:
             self._rt.set_redaction(True)
         if config.on_output is not None:
             self._rt.set_output_handler(self._output_handler(config.on_output))
-        if config.bootstrap:
+        if config.bootstrap and not (config.libraries
+                                     and _is_web_polyfills(config.bootstrap)):
             try:
                 self.eval(config.bootstrap)
             except BaseException:

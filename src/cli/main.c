@@ -20,10 +20,12 @@
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--web-polyfills] [--json|--raw] [--] "
+	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
+	"                    [--library FILE|DIR|NAME]... [--node-modules DIR] [--json|--raw] [--] "
 	"FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--web-polyfills] [--json|--raw] [--] "
+	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
+	"                    [--library FILE|DIR|NAME]... [--node-modules DIR] [--json|--raw] [--] "
 	"CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
@@ -34,6 +36,9 @@ static const char usage_text[] =
 	"(codecage eval --lang js -- -1). --web-polyfills (JavaScript) starts the\n"
 	"runtime with WEB_POLYFILLS: timers, URL, Blob, FileReader, TextDecoder,\n"
 	"EventTarget, AbortController, crypto, performance.\n"
+	"--library (JavaScript, repeatable) loads a browser bundle first (after the\n"
+	"polyfills): a .js file, a package directory, or a package name found in\n"
+	"--node-modules DIR.\n"
 	"On a terminal, control characters in guest text show as ^[ or <U+202E>,\n"
 	"and guest lines starting with 'codecage' as '[guest] codecage...';\n"
 	"--raw passes them unchanged. Pipes and files always get the bytes as is.\n"
@@ -56,7 +61,10 @@ struct args {
 	uint64_t memory_mib;
 	cc_sandbox_mode sandbox;
 	bool json;
-	bool raw; /* --raw: guest text reaches a terminal unescaped */
+	bool raw;	      /* --raw: guest text reaches a terminal unescaped */
+	const char *libs[64]; /* --library, in order */
+	size_t nlibs;
+	const char *node_modules;
 	bool web_polyfills;
 };
 
@@ -78,6 +86,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "raw", no_argument, NULL, 'r' },
+		{ "library", required_argument, NULL, 'L' },
+		{ "node-modules", required_argument, NULL, 'N' },
 		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -119,6 +129,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'r':
 			a->raw = true;
+			break;
+		case 'L':
+			if (a->nlibs == sizeof(a->libs) / sizeof(a->libs[0]))
+				return usage("--library given more than 64 times (at '%s')",
+					     optarg);
+			a->libs[a->nlibs++] = optarg;
+			break;
+		case 'N':
+			a->node_modules = optarg;
 			break;
 		case 'w':
 			a->web_polyfills = true;
@@ -332,6 +351,9 @@ static int run_code(const struct args *a, const char *code, size_t len)
 		o.limits.timeout_s = a->timeout_s;
 	if (a->memory_mib)
 		o.limits.max_memory = a->memory_mib << 20;
+	o.libraries = a->libs;
+	o.n_libraries = a->nlibs;
+	o.node_modules = a->node_modules;
 	if (a->sandbox == CC_SANDBOX_OFF)
 		fprintf(stderr, "codecage: WARNING: --sandbox off: guest code runs with "
 				"process hygiene and limits only, for tests and debugging\n");

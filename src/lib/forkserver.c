@@ -36,6 +36,20 @@ struct cc_forkserver {
 CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_forkserver **out,
 				cc_error *err)
 {
+	struct cc_libset *libs = NULL;
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0)
+		return -1;
+	int rc = cc_forkserver_start(opts, preload, libs, out, err);
+	cc_libset_free(libs);
+	return rc;
+}
+
+int cc_forkserver_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
+			cc_forkserver **out, cc_error *err)
+{
 	*out = NULL;
 	if (!opts)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
@@ -54,13 +68,16 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 	cc_forkserver *fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-	if (cc_runtime_start(opts, preload, &fs->tmpl, err) < 0) {
+	if (cc_runtime_start(opts, preload, libs, &fs->tmpl, err) < 0) {
 		cc_fail_wrap(err, "starting the fork server");
 		free(fs);
 		return -1;
 	}
 	fs->opts = *opts;
 	fs->opts.worker_dir = NULL;
+	fs->opts.libraries = NULL; /* loaded in the template: sessions have them */
+	fs->opts.n_libraries = 0;
+	fs->opts.node_modules = NULL;
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->refs = 1;
 	*out = fs;

@@ -16,9 +16,10 @@
 
 struct cc_pool {
 	cc_options opts;
-	cc_forkserver *fs; /* NULL: sessions are spawned (cc_runtime_new); only
-			      the filler thread replaces it */
-	char *preload;	   /* what a replacement template imports */
+	cc_forkserver *fs;	/* NULL: sessions are spawned (cc_runtime_new); only
+				   the filler thread replaces it */
+	char *preload;		/* what a replacement template imports */
+	struct cc_libset *libs; /* read once, at cc_pool_new: every session loads them */
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a session came, one left, or the pool closes */
@@ -44,7 +45,7 @@ static void deadline_ts(struct timespec *ts, int64_t deadline_ns)
 static int make_session(cc_pool *p, cc_runtime **rt, cc_error *err)
 {
 	if (!p->fs)
-		return cc_runtime_new(&p->opts, rt, err);
+		return cc_runtime_start(&p->opts, NULL, p->libs, rt, err);
 	if (cc_forkserver_spawn(p->fs, rt, err) == 0)
 		return 0;
 	/* A template that died (killed from outside, out of memory) is
@@ -53,7 +54,7 @@ static int make_session(cc_pool *p, cc_runtime **rt, cc_error *err)
 		return -1;
 	cc_forkserver *fresh = NULL;
 	cc_error e2 = { 0 };
-	if (cc_forkserver_new(&p->opts, p->preload, &fresh, &e2) < 0) {
+	if (cc_forkserver_start(&p->opts, p->preload, p->libs, &fresh, &e2) < 0) {
 		cc_error_clear(err);
 		*err = e2;
 		return -1;
@@ -155,11 +156,16 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	}
 	p->opts = *opts;
 	p->opts.worker_dir = NULL;
+	p->opts.libraries = NULL; /* borrowed: read into p->libs now */
+	p->opts.n_libraries = 0;
+	p->opts.node_modules = NULL;
 	p->size = size;
 	/* Sessions that write files need a scratch tmpfs of their own, which
 	 * only a spawned worker gets today: those pools spawn. */
-	if (fork_server && opts->limits.max_file_size == 0 &&
-	    cc_forkserver_new(opts, preload, &p->fs, err) < 0) {
+	if (cc_libset_load(opts, &p->libs, err) < 0 ||
+	    (fork_server && opts->limits.max_file_size == 0 &&
+	     cc_forkserver_start(opts, preload, p->libs, &p->fs, err) < 0)) {
+		cc_libset_free(p->libs);
 		free(p->ready);
 		free(p);
 		return -1;
@@ -176,6 +182,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	int rc = pthread_create(&p->filler, NULL, filler_main, p);
 	if (rc != 0) {
 		cc_forkserver_close(p->fs);
+		cc_libset_free(p->libs);
 		free((char *)p->opts.worker_dir);
 		free(p->preload);
 		pthread_cond_destroy(&p->changed);
@@ -277,6 +284,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	for (unsigned i = 0; i < p->nready; i++)
 		cc_runtime_close(p->ready[i]);
 	cc_forkserver_close(p->fs);
+	cc_libset_free(p->libs);
 	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->lock);
 	free((char *)p->opts.worker_dir);

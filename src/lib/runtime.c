@@ -122,7 +122,8 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	free(how);
 }
 
-static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_error *err)
+static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, int64_t deadline,
+		     cc_error *err)
 {
 	const cc_limits *l = &rt->opts.limits;
 	/* The worker's read_init (src/worker/main.c) takes exactly these. */
@@ -138,7 +139,7 @@ static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_e
 	size_t n = sizeof(limits) / sizeof(limits[0]);
 	struct cc_msgbuf m;
 	bool web = rt->opts.web_polyfills;
-	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (web ? 1 : 0), "init");
+	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (web ? 1 : 0) + (nlibs ? 2 : 0), "init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
 	for (size_t i = 0; i < n; i++) {
@@ -150,6 +151,14 @@ static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_e
 		msgpack_pack_true(&m.pk);
 		cc_pack_cstr(&m.pk, "preload");
 		cc_pack_cstr(&m.pk, preload);
+	}
+	if (nlibs) { /* that many "lib" frames follow (libraries.c) */
+		cc_pack_cstr(&m.pk, "libraries");
+		msgpack_pack_uint64(&m.pk, nlibs);
+		/* all of them load within one eval's timeout (cc_runtime_start
+		 * waits that much longer for "ready") */
+		cc_pack_cstr(&m.pk, "library_timeout_ms");
+		msgpack_pack_uint64(&m.pk, (uint64_t)(l->timeout_s * 1000));
 	}
 	if (web) { /* run the built-in WEB_POLYFILLS at engine start */
 		cc_pack_cstr(&m.pk, "web_polyfills");
@@ -233,6 +242,9 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	pthread_mutex_init(&rt->kill_lock, NULL);
 	rt->opts = *opts;
 	rt->opts.worker_dir = NULL; /* borrowed: only used while spawning */
+	rt->opts.libraries = NULL;  /* borrowed: read before the worker starts */
+	rt->opts.n_libraries = 0;
+	rt->opts.node_modules = NULL;
 	rt->next_id = 1;
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;
@@ -265,7 +277,8 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err)
 	return rc;
 }
 
-int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **out, cc_error *err)
+int cc_runtime_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
+		     cc_runtime **out, cc_error *err)
 {
 	*out = NULL;
 	if (!opts)
@@ -281,14 +294,21 @@ int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **o
 	}
 	rt->alive = true;
 	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
-	if (send_init(rt, preload, deadline, err) < 0) {
+	if (cc_libset_count(libs))
+		deadline += secs_to_ns(opts->limits.timeout_s);
+	if (send_init(rt, preload, cc_libset_count(libs), deadline, err) < 0) {
 		startup_death(rt, err);
 		cc_fail_wrap(err, "starting the %s worker",
 			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
 		cc_runtime_close(rt);
 		return -1;
 	}
+	/* A worker that refuses to start stops reading: its "fail" frame,
+	 * already sent, says why better than the broken send does. */
+	if (cc_libset_send(&rt->child, libs, deadline, err) < 0)
+		cc_error_clear(err);
 	if (cc_runtime_await_ready(rt, deadline, err) < 0) {
+		cc_libset_explain(libs, err);
 		cc_runtime_close(rt);
 		return -1;
 	}
@@ -298,7 +318,15 @@ int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **o
 
 CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
 {
-	return cc_runtime_start(opts, NULL, out, err);
+	struct cc_libset *libs = NULL;
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0)
+		return -1;
+	int rc = cc_runtime_start(opts, NULL, libs, out, err);
+	cc_libset_free(libs);
+	return rc;
 }
 
 CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt)

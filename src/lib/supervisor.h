@@ -173,10 +173,31 @@ int cc_options_check(const cc_options *o, cc_error *err);
 /* A runtime with no worker yet (child fields -1). Errors: internal. */
 cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err);
 
-/* Spawn a worker, send init and wait for "ready": cc_runtime_new, or a
- * fork server's template when preload is not NULL (the init frame then
- * says template and carries the list). Same errors as cc_runtime_new. */
-int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **out, cc_error *err);
+/* ---- libraries.c: cc_options.libraries, resolved and read in the host ---- */
+
+#define CC_LIBRARIES_MAX 64 /* as the worker's main.c */
+struct cc_libset;
+/* Resolve and read opts->libraries; *out NULL when there are none.
+ * Errors: invalid_input (the message names the entry), internal. */
+int cc_libset_load(const cc_options *opts, struct cc_libset **out, cc_error *err);
+void cc_libset_free(struct cc_libset *s);
+size_t cc_libset_count(const struct cc_libset *s);
+/* Send one "lib" frame per library. Errors: those of cc_chan_send. */
+int cc_libset_send(struct cc_child *c, const struct cc_libset *s, int64_t deadline, cc_error *err);
+/* A worker's invalid_input "library N: KIND: ..." failure (main.c's
+ * load_libraries), reworded to name the library and its file, with KIND
+ * (guest_error, syntax_error, timeout, memory_limit) as err->kind. */
+void cc_libset_explain(const struct cc_libset *s, cc_error *err);
+
+/* Spawn a worker, send init (and the libraries, borrowed; may be NULL)
+ * and wait for "ready": cc_runtime_new, or a fork server's template when
+ * preload is not NULL (the init frame then says template and carries the
+ * list). Same errors as cc_runtime_new. */
+int cc_runtime_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
+		     cc_runtime **out, cc_error *err);
+/* cc_forkserver_new with libraries already read (borrowed; may be NULL). */
+int cc_forkserver_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
+			cc_forkserver **out, cc_error *err);
 
 /* Receive and check the worker's "ready" (or "fail") before deadline.
  * Errors: as cc_runtime_new. */

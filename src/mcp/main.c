@@ -12,7 +12,7 @@ static const char mcp_usage[] =
 	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--max-sessions N]\n"
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
-	"                    [--web-polyfills]\n"
+	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -23,7 +23,10 @@ static const char mcp_usage[] =
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
 	"stderr each, per call). --web-polyfills: run_javascript runtimes start with\n"
 	"WEB_POLYFILLS (timers, URL, Blob, FileReader, TextDecoder, EventTarget,\n"
-	"AbortController, crypto, performance).\n";
+	"AbortController, crypto, performance).\n"
+	"--library (repeatable) loads a browser bundle into every JavaScript runtime\n"
+	"before its first call, after the polyfills: a .js file, a package directory,\n"
+	"or a package name found in --node-modules DIR (each at most --max-request bytes).\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -55,6 +58,8 @@ int cc_mcp_main(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "max-request", required_argument, NULL, 'r' },
 		{ "max-output", required_argument, NULL, 'o' },
+		{ "library", required_argument, NULL, 'L' },
+		{ "node-modules", required_argument, NULL, 'N' },
 		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -122,6 +127,15 @@ int cc_mcp_main(int argc, char **argv)
 					"'%s'",
 					optarg);
 			cfg.max_output = (uint64_t)v;
+			break;
+		case 'L':
+			if (cfg.n_libraries == sizeof(cfg.libraries) / sizeof(cfg.libraries[0]))
+				return usage("--library given more than 64 times (at '%s')",
+					     optarg);
+			cfg.libraries[cfg.n_libraries++] = optarg;
+			break;
+		case 'N':
+			cfg.node_modules = optarg;
 			break;
 		case 'w':
 			cfg.web_polyfills = true;

@@ -165,6 +165,11 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 	o.limits.max_stderr = cfg->max_output;
 	o.limits.max_result = MCP_MAX_RESULT;
 	o.limits.max_source = cfg->max_request;
+	if (lang != MCP_LANG_PY) {
+		o.libraries = cfg->libraries;
+		o.n_libraries = cfg->n_libraries;
+		o.node_modules = cfg->node_modules;
+	}
 	if (cc_runtime_new(&o, out, err) < 0)
 		return -1;
 	/* No host tools are bound here, but keep host error text away from

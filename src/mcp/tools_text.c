@@ -91,8 +91,18 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 {
 	char desc[2048];
 	unsigned long long mib = cfg->memory_mib ? cfg->memory_mib : 512;
-	snprintf(desc, sizeof(desc), fmt, cfg->timeout_s, mib,
-		 (unsigned long long)(cfg->max_output >> 10));
+	int n = snprintf(desc, sizeof(desc), fmt, cfg->timeout_s, mib,
+			 (unsigned long long)(cfg->max_output >> 10));
+	/* --library: say which browser bundles are already loaded (as the
+	 * server was told them: file names or package names). */
+	if (!strcmp(name, "run_javascript") && cfg->n_libraries && n > 0 &&
+	    (size_t)n < sizeof(desc)) {
+		n += snprintf(desc + n, sizeof(desc) - (size_t)n,
+			      "\n- Loaded before your code, as browser globals:");
+		for (size_t i = 0; i < cfg->n_libraries && n > 0 && (size_t)n < sizeof(desc); i++)
+			n += snprintf(desc + n, sizeof(desc) - (size_t)n, "%s %s", i ? "," : "",
+				      cfg->libraries[i]);
+	}
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name, "title",
 			 title, "description", desc, "inputSchema", input_schema(cfg->timeout_s),
 			 "outputSchema", mcp_output_schema(), "annotations", "readOnlyHint", 0,

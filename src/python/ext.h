@@ -64,6 +64,8 @@ extern PyTypeObject cc_py_pending_type;
  * -1 with an exception set (InvalidInputError, TypeError). */
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
 		  cc_options *o);
+/* Frees what cc_py_options allocated for o->libraries. */
+void cc_py_options_free(cc_options *o);
 
 /* A new Runtime object over rt, which it takes ownership of (also on
  * failure: rt is then closed, with the GIL released). For sessions from

@@ -213,6 +213,53 @@ static int limit_f(PyObject *limits, const char *key, double *out)
 	return 0;
 }
 
+/* limits["libraries"]: a tuple of str (the package made it, immutable, so
+ * the UTF-8 it lends stays put while the GIL is released); limits
+ * ["node_modules"]: str or None. o->libraries is then a heap array the
+ * caller frees with cc_py_options_free. */
+static int py_libraries(PyObject *limits, cc_options *o)
+{
+	PyObject *libs = PyDict_GetItemString(limits, "libraries");
+	PyObject *nm = PyDict_GetItemString(limits, "node_modules");
+	if (nm && nm != Py_None) {
+		if (!PyUnicode_Check(nm) || !(o->node_modules = PyUnicode_AsUTF8(nm)))
+			return PyErr_Occurred() ? -1
+						: (cc_py_raise(CC_ERR_INVALID_INPUT,
+							       "node_modules must be a path"),
+						   -1);
+	}
+	if (!libs || libs == Py_None)
+		return 0;
+	if (!PyTuple_Check(libs))
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "libraries must be a tuple of paths"), -1;
+	Py_ssize_t n = PyTuple_GET_SIZE(libs);
+	if (n == 0)
+		return 0;
+	const char **v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		return PyErr_NoMemory(), -1;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *e = PyTuple_GET_ITEM(libs, i);
+		if (!PyUnicode_Check(e) || !(v[i] = PyUnicode_AsUTF8(e))) {
+			free(v);
+			if (!PyErr_Occurred())
+				cc_py_raise(CC_ERR_INVALID_INPUT,
+					    "each library must be a path (str)");
+			return -1;
+		}
+	}
+	o->libraries = v;
+	o->n_libraries = (size_t)n;
+	return 0;
+}
+
+void cc_py_options_free(cc_options *o)
+{
+	free((void *)o->libraries);
+	o->libraries = NULL;
+	o->n_libraries = 0;
+}
+
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
 		  cc_options *o)
 {
@@ -253,7 +300,7 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	PyObject *web = PyDict_GetItemString(limits, "web_polyfills");
 	o->web_polyfills = web && PyObject_IsTrue(web) == 1;
 	o->worker_dir = worker_dir;
-	return 0;
+	return py_libraries(limits, o);
 }
 
 static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
@@ -275,8 +322,8 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 	cc_error err = { 0 };
 	int rc;
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_new(&o, &rt, &err);
-	Py_END_ALLOW_THREADS if (rc < 0)
-	{
+	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	if (rc < 0) {
 		cc_py_raise(err.kind, err.message);
 		cc_error_clear(&err);
 		return -1;

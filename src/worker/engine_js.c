@@ -732,6 +732,45 @@ out:
 	js_end();
 }
 
+/* ---- libraries ---- */
+
+/* A browser bundle, as a <script> would run it: a classic script in the
+ * global scope (no top-level await, no module syntax), whose completion
+ * value is dropped, so a bundle ending in a function value loads. The
+ * jobs it queued (Promise callbacks, WEB_POLYFILLS' timers) run before
+ * the next library, until the queue is empty or the deadline passes. */
+static void js_load_library(const char *file, const char *code, size_t len, struct cc_outcome *o)
+{
+	JSContext *jc;
+	js_begin(false);
+	JSValue v = JS_Eval(ctx, code, len, file, JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY);
+	if (JS_IsException(v)) {
+		js_fail(o, JS_GetException(ctx), true);
+		goto out;
+	}
+	v = JS_EvalFunction(ctx, v);
+	if (JS_IsException(v)) {
+		js_fail(o, JS_GetException(ctx), false);
+		goto out;
+	}
+	JS_FreeValue(ctx, v);
+	while (JS_IsJobPending(rt)) {
+		if (js_stop_seen()) {
+			js_fail(o, JS_UNDEFINED, false);
+			goto out;
+		}
+		if (JS_ExecutePendingJob(rt, &jc) < 0) {
+			js_fail(o, JS_GetException(ctx), false);
+			goto out;
+		}
+	}
+	o->ok = !js_stop_seen();
+	if (!o->ok)
+		js_fail(o, JS_UNDEFINED, false);
+out:
+	js_end();
+}
+
 /* ---- set_global ---- */
 
 /* An identifier as far as bytes go: ASCII letters, digits, _ and $, or
@@ -848,6 +887,7 @@ const struct cc_engine cc_engine_quickjs = {
 	.eval = js_eval,
 	.set_global = js_set_global,
 	.bind_tool = js_bind_tool,
+	.load_library = js_load_library,
 	.after_fork_child = js_after_fork_child,
 };
 

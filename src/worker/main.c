@@ -5,6 +5,7 @@
  * prints: errors travel to the supervisor as "fail" frames. Only this
  * process may _exit. Protocol: DESIGN.md section 4 and src/lib/protocol.c. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +68,14 @@ static const cc_value *get_str(const cc_value *m, const char *key)
 
 /* What the init frame asks for besides limits. */
 struct init_extra {
-	bool template;	    /* be a fork server's template */
-	char preload[1024]; /* its preload list */
+	bool template;	     /* be a fork server's template */
+	char preload[1024];  /* its preload list */
+	uint64_t libraries;  /* "lib" frames that follow init */
+	uint64_t library_ms; /* the time all of them may take to load */
 };
+
+/* At most this many libraries per runtime (the supervisor's cap, too). */
+#define CC_LIBRARIES_MAX 64
 
 static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_extra *x,
 		     cc_error *err)
@@ -105,6 +111,12 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		ok = false;
 	else if (found)
 		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
+	if (cc_value_map_get(m, "libraries", &found), found) {
+		x->libraries = get_u64(m, "libraries", &ok);
+		x->library_ms = get_u64(m, "library_timeout_ms", &ok);
+	}
+	if (x->libraries > CC_LIBRARIES_MAX)
+		ok = false;
 	const cc_value *wp = cc_value_map_get(m, "web_polyfills", &found);
 	if (found && (!wp || wp->type != CC_VALUE_BOOL))
 		ok = false;
@@ -225,6 +237,69 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 	send_result(id, o);
 }
 
+/* Evaluate the n "lib" frames ({t, file, code}) the supervisor sent after
+ * init, in order, before "ready" (in a fork server's template, once for
+ * every session). The code was read by the host; it runs under every
+ * layer already, all of it within init's library_timeout_ms. A failure becomes the "fail"
+ * frame (invalid_input), its message starting "library N: KIND: " (N from
+ * 1; KIND the engine's: guest_error, syntax_error, timeout, memory_limit),
+ * which the supervisor turns into that kind and the library's name and
+ * file. */
+static int load_libraries(const struct init_extra *x, uint64_t max_source, cc_error *err)
+{
+	struct cc_outcome o;
+	int rc = 0;
+	uint64_t n = x->libraries;
+	cc_outcome_init(&o);
+	cc_worker_discard_output(true);
+	/* one deadline for them all: the supervisor waits that long plus the
+	 * startup time, so this timeout (naming the library) arrives first */
+	cc_worker_begin_eval(0, x->library_ms);
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		cc_value *m = NULL;
+		cc_value_caps caps = cc_value_default_caps();
+		if (cc_worker_read_frame(&buf, &len, max_source + CC_FRAME_ENVELOPE + 4096) != 0 ||
+		    cc_value_decode_all(buf, len, &m, &caps, err) < 0) {
+			free(buf);
+			cc_error_clear(err);
+			rc = cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				     "library %" PRIu64 ": malformed lib frame", i + 1);
+			break;
+		}
+		free(buf);
+		const cc_value *t = get_str(m, "t"), *file = get_str(m, "file");
+		const cc_value *code = get_str(m, "code");
+		if (!t || strcmp(t->u.str.ptr, "lib") || !file || !code ||
+		    memchr(code->u.str.ptr, 0, code->u.str.len) ||
+		    memchr(file->u.str.ptr, 0, file->u.str.len)) {
+			rc = cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				     "library %" PRIu64 ": malformed lib frame", i + 1);
+		} else if (!cc_worker_engine->load_library) {
+			rc = cc_fail(err, CC_ERR_INVALID_INPUT,
+				     "the %s engine loads no libraries (they are JavaScript)",
+				     cc_worker_engine->name);
+		} else {
+			cc_worker_engine->load_library(file->u.str.ptr, code->u.str.ptr,
+						       code->u.str.len, &o);
+			/* invalid_input, a start-up kind protocol.c accepts; the
+			 * supervisor, which sent the libraries, takes the engine's
+			 * kind from the message (cc_libset_explain). */
+			if (!o.ok)
+				rc = cc_fail(err, CC_ERR_INVALID_INPUT,
+					     "library %" PRIu64 ": %s: %s: %s%s%s", i + 1,
+					     cc_error_kind_name(o.kind), o.type ? o.type : "Error",
+					     o.message ? o.message : "", o.traceback ? "\n" : "",
+					     o.traceback ? o.traceback : "");
+			cc_outcome_reset(&o);
+		}
+		cc_value_free(m);
+	}
+	cc_worker_discard_output(false);
+	return rc;
+}
+
 pid_t cc_worker_ppid;
 bool cc_worker_web_polyfills;
 
@@ -325,7 +400,8 @@ int main(int argc, char **argv)
 		/* A fork server: "ready" for the template, then fork requests;
 		 * what returns here is a new session, which says "ready" on
 		 * its own channel and serves frames like any worker. */
-		if (cc_template_start(mode, x.preload, &rep, &version, &err) < 0)
+		if (cc_template_start(mode, x.preload, &rep, &version, &err) < 0 ||
+		    load_libraries(&x, max_source, &err) < 0)
 			send_fail_and_exit(&err);
 		send_ready(version, &rep);
 		if (cc_template_serve(&err) < 0)
@@ -334,7 +410,8 @@ int main(int argc, char **argv)
 	} else {
 		if (cc_confine(mode, &cc_worker_limits, &rep, &err) < 0)
 			send_fail_and_exit(&err);
-		if (cc_worker_engine->init(&version, &err) < 0)
+		if (cc_worker_engine->init(&version, &err) < 0 ||
+		    load_libraries(&x, max_source, &err) < 0)
 			send_fail_and_exit(&err);
 		send_ready(version, &rep);
 	}

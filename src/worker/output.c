@@ -25,6 +25,7 @@ static struct {
 	uint64_t sent[3];   /* bytes accepted per stream (index = fd) */
 	char buf[3][CC_OUTPUT_CHUNK];
 	size_t used[3];
+	bool discard; /* libraries loading: no "out" frames before "ready" */
 } ev;
 
 static int64_t now_ns(void)
@@ -67,10 +68,17 @@ void cc_worker_flush_output(void)
 	flush_stream(2);
 }
 
+void cc_worker_discard_output(bool on)
+{
+	ev.discard = on;
+}
+
 int cc_worker_output(int fd, const char *data, size_t len)
 {
 	if (fd != 1 && fd != 2)
 		return -1;
+	if (ev.discard)
+		return 0;
 	/* Keep the order across the two streams: what the other stream
 	 * buffered was written first. */
 	flush_stream(fd == 1 ? 2 : 1);

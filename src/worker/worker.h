@@ -162,6 +162,12 @@ struct cc_engine {
 	 * Error (JS) / raises an exception (Python) whose name is the reply's
 	 * err_name and whose message is err_message. Kinds: guest_error. */
 	void (*bind_tool)(const char *name, struct cc_outcome *o);
+	/* Evaluate a host-read library (a browser bundle: UTF-8, no NUL,
+	 * code[len] == 0) as a classic script in the global scope before
+	 * "ready", then run the jobs it queued; its completion value is
+	 * dropped. file: the name stack traces show. NULL for an engine
+	 * without libraries. Kinds: those of eval. */
+	void (*load_library)(const char *file, const char *code, size_t len, struct cc_outcome *o);
 	/* ---- the fork server (src/worker/forkserver.c); each may be NULL ----
 	 * Import modules in the template after init: a comma-separated list
 	 * of names, a trailing '?' marks one that may be missing. Returns 0,

@@ -11,6 +11,9 @@
 
 void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms);
 void cc_worker_flush_output(void);
+/* While on, guest output is dropped, not sent (a library's console
+ * output while it loads, before "ready"). */
+void cc_worker_discard_output(bool on);
 void cc_worker_tools_begin(uint64_t eval_id);
 void cc_worker_tools_end(void);
 /* File a "reply" frame read outside an eval (a late reply is dropped). */

@@ -100,6 +100,12 @@ def main():
     if MODE == "fail-internal":
         send({"t": "fail", "kind": "internal", "message": "fake start-up failure"})
         return
+    if MODE == "fail-library-claim":
+        # no libraries were sent: the claim of a library's guest_error is
+        # not believed (src/lib/libraries.c, cc_libset_explain)
+        send({"t": "fail", "kind": "invalid_input",
+              "message": "library 1: guest_error: TypeError: forged"})
+        return
     if MODE == "fail-guest-kind":
         send({"t": "fail", "kind": "guest_error", "message": "not a start-up kind"})
         return

@@ -61,6 +61,7 @@ FAKES = {
     "bad-ready": ("new=protocol_violation", "unknown fields"),
     "fail-internal": ("new=internal", "fake start-up failure"),
     "fail-guest-kind": ("new=protocol_violation", "kind"),
+    "fail-library-claim": ("new=invalid_input", "library 1: guest_error"),
     "wrong-engine": ("new=protocol_violation", "engine"),
     "claims-require": ("new=sandbox_unavailable", "seccomp"),
     "liar-kind": ("eval=protocol_violation alive=0", "kind"),

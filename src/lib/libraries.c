@@ -1,0 +1,403 @@
+/* JavaScript libraries: resolve each entry of cc_options.libraries to one
+ * file, read it in the host (the worker reads no host file for this), and
+ * send it to the worker after "init" as a "lib" frame, which the worker
+ * evaluates before "ready" (src/worker/main.c, load_libraries).
+ *
+ * An entry is a file (loaded as it is), a package directory, or a package
+ * name looked up in cc_options.node_modules. A package resolves to its
+ * browser global bundle through package.json: "unpkg", then "jsdelivr"
+ * (the files those CDNs serve to a <script> tag), then "browser" when it
+ * is a string naming a UMD or IIFE script (a CommonJS or ES module file
+ * cannot run as a classic script); otherwise the error asks for the file.
+ * Every file must be UTF-8 text of at most limits.max_source bytes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "message.h"
+#include "supervisor.h"
+#include "utf8.h"
+
+/* Largest package.json read, bytes. */
+#define CC_PACKAGE_JSON_MAX (1u << 20)
+
+struct cc_lib {
+	char *entry; /* as the caller gave it */
+	char *path;  /* the host file read */
+	char *file;  /* the name stack traces show: "vega/build/vega.min.js" */
+	char *code;  /* NUL-terminated */
+	size_t len;
+};
+
+struct cc_libset {
+	struct cc_lib *v;
+	size_t n;
+};
+
+void cc_libset_free(struct cc_libset *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].entry);
+		free(s->v[i].path);
+		free(s->v[i].file);
+		free(s->v[i].code);
+	}
+	free(s->v);
+	free(s);
+}
+
+size_t cc_libset_count(const struct cc_libset *s)
+{
+	return s ? s->n : 0;
+}
+
+/* Read a regular file of at most max bytes into a NUL-terminated buffer. */
+static int read_file(const char *path, uint64_t max, const char *what, char **out, size_t *len,
+		     cc_error *err)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: cannot open %s: %s", what, path,
+			       strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: %s is not a regular file", what,
+			       path);
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "%s: %s is %lld bytes, over the cap of %llu bytes (max_source; "
+			       "raise it, e.g. --max-source)",
+			       what, path, (long long)st.st_size, (unsigned long long)max);
+	}
+	char *buf = malloc((size_t)st.st_size + 1);
+	size_t got = 0;
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (!buf)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	if (got != (size_t)st.st_size) {
+		free(buf);
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: reading %s failed (it changed?)",
+			       what, path);
+	}
+	buf[got] = 0;
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+static char *join(const char *a, const char *b)
+{
+	char *p = NULL;
+	return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
+}
+
+/* An npm package name: optional "@scope/", then lower-case letters,
+ * digits, '-', '.', '_', '~', never starting with '.' or '_'. */
+static bool package_name_ok(const char *s)
+{
+	const char *slash = NULL;
+	if (*s == '@') {
+		slash = strchr(s, '/');
+		if (!slash || slash == s + 1)
+			return false;
+	}
+	for (const char *p = *s == '@' ? s + 1 : s; *p; p++) {
+		bool start = p == s || p == slash + 1 || (p == s + 1 && *s == '@');
+		if (p == slash)
+			continue;
+		if (start && (*p == '.' || *p == '_'))
+			return false;
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p)))
+			return false;
+	}
+	return *s && (!slash || slash[1]);
+}
+
+/* A path inside a package: relative, no ".." component. */
+static bool inside_package(const char *rel)
+{
+	if (rel[0] == '/')
+		return false;
+	for (const char *p = rel; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : p + strlen(p))
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || p[2] == 0))
+			return false;
+	return true;
+}
+
+/* Does the text look like a script a <script> tag runs as a global: a UMD
+ * wrapper (it tests for AMD's define) or an IIFE (after comments and a
+ * "use strict", it starts with '(', '!' or ';')? */
+static bool looks_global(const char *code)
+{
+	if (strstr(code, "define.amd"))
+		return true;
+	const char *p = code;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!strncmp(p, "//", 2)) {
+			p = strchr(p, '\n') ? strchr(p, '\n') : p + strlen(p);
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *e = p + 2;
+			while (*e && !(e[0] == '*' && e[1] == '/'))
+				e++;
+			p = *e ? e + 2 : e;
+		} else if (!strncmp(p, "\"use strict\";", 13) || !strncmp(p, "'use strict';", 13)) {
+			p += 13;
+		} else {
+			break;
+		}
+	}
+	return *p == '(' || *p == '!' || *p == ';';
+}
+
+/* The bundle a package names in package.json: *rel (owned) and, for the
+ * "browser" field, whether its content must be checked. */
+static int package_bundle(const char *what, const char *dir, char **path, cc_error *err)
+{
+	char *pj = join(dir, "package.json"), *text = NULL;
+	size_t len = 0;
+	if (!pj)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	int rc = read_file(pj, CC_PACKAGE_JSON_MAX, what, &text, &len, err);
+	if (rc < 0) {
+		free(pj);
+		return cc_fail_wrap(err, "a package directory needs a package.json");
+	}
+	json_error_t je;
+	json_t *root = json_loadb(text, len, 0, &je);
+	free(text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		rc = cc_fail(err, CC_ERR_INVALID_INPUT, "%s: %s is not a JSON object (%s)", what,
+			     pj, je.text);
+		free(pj);
+		return rc;
+	}
+	static const char *const fields[] = { "unpkg", "jsdelivr", "browser" };
+	*path = NULL;
+	for (size_t i = 0; i < 3 && !*path; i++) {
+		const char *rel = json_string_value(json_object_get(root, fields[i]));
+		if (!rel || !*rel || !inside_package(rel))
+			continue;
+		char *cand = join(dir, rel), *code = NULL;
+		struct stat st;
+		if (cand && stat(cand, &st) < 0) { /* "browser": "dist/x" means dist/x.js */
+			char *js = NULL;
+			if (asprintf(&js, "%s.js", cand) < 0)
+				js = NULL;
+			free(cand);
+			cand = js;
+		}
+		if (!cand) {
+			json_decref(root);
+			free(pj);
+			return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+		}
+		cc_error e2 = { 0 };
+		if (i < 2) {
+			*path = cand;
+		} else if (read_file(cand, UINT32_MAX, what, &code, &len, &e2) == 0 &&
+			   looks_global(code)) {
+			*path = cand;
+		} else {
+			free(cand);
+		}
+		free(code);
+		cc_error_clear(&e2);
+	}
+	json_decref(root);
+	if (!*path) {
+		rc = cc_fail(
+			err, CC_ERR_INVALID_INPUT,
+			"%s: the package in %s names no browser global bundle in package.json "
+			"(\"unpkg\", \"jsdelivr\", or a \"browser\" string naming a UMD/IIFE "
+			"script); give the bundle's file instead (often under dist/ or build/)",
+			what, dir);
+		free(pj);
+		return rc;
+	}
+	free(pj);
+	return 0;
+}
+
+/* The guest-visible name of a library file: the package's directory name
+ * and the path inside it, or the file's base name. */
+static char *guest_file(const char *pkgdir, const char *path)
+{
+	if (!pkgdir) {
+		const char *b = strrchr(path, '/');
+		return strdup(b ? b + 1 : path);
+	}
+	size_t n = strlen(pkgdir);
+	while (n > 1 && pkgdir[n - 1] == '/')
+		n--;
+	const char *base = pkgdir;
+	for (size_t i = 0; i < n; i++)
+		if (pkgdir[i] == '/')
+			base = pkgdir + i + 1;
+	const char *rel = path + strlen(pkgdir);
+	while (*rel == '/')
+		rel++;
+	char *out = NULL;
+	if (asprintf(&out, "%.*s/%s", (int)(pkgdir + n - base), base, rel) < 0)
+		return NULL;
+	return out;
+}
+
+static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *lib, cc_error *err)
+{
+	char what[300];
+	snprintf(what, sizeof(what), "library '%.256s'", entry);
+	struct stat st;
+	char *dir = NULL;
+	lib->entry = strdup(entry);
+	if (!lib->entry)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	if (stat(entry, &st) == 0 && S_ISDIR(st.st_mode)) {
+		dir = strdup(entry);
+	} else if (stat(entry, &st) == 0) {
+		lib->path = strdup(entry);
+	} else if (!package_name_ok(entry)) {
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "%s: no such file or directory, and not a package name", what);
+	} else if (!o->node_modules) {
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "%s: no such file or directory; to look it up as a package, name "
+			       "the node_modules directory (node_modules=DIR, --node-modules DIR)",
+			       what);
+	} else {
+		dir = join(o->node_modules, entry);
+		if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			int rc = cc_fail(err, CC_ERR_INVALID_INPUT,
+					 "%s: no package of that name in %s (npm install it there, "
+					 "or give the bundle's file)",
+					 what, o->node_modules);
+			free(dir);
+			return rc;
+		}
+	}
+	if (dir && package_bundle(what, dir, &lib->path, err) < 0) {
+		free(dir);
+		return -1;
+	}
+	if (!lib->path) {
+		free(dir);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
+	lib->file = guest_file(dir, lib->path);
+	free(dir);
+	if (!lib->file)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	if (read_file(lib->path, o->limits.max_source, what, &lib->code, &lib->len, err) < 0)
+		return -1;
+	if (!cc_utf8_valid(lib->code, lib->len) || memchr(lib->code, 0, lib->len))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "%s: %s is not UTF-8 text without NUL bytes (a script is)", what,
+			       lib->path);
+	return 0;
+}
+
+int cc_libset_load(const cc_options *o, struct cc_libset **out, cc_error *err)
+{
+	*out = NULL;
+	if (!o->libraries || o->n_libraries == 0)
+		return 0;
+	if (o->language != CC_LANG_JAVASCRIPT)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "libraries are JavaScript bundles; a python runtime takes none "
+			       "(give Python packages with python_path)");
+	if (o->n_libraries > CC_LIBRARIES_MAX)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "%zu libraries given; at most %d load into one runtime (bundle "
+			       "them into fewer files)",
+			       o->n_libraries, CC_LIBRARIES_MAX);
+	struct cc_libset *s = calloc(1, sizeof(*s));
+	if (s)
+		s->v = calloc(o->n_libraries, sizeof(*s->v));
+	if (!s || !s->v) {
+		free(s);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < o->n_libraries; i++) {
+		s->n = i + 1;
+		if (!o->libraries[i] || !*o->libraries[i]) {
+			cc_libset_free(s);
+			return cc_fail(err, CC_ERR_INVALID_INPUT,
+				       "library %zu is empty; give a file, directory or package "
+				       "name",
+				       i + 1);
+		}
+		if (resolve_one(o, o->libraries[i], &s->v[i], err) < 0) {
+			cc_libset_free(s);
+			return -1;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+int cc_libset_send(struct cc_child *c, const struct cc_libset *s, int64_t deadline, cc_error *err)
+{
+	for (size_t i = 0; i < cc_libset_count(s); i++) {
+		struct cc_msgbuf m;
+		cc_msgbuf_begin(&m, 3, "lib");
+		cc_pack_cstr(&m.pk, "file");
+		cc_pack_cstr(&m.pk, s->v[i].file);
+		cc_pack_cstr(&m.pk, "code");
+		msgpack_pack_str(&m.pk, s->v[i].len);
+		msgpack_pack_str_body(&m.pk, s->v[i].code, s->v[i].len);
+		int rc = cc_chan_send(c, m.sb.data, m.sb.size, deadline, err);
+		cc_msgbuf_free(&m);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void cc_libset_explain(const struct cc_libset *s, cc_error *err)
+{
+	unsigned long n = 0;
+	int used = 0;
+	if (err->kind != CC_ERR_INVALID_INPUT || !err->message ||
+	    sscanf(err->message, "library %lu: %n", &n, &used) != 1 || !used || n < 1 ||
+	    n > cc_libset_count(s))
+		return;
+	/* The kind the worker's engine gave, only from those a load can end
+	 * with (a worker that claims another keeps invalid_input). */
+	const char *rest = err->message + used, *colon = strstr(rest, ": ");
+	int kind = colon ? cc_error_kind_from_name(rest, (size_t)(colon - rest)) : -1;
+	if (kind == CC_ERR_GUEST || kind == CC_ERR_SYNTAX || kind == CC_ERR_TIMEOUT ||
+	    kind == CC_ERR_MEMORY_LIMIT)
+		rest = colon + 2;
+	else
+		kind = CC_ERR_INVALID_INPUT;
+	const struct cc_lib *l = &s->v[n - 1];
+	char *msg = NULL;
+	if (asprintf(&msg, "loading library '%s' (%s): %s", l->entry, l->path, rest) < 0)
+		return;
+	free(err->message);
+	err->message = msg;
+	err->kind = (cc_error_kind)kind;
+}
