@@ -202,6 +202,24 @@ typedef struct cc_limits {
 	uint64_t max_file_size;	 /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
 } cc_limits;
 
+/* A file grant: a host directory or file the guest sees at `guest`.
+ * Enforced twice: a bind mount in the worker's mount namespace (remounted
+ * read-only unless writable) and Landlock rules for exactly that tree.
+ * The supervisor resolves `host` once (realpath, then an O_PATH
+ * descriptor) in cc_runtime_new / cc_forkserver_new / cc_pool_new and
+ * hands the worker that descriptor, so swapping the path for a symlink
+ * afterwards cannot redirect the grant. Both strings are borrowed. */
+typedef struct cc_mount {
+	const char *host;  /* host path: must exist (directory or file) */
+	const char *guest; /* absolute guest path, not under scratch (/tmp)
+			      nor over what the engine needs (/, /usr, /proc,
+			      /dev, the stdlib, the worker's files) */
+	bool writable;	   /* false (default): read-only */
+} cc_mount;
+
+/* The most grants one runtime takes. */
+#define CC_MAX_MOUNTS 32
+
 typedef struct cc_options {
 	cc_language language;
 	cc_sandbox_mode sandbox;
@@ -209,6 +227,19 @@ typedef struct cc_options {
 	/* Directory holding codecage-worker-js / codecage-worker-py; NULL =
 	 * the directory of libcodecage itself, then the install libexecdir. */
 	const char *worker_dir;
+	/* File grants (array of n_mounts, at most CC_MAX_MOUNTS); borrowed
+	 * until cc_runtime_new / cc_forkserver_new / cc_pool_new returns
+	 * (they copy what they keep). NULL/0: none, the default. */
+	const cc_mount *mounts;
+	size_t n_mounts;
+	/* Bytes of the session's private, size-capped tmpfs on /tmp (each
+	 * session its own, also forked and pooled ones; both languages);
+	 * 0 = none, the default. A file in it or in a writable grant is also
+	 * capped by limits.max_file_size when that is set (RLIMIT_FSIZE);
+	 * with max_file_size 0 and scratch_bytes > 0 the per-file cap is
+	 * scratch_bytes. For compatibility, max_file_size > 0 with
+	 * scratch_bytes 0 gives a scratch of max_file_size bytes. */
+	uint64_t scratch_bytes;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
@@ -486,6 +517,41 @@ CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, vo
  * namespaces, the guest runs in its child). Signal it only through the
  * library. -1 when the worker is gone. */
 CC_EXPORT int cc_runtime_pid(const cc_runtime *rt);
+
+/* ---- files between evals ----
+ *
+ * The host moves files in and out of a session between evals (never while
+ * an eval runs on the runtime). The worker serves them inside its confined
+ * view, so the same mount, Landlock and seccomp rules bind them. A path is
+ * an absolute guest path under scratch (/tmp) or a grant: writable ones for
+ * writes, any for reads and listings; a path with a ".." component, or
+ * one that leaves those trees (also through a symlink), is refused. */
+
+/* Create or replace the file guest_path with len bytes of data (borrowed).
+ * Parent directories must exist. Errors: invalid_input (path not absolute,
+ * has "..", not under scratch or a writable grant: the message names
+ * RuntimeConfig(scratch=...)/cc_options.scratch_bytes or a writable mount;
+ * len over the per-file cap; no space left), worker_crashed,
+ * protocol_violation, timeout (limits.timeout_s). */
+CC_EXPORT int cc_runtime_write_file(cc_runtime *rt, const char *guest_path, const void *data,
+				    size_t len, cc_error *err);
+
+/* Read the file guest_path (under scratch or any grant). At most max_bytes
+ * (0 = limits.max_result) are read; a longer file is refused as
+ * output_limit. On success *data is malloc'd (the caller frees it; one
+ * extra NUL byte follows, not counted in *len). Errors: invalid_input (bad
+ * path, no such file, a directory), output_limit, worker_crashed,
+ * protocol_violation, timeout. */
+CC_EXPORT int cc_runtime_read_file(cc_runtime *rt, const char *guest_path, uint64_t max_bytes,
+				   void **data, size_t *len, cc_error *err);
+
+/* List guest_dir recursively (symlinks not followed): *listing is an owned
+ * array value (free with cc_value_free) of maps {path: string (guest
+ * path), size: int (bytes), mtime: float (seconds since the epoch), dir:
+ * bool}, at most 10,000 entries (more: output_limit). Errors as
+ * cc_runtime_read_file. */
+CC_EXPORT int cc_runtime_list_files(cc_runtime *rt, const char *guest_dir, cc_value **listing,
+				    cc_error *err);
 
 /* ---- fork server and pools: fast sessions ----
  *
