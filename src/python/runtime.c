@@ -213,6 +213,53 @@ static int limit_f(PyObject *limits, const char *key, double *out)
 	return 0;
 }
 
+/* limits["mounts"]: a list of (host, guest, writable) tuples of str, str,
+ * bool (the package's Mount objects, flattened). The strings are borrowed
+ * from the dict, which outlives the call; the array is freed by
+ * cc_py_options_free. */
+static int py_mounts(PyObject *limits, cc_options *o)
+{
+	PyObject *ms = PyDict_GetItemString(limits, "mounts");
+	if (!ms || ms == Py_None)
+		return 0;
+	if (!PyList_Check(ms))
+		return PyErr_SetString(PyExc_TypeError, "mounts must be a list"), -1;
+	Py_ssize_t n = PyList_GET_SIZE(ms);
+	if (n == 0)
+		return 0;
+	cc_mount *m = PyMem_Calloc((size_t)n, sizeof(*m));
+	if (!m)
+		return PyErr_NoMemory(), -1;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *t = PyList_GET_ITEM(ms, i);
+		if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 ||
+		    !PyUnicode_Check(PyTuple_GET_ITEM(t, 0)) ||
+		    !PyUnicode_Check(PyTuple_GET_ITEM(t, 1))) {
+			PyMem_Free(m);
+			return PyErr_SetString(PyExc_TypeError,
+					       "each mount must be (host, guest, writable)"),
+			       -1;
+		}
+		m[i].host = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 0));
+		m[i].guest = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 1));
+		m[i].writable = PyObject_IsTrue(PyTuple_GET_ITEM(t, 2)) == 1;
+		if (!m[i].host || !m[i].guest) {
+			PyMem_Free(m);
+			return -1;
+		}
+	}
+	o->mounts = m;
+	o->n_mounts = (size_t)n;
+	return 0;
+}
+
+void cc_py_options_free(cc_options *o)
+{
+	PyMem_Free((void *)o->mounts);
+	o->mounts = NULL;
+	o->n_mounts = 0;
+}
+
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
 		  cc_options *o)
 {
@@ -237,10 +284,12 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	    limit_u64(limits, "max_source", &l->max_source) < 0 ||
 	    limit_u64(limits, "cpu_time", &cpu) < 0 ||
 	    limit_u64(limits, "max_open_files", &files) < 0 ||
-	    limit_u64(limits, "max_file_size", &l->max_file_size) < 0)
+	    limit_u64(limits, "max_file_size", &l->max_file_size) < 0 ||
+	    limit_u64(limits, "scratch", &o->scratch_bytes) < 0 || py_mounts(limits, o) < 0)
 		return -1;
 	if (cpu > UINT32_MAX || files > UINT32_MAX)
-		return cc_py_raise(CC_ERR_INVALID_INPUT, "cpu_time or max_open_files too large"),
+		return cc_py_options_free(o),
+		       cc_py_raise(CC_ERR_INVALID_INPUT, "cpu_time or max_open_files too large"),
 		       -1;
 	l->cpu_s = (uint32_t)cpu;
 	l->max_open_files = (uint32_t)files;
@@ -267,8 +316,8 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 	cc_error err = { 0 };
 	int rc;
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_new(&o, &rt, &err);
-	Py_END_ALLOW_THREADS if (rc < 0)
-	{
+	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	if (rc < 0) {
 		cc_py_raise(err.kind, err.message);
 		cc_error_clear(&err);
 		return -1;
