@@ -490,6 +490,30 @@ class IsolatedRuntime:
         ``GuestError`` (the engine cannot hold it), ``WorkerCrashed``."""
         self._rt.set_global(name, value)
 
+    # -- files (between evals) --
+
+    def write_file(self, path: str, data: "bytes | str") -> None:
+        """Create or replace the guest file ``path`` (absolute, under scratch
+        ``/tmp`` or a writable :class:`Mount`) with ``data`` (``str`` is
+        written as UTF-8). Its directory must exist. Not while an eval runs.
+        Raises ``InvalidInputError`` (the message names the setting that
+        makes a place writable; too large; no space), ``WorkerCrashed``."""
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        self._rt.write_file(os.fspath(path), bytes(data))
+
+    def read_file(self, path: str, max_bytes: int = 0) -> bytes:
+        """The bytes of guest file ``path`` (under scratch or any mount), at
+        most ``max_bytes`` (0: ``max_result``). A longer file raises
+        ``OutputLimitError``; a missing one ``InvalidInputError``."""
+        return self._rt.read_file(os.fspath(path), max_bytes)
+
+    def list_files(self, dir: str = "/tmp") -> list:
+        """Every entry under guest directory ``dir``, recursively (symlinks
+        not followed): dicts ``{path, size, mtime, dir}`` (``mtime`` in
+        seconds since the epoch), at most 10,000."""
+        return self._rt.list_files(os.fspath(dir))
+
     # -- tools --
 
     def _callback(self, fn: Callable[..., Any],

@@ -738,6 +738,12 @@ CC_EXPORT void cc_runtime_close(cc_runtime *rt)
 
 int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, cc_error *err)
 {
+	return cc_runtime_request_value(rt, id, m, NULL, err);
+}
+
+int cc_runtime_request_value(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m,
+			     cc_value **value, cc_error *err)
+{
 	if (!rt->alive)
 		return cc_fail(err, CC_ERR_WORKER_CRASHED, "this runtime's worker is gone: %s",
 			       rt->death ? rt->death : "it was closed");
@@ -751,9 +757,13 @@ int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, c
 	round_trip(rt, id, &m->sb, rt->opts.limits.timeout_s, false, r);
 	cc_runtime_leave(rt);
 	int rc = 0;
-	if (r->kind != CC_OK)
+	if (r->kind != CC_OK) {
 		rc = cc_fail(err, r->kind, "%s%s%s", r->type ? r->type : "",
 			     r->type && *r->type ? ": " : "", r->message ? r->message : "");
+	} else if (value) {
+		*value = r->value;
+		r->value = NULL;
+	}
 	cc_result_free(r);
 	return rc;
 }

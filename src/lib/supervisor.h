@@ -229,6 +229,10 @@ void cc_runtime_leave(cc_runtime *rt);
  * filled from the result's kind and message. Takes the runtime. */
 struct cc_msgbuf;
 int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, cc_error *err);
+/* The same, handing the result's value to *value (owned; NULL for null)
+ * when value is not NULL. */
+int cc_runtime_request_value(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m,
+			     cc_value **value, cc_error *err);
 
 /* ---- tools.c ---- */
 

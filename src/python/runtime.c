@@ -471,6 +471,77 @@ static PyObject *rt_set_global(rt_obj *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+static PyObject *raise_clear(cc_error *err)
+{
+	cc_py_raise(err->kind, err->message);
+	cc_error_clear(err);
+	return NULL;
+}
+
+static PyObject *rt_write_file(rt_obj *self, PyObject *args)
+{
+	const char *path;
+	Py_buffer data;
+	if (!PyArg_ParseTuple(args, "sy*:write_file", &path, &data))
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt) {
+		PyBuffer_Release(&data);
+		return NULL;
+	}
+	cc_error err = { 0 };
+	int rc;
+	Py_BEGIN_ALLOW_THREADS rc =
+		cc_runtime_write_file(rt, path, data.buf, (size_t)data.len, &err);
+	Py_END_ALLOW_THREADS give(self);
+	PyBuffer_Release(&data);
+	if (rc < 0)
+		return raise_clear(&err);
+	Py_RETURN_NONE;
+}
+
+static PyObject *rt_read_file(rt_obj *self, PyObject *args)
+{
+	const char *path;
+	unsigned long long max = 0;
+	if (!PyArg_ParseTuple(args, "s|K:read_file", &path, &max))
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	cc_error err = { 0 };
+	void *data = NULL;
+	size_t len = 0;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_read_file(rt, path, max, &data, &len, &err);
+	Py_END_ALLOW_THREADS give(self);
+	if (rc < 0)
+		return raise_clear(&err);
+	PyObject *b = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
+	free(data);
+	return b;
+}
+
+static PyObject *rt_list_files(rt_obj *self, PyObject *args)
+{
+	const char *path;
+	if (!PyArg_ParseTuple(args, "s:list_files", &path))
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	cc_error err = { 0 };
+	cc_value *v = NULL;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_list_files(rt, path, &v, &err);
+	Py_END_ALLOW_THREADS give(self);
+	if (rc < 0)
+		return raise_clear(&err);
+	PyObject *o = cc_py_from_value(v);
+	cc_value_free(v);
+	return o;
+}
+
 static PyObject *rt_bind(rt_obj *self, PyObject *args)
 {
 	const char *name;
@@ -690,6 +761,12 @@ static PyMethodDef rt_methods[] = {
 	  "duration_s); kind 'ok' or an error kind name. The GIL is released meanwhile." },
 	{ "set_global", (PyCFunction)rt_set_global, METH_VARARGS,
 	  "set_global(name, value): bind a guest global to a copy of value." },
+	{ "write_file", (PyCFunction)rt_write_file, METH_VARARGS,
+	  "write_file(path, data: bytes): create or replace a guest file (between evals)." },
+	{ "read_file", (PyCFunction)rt_read_file, METH_VARARGS,
+	  "read_file(path, max_bytes=0) -> bytes (0: the result cap)." },
+	{ "list_files", (PyCFunction)rt_list_files, METH_VARARGS,
+	  "list_files(dir) -> [{path, size, mtime, dir}], recursive." },
 	{ "bind", (PyCFunction)rt_bind, METH_VARARGS,
 	  "bind(name, callback): callback(args: list, pending: PendingCall) answers the "
 	  "call through pending, now or later from any thread." },

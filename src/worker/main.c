@@ -15,6 +15,7 @@
 #include "error.h"
 #include "frame.h"
 #include "confine.h"
+#include "files.h"
 #include "forkserver.h"
 #include "grants.h"
 #include "hygiene.h"
@@ -173,6 +174,28 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	cc_msgbuf_free(&m);
 }
 
+/* Files between evals (files.c); malformed requests are never sent. */
+static void serve_file(const char *t, const cc_value *m, struct cc_outcome *o)
+{
+	const cc_value *path = get_str(m, "path");
+	if (!path || memchr(path->u.str.ptr, 0, path->u.str.len))
+		_exit(4);
+	if (!strcmp(t, "fwrite")) {
+		const cc_value *d = cc_value_map_get(m, "data", NULL);
+		if (!d || d->type != CC_VALUE_BYTES)
+			_exit(4);
+		cc_files_write(path->u.str.ptr, d->u.str.ptr, d->u.str.len, o);
+	} else if (!strcmp(t, "fread")) {
+		bool ok = true;
+		uint64_t max = get_u64(m, "max", &ok);
+		if (!ok)
+			_exit(4);
+		cc_files_read(path->u.str.ptr, max, o);
+	} else {
+		cc_files_list(path->u.str.ptr, o);
+	}
+}
+
 static void serve_one(const cc_value *m, struct cc_outcome *o)
 {
 	const cc_value *t = get_str(m, "t");
@@ -207,6 +230,9 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		else
 			cc_outcome_fail(o, CC_ERR_GUEST, "TypeError", "this engine has no tools",
 					NULL);
+	} else if (!strcmp(t->u.str.ptr, "fwrite") || !strcmp(t->u.str.ptr, "fread") ||
+		   !strcmp(t->u.str.ptr, "flist")) {
+		serve_file(t->u.str.ptr, m, o);
 	} else {
 		_exit(4);
 	}
