@@ -576,10 +576,13 @@ typedef struct cc_forkserver cc_forkserver;
  * gives "json,re,math,datetime,collections,itertools,functools,numpy?,
  * pandas?" ("" for none; JavaScript ignores it). Takes as long as
  * cc_runtime_new plus the imports. *out is owned by the caller (close with
- * cc_forkserver_close). Errors: those of cc_runtime_new; invalid_input
- * for opts->limits.max_file_size > 0 (forked sessions get no scratch
- * directory of their own yet: use cc_runtime_new) or a preload module
- * that fails to import (the message names it). */
+ * cc_forkserver_close). opts->mounts are resolved and bound once, in the
+ * template: every session sees them. With scratch (scratch_bytes or
+ * max_file_size), each session mounts a private tmpfs of that size on
+ * /tmp in a mount namespace of its own, before any guest code; no session
+ * sees another's. Errors: those of cc_runtime_new; invalid_input for a
+ * preload module that fails to import (the message names it);
+ * sandbox_unavailable for scratch on a host without namespaces. */
 CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_forkserver **out,
 				cc_error *err);
 
@@ -609,8 +612,8 @@ CC_EXPORT void cc_forkserver_close(cc_forkserver *fs);
  * cc_forkserver_new) or by cc_runtime_new. A checked-out session belongs
  * to the caller and never returns to the pool: close it with
  * cc_runtime_close, and the pool makes a fresh one, so no state crosses
- * between users. Sessions that may write files (max_file_size > 0) are
- * always spawned. *out is owned (close with cc_pool_close). Errors: those
+ * between users. Each session has its own scratch, forked or spawned.
+ * opts->mounts are copied (and resolved by each start). *out is owned (close with cc_pool_close). Errors: those
  * of cc_forkserver_new (started here, so a host that cannot confine says
  * so now); invalid_input (size out of range); internal. */
 typedef struct cc_pool cc_pool;

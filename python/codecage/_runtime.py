@@ -68,14 +68,19 @@ class Mount:
     """A file grant: the host directory or file ``host`` appears in the guest
     at ``guest`` (an absolute path such as ``/data``), read-only unless
     ``writable``. Enforced by a bind mount in the worker's mount namespace
-    and by Landlock rules for exactly that tree. The host path is resolved
-    when the runtime (fork server, pool) starts, once; a path swapped for a
-    symlink afterwards cannot redirect it. Bad paths raise
-    ``InvalidInputError`` naming the mount before any worker starts."""
+    and by Landlock rules for exactly that tree.
 
-    __slots__ = ("host", "guest", "writable")
+    ``Mount()`` opens the host path at once (``O_PATH``) and keeps that
+    descriptor: a runtime, fork server or pool started later grants the very
+    directory or file it names now, wherever it has moved since, and a path
+    swapped for a symlink after ``Mount()`` cannot redirect it. A host path
+    that does not exist raises ``InvalidInputError`` here; a bad guest path
+    raises it when the runtime starts, before any worker exists."""
+
+    __slots__ = ("host", "guest", "writable", "_fd", "__weakref__")
 
     def __init__(self, host: "os.PathLike[str] | str", guest: str, writable: bool = False):
+        self._fd = -1
         if not isinstance(host, (str, os.PathLike)) or not isinstance(guest, str):
             raise TypeError("Mount(host, guest, writable=False): host is a path, guest a str")
         if not isinstance(writable, bool):
@@ -83,6 +88,20 @@ class Mount:
         self.host = os.fspath(host)
         self.guest = guest
         self.writable = writable
+        try:
+            self._fd = os.open(self.host, os.O_PATH | os.O_CLOEXEC)
+        except OSError as e:
+            raise InvalidInputError(f"mount {self.host}:{guest}: the host path: "
+                                    f"{e.strerror}") from None
+
+    def _native(self) -> tuple:
+        # libcodecage resolves this link to where the object is now
+        return (f"/proc/self/fd/{self._fd}", self.guest, self.writable)
+
+    def __del__(self) -> None:
+        if getattr(self, "_fd", -1) >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def __repr__(self) -> str:
         return f"Mount({self.host!r}, {self.guest!r}, writable={self.writable})"
@@ -273,7 +292,7 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
               if f.name in ("timeout", "grace", "max_stdout", "max_stderr", "max_result",
                             "max_source", "cpu_time", "max_open_files", "max_file_size",
                             "scratch")}
-    limits["mounts"] = [(m.host, m.guest, m.writable) for m in config.mounts]
+    limits["mounts"] = [m._native() for m in config.mounts]
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
     return _NativeArgs(config, language, sandbox, limits, worker_dir)

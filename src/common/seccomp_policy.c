@@ -12,6 +12,7 @@
 #define FORK CC_SC_FORK
 /* Python always; JavaScript when it has scratch or a grant (its fs module) */
 #define FILES (CC_SC_PY | CC_SC_FILES)
+#define FORK_SCRATCH CC_SC_FORK_SCRATCH
 
 const struct cc_sc_rule cc_sc_allow[] = {
 	/* the channel and guest-visible I/O */
@@ -115,6 +116,20 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "setrlimit", FORK, CC_SC_ALLOW, "the session's own limits, lowered" },
 	{ "capset", FORK, CC_SC_ALLOW, "dropping what the session's user namespace gave it" },
 	{ "capget", FORK, CC_SC_ALLOW, "checking that nothing was kept" },
+	/* a template whose sessions have scratch: the intermediate of each
+	 * session's fork (its own user namespace, owning its own mount
+	 * namespace) maps its ids and mounts the session's tmpfs on /tmp */
+	{ "unshare", FORK_SCRATCH, CC_SC_ARGS,
+	  "the session's own user, pid and mount namespaces: exactly "
+	  "CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS" },
+	{ "mount", FORK_SCRATCH, CC_SC_ARGS,
+	  "the session's tmpfs: flags exactly MS_NOSUID|MS_NODEV|MS_NOEXEC (no bind, "
+	  "remount or move)" },
+	{ "landlock_add_rule", FORK_SCRATCH, CC_SC_ALLOW,
+	  "each session's file domain, built after its tmpfs is mounted" },
+	{ "prctl", FORK_SCRATCH, CC_SC_ARGS,
+	  "PR_SET_DUMPABLE only: a non-dumpable process's /proc/self/uid_map belongs to "
+	  "the host's root, so the intermediate is dumpable while it writes its maps" },
 };
 const size_t cc_sc_allow_len = sizeof(cc_sc_allow) / sizeof(cc_sc_allow[0]);
 

@@ -166,10 +166,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
 	p->size = size;
-	/* Sessions that write files need a scratch tmpfs of their own, which
-	 * only a spawned worker gets today: those pools spawn. */
-	if (fork_server && cc_scratch_bytes(opts) == 0 &&
-	    cc_forkserver_new(opts, preload, &p->fs, err) < 0) {
+	if (fork_server && cc_forkserver_new(opts, preload, &p->fs, err) < 0) {
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 		free(p->ready);
 		free(p);

@@ -92,10 +92,14 @@ static int check_path(const char *path, bool write, char *real, int *ok_tree, st
 	if (w < 0 || w >= PATH_MAX)
 		return fail(o, "ValueError", "%s: the path is too long%s", path, NULL);
 	int t = tree_of(real);
+	if (t < 0 && write)
+		return fail(o, "PermissionError", "%s: not in scratch or a writable mount; %s",
+			    path, where_writable());
 	if (t < 0)
 		return fail(o, "PermissionError",
-			    "%s: not in scratch or a mount; files can be moved only there (%s)",
-			    path, where_writable());
+			    "%s: not in scratch (/tmp) or a mount; only those can be read or "
+			    "listed%s",
+			    path, NULL);
 	if (write && t == 0)
 		return fail(o, "PermissionError", "%s: this mount is read-only; %s", path,
 			    where_writable());

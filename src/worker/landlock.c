@@ -166,7 +166,9 @@ int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error
 		if (add_fd(rs, cc_worker_grants[i].fd, cc_worker_grants[i].guest,
 			   cc_worker_grants[i].writable, attr.handled_access_fs, err) < 0)
 			goto fail;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	/* A forked session has no_new_privs from its template already (and
+	 * no prctl in its filter). */
+	if ((!pol->in_session && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) ||
 	    syscall(__NR_landlock_restrict_self, rs, 0) < 0) {
 		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock_restrict_self: %s",
 			strerror(errno));

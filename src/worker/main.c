@@ -264,7 +264,9 @@ static int test_mode(const char *mode)
 		if (!strcmp(mode, "--export-bpf-notify"))
 			which = CC_SC_NOTIFY_ONLY;
 		else if (!strcmp(mode, "--export-bpf-template"))
-			which |= CC_SC_FORK, kill = CC_KILL_PROCESS;
+			which |= CC_SC_FORK |
+				 (cc_worker_limits.scratch_bytes ? CC_SC_FORK_SCRATCH : 0),
+				kill = CC_KILL_PROCESS;
 		else if (!strcmp(mode, "--export-bpf-session"))
 			kill = CC_KILL_PROCESS;
 		else if (strcmp(mode, "--export-bpf"))

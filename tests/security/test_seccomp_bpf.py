@@ -639,7 +639,7 @@ def policy_source_rules():
     m = re.search(r"cc_sc_allow\[\]\s*=\s*\{(.*?)\n\};", src, re.S)
     assert m, "the allow-list table was not found"
     body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
-    entry = re.compile(r'\{\s*"(\w+)"\s*,\s*(JS|PY|BOTH|FORK|FILES)\s*,\s*CC_SC_(ALLOW|ARGS)\s*,'
+    entry = re.compile(r'\{\s*"(\w+)"\s*,\s*(JS|PY|BOTH|FORK_SCRATCH|FORK|FILES)\s*,\s*CC_SC_(ALLOW|ARGS)\s*,'
                        r'\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\}')
     rules = [(e.group(1), e.group(2), e.group(3).lower(),
               "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', e.group(4))))
