@@ -613,9 +613,10 @@ CC_EXPORT void cc_forkserver_close(cc_forkserver *fs);
  * to the caller and never returns to the pool: close it with
  * cc_runtime_close, and the pool makes a fresh one, so no state crosses
  * between users. Each session has its own scratch, forked or spawned.
- * opts->mounts are copied (and resolved by each start). *out is owned (close with cc_pool_close). Errors: those
- * of cc_forkserver_new (started here, so a host that cannot confine says
- * so now); invalid_input (size out of range); internal. */
+ * opts->mounts are copied (and resolved by each start). *out is owned
+ * (close with cc_pool_close). Errors: those of cc_forkserver_new (started
+ * here, so a host that cannot confine says so now); invalid_input (size
+ * out of range, bad mounts); internal. */
 typedef struct cc_pool cc_pool;
 CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
 			  const char *preload, cc_pool **out, cc_error *err);

@@ -89,6 +89,9 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "fsync", FILES, CC_SC_ALLOW, "sqlite commits, os.fsync" },
 	{ "fdatasync", FILES, CC_SC_ALLOW, "sqlite commits" },
 	{ "pwrite64", FILES, CC_SC_ALLOW, "sqlite writes pages at offsets" },
+	{ "listxattr", FILES, CC_SC_ALLOW,
+	  "shutil.copy2's copystat lists extended attributes (names only; never set)" },
+	{ "llistxattr", FILES, CC_SC_ALLOW, "the same for a symlink (follow_symlinks=False)" },
 	/* asyncio's event loop */
 	{ "epoll_create1", PY, CC_SC_ALLOW, "asyncio's selector" },
 	{ "epoll_ctl", PY, CC_SC_ALLOW, "asyncio's selector" },

@@ -74,6 +74,17 @@ static int check_path(const char *path, bool write, char *real, int *ok_tree, st
 			return fail(o, "ValueError", "%s: '.' and '..' are not allowed in paths%s",
 				    path, NULL);
 	}
+	/* Lexically first: a session without scratch or grants has no file
+	 * calls at all (JavaScript's filter), and nothing to offer. */
+	int lexical = tree_of(path);
+	if (lexical < 0 && write)
+		return fail(o, "PermissionError", "%s: not in scratch or a writable mount; %s",
+			    path, where_writable());
+	if (lexical < 0)
+		return fail(o, "PermissionError",
+			    "%s: not in scratch (/tmp) or a mount; only those can be read or "
+			    "listed%s",
+			    path, NULL);
 	char dir[PATH_MAX];
 	memcpy(dir, path, n + 1);
 	while (n > 1 && dir[n - 1] == '/')

@@ -90,6 +90,13 @@ int cc_grants_open(cc_error *err)
 	for (size_t i = 0; i < cc_worker_n_grants; i++) {
 		const struct cc_worker_grant *g = &cc_worker_grants[i];
 		int fd = open(g->host, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && (errno == EACCES || errno == EPERM))
+			return cc_fail(
+				err, CC_ERR_INVALID_INPUT,
+				"mount %s: the worker's user (its own uid, or nobody when the "
+				"host runs as root) cannot reach the host path %s; make each "
+				"directory on the way searchable (o+x) and the tree readable",
+				g->guest, g->host);
 		if (fd < 0 || !same_object(fd, g->fd)) {
 			if (fd >= 0)
 				close(fd);

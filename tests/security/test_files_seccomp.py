@@ -12,7 +12,8 @@ from test_seccomp_bpf import ALLOW, EPERM, NR, worker
 FILE_CALLS = {"openat": 257, "newfstatat": 262, "getdents64": 217, "unlink": 87,
               "unlinkat": 263, "mkdir": 83, "rmdir": 84, "rename": 82, "chmod": 90,
               "fchmod": 91, "utimensat": 280, "symlink": 88, "chdir": 80, "flock": 73,
-              "fsync": 74, "fdatasync": 75, "pwrite64": 18, "ftruncate": 77}
+              "fsync": 74, "fdatasync": 75, "pwrite64": 18, "ftruncate": 77, "listxattr": 194,
+              "llistxattr": 195}
 # never for ordinary file work: hard links (a path out of a tree), owners,
 # extended attributes, device nodes
 NEVER = {"link": 86, "linkat": 265, "chown": 92, "fchown": 93, "lchown": 94, "mknod": 133,
