@@ -545,7 +545,8 @@ CC_EXPORT int cc_runtime_write_file(cc_runtime *rt, const char *guest_path, cons
 CC_EXPORT int cc_runtime_read_file(cc_runtime *rt, const char *guest_path, uint64_t max_bytes,
 				   void **data, size_t *len, cc_error *err);
 
-/* List guest_dir recursively (symlinks not followed): *listing is an owned
+/* List guest_dir recursively (symlinks not followed; by name within each
+ * directory, a directory before what it holds): *listing is an owned
  * array value (free with cc_value_free) of maps {path: string (guest
  * path), size: int (bytes), mtime: float (seconds since the epoch), dir:
  * bool}, at most 10,000 entries (more: output_limit). Errors as

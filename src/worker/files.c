@@ -212,45 +212,101 @@ struct walk {
 	msgpack_sbuffer items;
 };
 
-static int walk_dir(struct walk *w, const char *real, const char *shown, int depth)
+static int walk_dir(struct walk *w, const char *real, const char *shown, int depth);
+
+/* One entry, and with a directory what is in it. */
+static int list_one(struct walk *w, const char *real, const char *shown, const char *name,
+		    int depth)
+{
+	char rp[PATH_MAX], sp[PATH_MAX];
+	if (snprintf(rp, sizeof(rp), "%s/%s", real, name) >= (int)sizeof(rp) ||
+	    snprintf(sp, sizeof(sp), "%s/%s", shown, name) >= (int)sizeof(sp))
+		return -ENAMETOOLONG;
+	struct stat st;
+	if (lstat(rp, &st) < 0)
+		return 0; /* gone meanwhile */
+	bool dir = S_ISDIR(st.st_mode);
+	msgpack_pack_map(&w->pk, 4);
+	cc_pack_cstr(&w->pk, "path");
+	cc_pack_cstr(&w->pk, sp);
+	cc_pack_cstr(&w->pk, "size");
+	msgpack_pack_int64(&w->pk, (int64_t)st.st_size);
+	cc_pack_cstr(&w->pk, "mtime");
+	msgpack_pack_double(&w->pk, (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9);
+	cc_pack_cstr(&w->pk, "dir");
+	if (dir)
+		msgpack_pack_true(&w->pk);
+	else
+		msgpack_pack_false(&w->pk);
+	w->n++;
+	return dir && depth < 64 ? walk_dir(w, rp, sp, depth + 1) : 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in a directory, sorted (a listing reads the same every time);
+ * *names is malloc'd, each name too. Returns the count, or -errno. */
+static ssize_t sorted_names(const char *real, char ***names)
 {
 	DIR *d = opendir(real);
 	if (!d)
 		return -errno;
+	size_t n = 0, cap = 0;
+	char **v = NULL;
 	struct dirent *e;
-	int rc = 0;
-	while (!rc && (e = readdir(d))) {
+	ssize_t rc = 0;
+	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (w->n >= CC_LIST_MAX) {
+		if (n == CC_LIST_MAX) {
 			rc = -E2BIG;
 			break;
 		}
-		char rp[PATH_MAX], sp[PATH_MAX];
-		snprintf(rp, sizeof(rp), "%s/%s", real, e->d_name);
-		snprintf(sp, sizeof(sp), "%s/%s", shown, e->d_name);
-		struct stat st;
-		if (lstat(rp, &st) < 0)
-			continue; /* gone meanwhile */
-		bool dir = S_ISDIR(st.st_mode);
-		msgpack_pack_map(&w->pk, 4);
-		cc_pack_cstr(&w->pk, "path");
-		cc_pack_cstr(&w->pk, sp);
-		cc_pack_cstr(&w->pk, "size");
-		msgpack_pack_int64(&w->pk, (int64_t)st.st_size);
-		cc_pack_cstr(&w->pk, "mtime");
-		msgpack_pack_double(&w->pk,
-				    (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9);
-		cc_pack_cstr(&w->pk, "dir");
-		if (dir)
-			msgpack_pack_true(&w->pk);
-		else
-			msgpack_pack_false(&w->pk);
-		w->n++;
-		if (dir && depth < 64)
-			rc = walk_dir(w, rp, sp, depth + 1);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			char **nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		if (!(v[n] = strdup(e->d_name))) {
+			rc = -ENOMEM;
+			break;
+		}
+		n++;
 	}
 	closedir(d);
+	if (rc < 0) {
+		while (n)
+			free(v[--n]);
+		free(v);
+		return rc;
+	}
+	qsort(v, n, sizeof(*v), by_name);
+	*names = v;
+	return (ssize_t)n;
+}
+
+static int walk_dir(struct walk *w, const char *real, const char *shown, int depth)
+{
+	char **names = NULL;
+	ssize_t n = sorted_names(real, &names);
+	if (n < 0)
+		return (int)n;
+	int rc = 0;
+	for (ssize_t i = 0; i < n; i++) {
+		if (!rc && w->n >= CC_LIST_MAX)
+			rc = -E2BIG;
+		if (!rc)
+			rc = list_one(w, real, shown, names[i], depth);
+		free(names[i]);
+	}
+	free(names);
 	return rc;
 }
 
