@@ -113,3 +113,29 @@ def test_template_without_scratch_has_none_of_it(engine):
     assert t.run(MOUNT, args=(0, 0, 0, NEW_FS, 0)) == KILL
     assert t.run(UNSHARE, args=(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS,)) == EPERM
     assert t.run(PRCTL, args=(PR_SET_DUMPABLE, 1)) == EPERM
+
+
+@pytest.mark.slow
+@pytest.mark.userns
+@pytest.mark.landlock
+def test_kernel_sweep_of_javascript_with_files():
+    """In the kernel (test_sweep.py's sweep, as a session with scratch):
+    what ran is exactly within the --with-files policy, the file calls
+    among it; the kill-list kills."""
+    import os
+    import subprocess
+    from conftest import BUILD
+    proc = subprocess.run([os.path.join(BUILD, "codecage-worker-js"), "--ppid=%d" % os.getpid(),
+                           "--with-files", "--sweep"], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split(" ") for line in proc.stdout.splitlines()[1:]]
+    ran = {int(nr) for nr, verdict, _ in rows if verdict == "allowed"} - {335, 336}
+    policy = [l.split(" ") for l in worker("js", "--with-files", "--print-policy").decode()
+              .splitlines()]
+    allowed = {int(nr) for _, nr, how in policy if how in ("allow", "args")}
+    assert ran <= allowed, sorted(ran - allowed)
+    assert {FILE_CALLS["openat"], FILE_CALLS["unlink"], FILE_CALLS["chmod"]} <= ran
+    assert not ran & set(NEVER.values())
+    killed = {int(nr) for nr, verdict, _ in rows if verdict == "killed"}
+    assert killed == {int(nr) for _, nr, how in policy if how == "kill"}
