@@ -199,7 +199,9 @@ typedef struct cc_limits {
 	uint64_t max_source;	 /* code passed to eval; 16 MiB */
 	uint32_t cpu_s;		 /* RLIMIT_CPU for the whole session; 3600 */
 	uint32_t max_open_files; /* RLIMIT_NOFILE; 64 */
-	uint64_t max_file_size;	 /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
+	uint64_t max_file_size;	 /* RLIMIT_FSIZE, bytes; 0: scratch_bytes, or 1 GiB
+				    with only a writable mount, else no file
+				    writes (cc_options.scratch_bytes) */
 } cc_limits;
 
 /* A file grant: a host directory or file the guest sees at `guest`.
