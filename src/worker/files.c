@@ -136,7 +136,14 @@ void cc_files_write(const char *path, const char *data, size_t len, struct cc_ou
 	int t;
 	if (check_path(path, true, real, &t, o) < 0)
 		return;
-	int fd = open(real, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* O_NONBLOCK: a FIFO in a grant must not hang the worker (ENXIO) */
+	int fd = open(real, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		      0644);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return errno_fail(o, path, EINVAL);
+	}
 	if (fd < 0)
 		return errno_fail(o, path, errno);
 	size_t off = 0;
@@ -163,7 +170,8 @@ void cc_files_read(const char *path, uint64_t max, struct cc_outcome *o)
 	int t;
 	if (check_path(path, false, real, &t, o) < 0)
 		return;
-	int fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO in a grant must not hang the worker */
+	int fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		int e = errno;

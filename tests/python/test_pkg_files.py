@@ -245,3 +245,13 @@ def test_writing_where_nothing_is_writable_names_the_setting():
     with IsolatedRuntime(language="javascript") as rt:
         with pytest.raises(InvalidInputError, match=r"RuntimeConfig\(scratch=BYTES\)"):
             rt.write_file("/tmp/x", b"x")
+
+
+def test_host_file_api_refuses_a_fifo_without_hanging(base):
+    os.mkfifo(base / "out" / "pipe")
+    with IsolatedRuntime(cfg(base), language="python") as rt:
+        with pytest.raises(InvalidInputError):
+            rt.read_file("/out/pipe")
+        with pytest.raises(InvalidInputError):
+            rt.write_file("/out/pipe", b"x")
+        assert rt.eval("1") == 1
