@@ -255,3 +255,20 @@ def test_host_file_api_refuses_a_fifo_without_hanging(base):
         with pytest.raises(InvalidInputError):
             rt.write_file("/out/pipe", b"x")
         assert rt.eval("1") == 1
+
+
+def test_file_calls_are_refused_while_an_eval_runs():
+    with IsolatedRuntime(language="python", scratch=1 << 20) as rt:
+        seen = []
+
+        def tool():
+            try:
+                rt.write_file("/tmp/x", b"x")
+            except InvalidInputError as e:
+                seen.append(str(e))
+            return 1
+
+        rt.bind_function("tool", tool)
+        assert rt.eval("tool()") == 1
+        assert seen and "called back into its own runtime" in seen[0], seen
+        rt.write_file("/tmp/x", b"x")  # between evals it works
