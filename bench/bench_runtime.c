@@ -13,7 +13,10 @@
  *   pool              checkout of a ready session from a full pool of 2
  *                     (fork server, warmed up), plus its first eval
  *   fork-mem          prints only the private memory (KiB) of an idle
- *                     forked session with numpy preloaded, after one eval */
+ *                     forked session with numpy preloaded, after one eval
+ *   fork-files        as fork, each session with a 16 MiB scratch of its
+ *                     own and one read-only grant (the current directory at
+ *                     /data): issue 14's "within 1.5x of fork" */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,10 +90,16 @@ static double tool_call(cc_runtime *rt, cc_language lang)
 #define PRELOAD_LIGHT "json,re,math,datetime"
 #define PRELOAD_NUMPY "json,re,math,datetime,numpy"
 
-static cc_forkserver *fork_server(cc_language lang, const char *preload)
+static cc_forkserver *fork_server(cc_language lang, const char *preload, bool files)
 {
 	cc_options o;
 	cc_options_init(&o, lang);
+	static cc_mount grant = { ".", "/data", false };
+	if (files) {
+		o.scratch_bytes = 16u << 20;
+		o.mounts = &grant;
+		o.n_mounts = 1;
+	}
 	cc_forkserver *fs = NULL;
 	cc_error err = { 0 };
 	if (cc_forkserver_new(&o, preload, &fs, &err) < 0) {
@@ -133,14 +142,14 @@ int main(int argc, char **argv)
 {
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: cc-bench python|javascript COLD_N WARM_N "
-				"[require|auto|off|fork|fork-numpy|pool|fork-mem]\n");
+				"[require|auto|off|fork|fork-numpy|pool|fork-mem|fork-files]\n");
 		return 2;
 	}
 	cc_language lang = strcmp(argv[1], "python") ? CC_LANG_JAVASCRIPT : CC_LANG_PYTHON;
 	int cold_n = atoi(argv[2]), warm_n = atoi(argv[3]);
 	const char *mode = argc > 4 ? argv[4] : "require";
-	static const char *const modes[] = { "require",	   "auto", "off",     "fork",
-					     "fork-numpy", "pool", "fork-mem" };
+	static const char *const modes[] = { "require",	   "auto", "off",      "fork",
+					     "fork-numpy", "pool", "fork-mem", "fork-files" };
 	bool known = false;
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		known |= !strcmp(mode, modes[i]);
@@ -155,7 +164,7 @@ int main(int argc, char **argv)
 	bool numpy = !strcmp(mode, "fork-numpy") || !strcmp(mode, "fork-mem");
 	bool forked = !strncmp(mode, "fork", 4), pooled = !strcmp(mode, "pool");
 	const char *preload = numpy ? PRELOAD_NUMPY : PRELOAD_LIGHT;
-	cc_forkserver *fs = forked ? fork_server(lang, preload) : NULL;
+	cc_forkserver *fs = forked ? fork_server(lang, preload, !strcmp(mode, "fork-files")) : NULL;
 	if (!strcmp(mode, "fork-mem")) {
 		/* an idle session after its first eval */
 		cc_runtime *rt = fork_one(fs);

@@ -202,7 +202,9 @@ typedef struct cc_limits {
 	uint64_t max_source;	    /* code passed to eval; 16 MiB */
 	uint32_t cpu_s;		    /* RLIMIT_CPU for the whole session; 3600 */
 	uint32_t max_open_files;    /* RLIMIT_NOFILE; 64 */
-	uint64_t max_file_size;	    /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
+	uint64_t max_file_size;	    /* RLIMIT_FSIZE, bytes; 0: scratch_bytes, or 1 GiB
+				       with only a writable mount, else no file
+				       writes (cc_options.scratch_bytes) */
 	uint32_t max_pending_calls; /* asynchronous tool calls in flight at once,
 				       counted by the supervisor; 64, in
 				       [1, 65536] */
@@ -214,6 +216,24 @@ typedef struct cc_limits {
  * the message with its own. */
 #define CC_TIMEOUT_HINT "raise cc_limits.timeout_s (or cc_runtime_eval's timeout_s)"
 #define CC_MEMORY_HINT "raise cc_limits.max_memory"
+
+/* A file grant: a host directory or file the guest sees at `guest`.
+ * Enforced twice: a bind mount in the worker's mount namespace (remounted
+ * read-only unless writable) and Landlock rules for exactly that tree.
+ * The supervisor resolves `host` once (realpath, then an O_PATH
+ * descriptor) in cc_runtime_new / cc_forkserver_new / cc_pool_new and
+ * hands the worker that descriptor, so swapping the path for a symlink
+ * afterwards cannot redirect the grant. Both strings are borrowed. */
+typedef struct cc_mount {
+	const char *host;  /* host path: must exist (directory or file) */
+	const char *guest; /* absolute guest path, not under scratch (/tmp)
+			      nor over what the engine needs (/, /usr, /proc,
+			      /dev, the stdlib, the worker's files) */
+	bool writable;	   /* false (default): read-only */
+} cc_mount;
+
+/* The most grants one runtime takes. */
+#define CC_MAX_MOUNTS 32
 
 typedef struct cc_options {
 	cc_language language;
@@ -253,6 +273,19 @@ typedef struct cc_options {
 	 * template runs them once for all its sessions. false. true with
 	 * CC_LANG_PYTHON is invalid_input. */
 	bool web_polyfills;
+	/* File grants (array of n_mounts, at most CC_MAX_MOUNTS); borrowed
+	 * until cc_runtime_new / cc_forkserver_new / cc_pool_new returns
+	 * (they copy what they keep). NULL/0: none, the default. */
+	const cc_mount *mounts;
+	size_t n_mounts;
+	/* Bytes of the session's private, size-capped tmpfs on /tmp (each
+	 * session its own, also forked and pooled ones; both languages);
+	 * 0 = none, the default. A file in it or in a writable grant is also
+	 * capped by limits.max_file_size when that is set (RLIMIT_FSIZE);
+	 * with max_file_size 0 and scratch_bytes > 0 the per-file cap is
+	 * scratch_bytes. For compatibility, max_file_size > 0 with
+	 * scratch_bytes 0 gives a scratch of max_file_size bytes. */
+	uint64_t scratch_bytes;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
@@ -556,6 +589,42 @@ CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, vo
  * library. -1 when the worker is gone. */
 CC_EXPORT int cc_runtime_pid(const cc_runtime *rt);
 
+/* ---- files between evals ----
+ *
+ * The host moves files in and out of a session between evals (never while
+ * an eval runs on the runtime). The worker serves them inside its confined
+ * view, so the same mount, Landlock and seccomp rules bind them. A path is
+ * an absolute guest path under scratch (/tmp) or a grant: writable ones for
+ * writes, any for reads and listings; a path with a ".." component, or
+ * one that leaves those trees (also through a symlink), is refused. */
+
+/* Create or replace the file guest_path with len bytes of data (borrowed).
+ * Parent directories must exist. Errors: invalid_input (path not absolute,
+ * has "..", not under scratch or a writable grant: the message names
+ * RuntimeConfig(scratch=...)/cc_options.scratch_bytes or a writable mount;
+ * len over the per-file cap; no space left), worker_crashed,
+ * protocol_violation, timeout (limits.timeout_s). */
+CC_EXPORT int cc_runtime_write_file(cc_runtime *rt, const char *guest_path, const void *data,
+				    size_t len, cc_error *err);
+
+/* Read the file guest_path (under scratch or any grant). At most max_bytes
+ * (0 = limits.max_result) are read; a longer file is refused as
+ * output_limit. On success *data is malloc'd (the caller frees it; one
+ * extra NUL byte follows, not counted in *len). Errors: invalid_input (bad
+ * path, no such file, a directory), output_limit, worker_crashed,
+ * protocol_violation, timeout. */
+CC_EXPORT int cc_runtime_read_file(cc_runtime *rt, const char *guest_path, uint64_t max_bytes,
+				   void **data, size_t *len, cc_error *err);
+
+/* List guest_dir recursively (symlinks not followed; by name within each
+ * directory, a directory before what it holds): *listing is an owned
+ * array value (free with cc_value_free) of maps {path: string (guest
+ * path), size: int (bytes), mtime: float (seconds since the epoch), dir:
+ * bool}, at most 10,000 entries (more: output_limit). Errors as
+ * cc_runtime_read_file. */
+CC_EXPORT int cc_runtime_list_files(cc_runtime *rt, const char *guest_dir, cc_value **listing,
+				    cc_error *err);
+
 /* ---- fork server and pools: fast sessions ----
  *
  * A fork server is one template worker, confined once (every layer of
@@ -579,10 +648,13 @@ typedef struct cc_forkserver cc_forkserver;
  * gives "json,re,math,datetime,collections,itertools,functools,numpy?,
  * pandas?" ("" for none; JavaScript ignores it). Takes as long as
  * cc_runtime_new plus the imports. *out is owned by the caller (close with
- * cc_forkserver_close). Errors: those of cc_runtime_new; invalid_input
- * for opts->limits.max_file_size > 0 (forked sessions get no scratch
- * directory of their own yet: use cc_runtime_new) or a preload module
- * that fails to import (the message names it). */
+ * cc_forkserver_close). opts->mounts are resolved and bound once, in the
+ * template: every session sees them. With scratch (scratch_bytes or
+ * max_file_size), each session mounts a private tmpfs of that size on
+ * /tmp in a mount namespace of its own, before any guest code; no session
+ * sees another's. Errors: those of cc_runtime_new; invalid_input for a
+ * preload module that fails to import (the message names it);
+ * sandbox_unavailable for scratch on a host without namespaces. */
 CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_forkserver **out,
 				cc_error *err);
 
@@ -612,10 +684,11 @@ CC_EXPORT void cc_forkserver_close(cc_forkserver *fs);
  * cc_forkserver_new) or by cc_runtime_new. A checked-out session belongs
  * to the caller and never returns to the pool: close it with
  * cc_runtime_close, and the pool makes a fresh one, so no state crosses
- * between users. Sessions that may write files (max_file_size > 0) are
- * always spawned. *out is owned (close with cc_pool_close). Errors: those
- * of cc_forkserver_new (started here, so a host that cannot confine says
- * so now); invalid_input (size out of range); internal. */
+ * between users. Each session has its own scratch, forked or spawned.
+ * opts->mounts are copied (and resolved by each start). *out is owned
+ * (close with cc_pool_close). Errors: those of cc_forkserver_new (started
+ * here, so a host that cannot confine says so now); invalid_input (size
+ * out of range, bad mounts); internal. */
 typedef struct cc_pool cc_pool;
 CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
 			  const char *preload, cc_pool **out, cc_error *err);

@@ -61,11 +61,11 @@ class ForkServer:
     secret (SECURITY.md).
 
     Raises what :class:`IsolatedRuntime` raises at start
-    (``SandboxUnavailable`` ...), ``InvalidInputError`` for
-    ``max_file_size > 0`` (forked sessions have no scratch directory of
-    their own yet: use :class:`IsolatedRuntime`, or a
-    ``SessionPool(fork_server=False)``) and for a preload module that fails
-    to import (the message names it), ``TypeError`` for wrong types.
+    (``SandboxUnavailable`` ...), ``InvalidInputError`` for bad mounts and
+    for a preload module that fails to import (the message names it),
+    ``TypeError`` for wrong types. Each session gets its own scratch
+    (``scratch``/``max_file_size``: a private tmpfs on ``/tmp`` that no
+    other session sees) and the server's ``mounts``.
 
     Thread-safe: any thread may call :meth:`session`; the GIL is released
     while it forks. Use it as a context manager.
@@ -75,11 +75,6 @@ class ForkServer:
                  sandbox: str = "require", preload: Preload = None, **options: Any) -> None:
         self._fs = None
         n = _native_args(config, language, sandbox, options)
-        if n.config.max_file_size > 0:
-            raise InvalidInputError(
-                "a fork server's sessions have no scratch directory of their own yet: set "
-                "max_file_size to 0, or use IsolatedRuntime or SessionPool(fork_server=False) "
-                "for sessions that write files")
         self._args: _NativeArgs = n
         self.language = n.language
         self.config = n.config
@@ -140,8 +135,8 @@ class SessionPool:
     :class:`IsolatedRuntime`; ``size`` (int, 1..1024) sessions are kept
     ready; with ``fork_server`` they are forked from a :class:`ForkServer`
     template (``preload`` as there), else each is a freshly started
-    worker. Sessions that may write files (``max_file_size > 0``) are
-    always started fresh. Before a session is offered, the pool warms it
+    worker; either way each has its own scratch when ``scratch`` is set.
+    Before a session is offered, the pool warms it
     up (one throwaway eval of a constant), so the first real eval does not
     pay the new process's page faults.
 

@@ -64,6 +64,56 @@ def _check_worker(worker_dir: str, language: str, chosen: bool) -> None:
             "codecage-worker-py")
 
 
+class Mount:
+    """A file grant: the host directory or file ``host`` appears in the guest
+    at ``guest`` (an absolute path such as ``/data``), read-only unless
+    ``writable``. Enforced by a bind mount in the worker's mount namespace
+    and by Landlock rules for exactly that tree.
+
+    ``Mount()`` opens the host path at once (``O_PATH``) and keeps that
+    descriptor: a runtime, fork server or pool started later grants the very
+    directory or file it names now, wherever it has moved since, and a path
+    swapped for a symlink after ``Mount()`` cannot redirect it. A host path
+    that does not exist raises ``InvalidInputError`` here; a bad guest path
+    raises it when the runtime starts, before any worker exists."""
+
+    __slots__ = ("host", "guest", "writable", "_fd", "__weakref__")
+
+    def __init__(self, host: "os.PathLike[str] | str", guest: str, writable: bool = False):
+        self._fd = -1
+        if not isinstance(host, (str, os.PathLike)) or not isinstance(guest, str):
+            raise TypeError("Mount(host, guest, writable=False): host is a path, guest a str")
+        if not isinstance(writable, bool):
+            raise TypeError("Mount.writable must be a bool")
+        self.host = os.fspath(host)
+        self.guest = guest
+        self.writable = writable
+        try:
+            self._fd = os.open(self.host, os.O_PATH | os.O_CLOEXEC)
+        except OSError as e:
+            raise InvalidInputError(f"mount {self.host}:{guest}: the host path: "
+                                    f"{e.strerror}") from None
+
+    def _native(self) -> tuple:
+        # libcodecage resolves this link to where the object is now
+        return (f"/proc/self/fd/{self._fd}", self.guest, self.writable)
+
+    def __del__(self) -> None:
+        if getattr(self, "_fd", -1) >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __repr__(self) -> str:
+        return f"Mount({self.host!r}, {self.guest!r}, writable={self.writable})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Mount) and
+                (self.host, self.guest, self.writable) == (other.host, other.guest, other.writable))
+
+    def __hash__(self) -> int:
+        return hash((self.host, self.guest, self.writable))
+
+
 @dataclasses.dataclass(frozen=True)
 class RuntimeConfig:
     """Limits and start-up code of a runtime. All fields are optional.
@@ -91,8 +141,13 @@ class RuntimeConfig:
     - ``max_source``: code per eval, bytes of UTF-8; 16 MiB.
     - ``cpu_time``: CPU seconds for the whole session; 3600.
     - ``max_open_files``: the worker's file descriptors; 64.
-    - ``max_file_size``: bytes of scratch files (a tmpfs at /tmp for Python);
-      0 = none.
+    - ``scratch``: bytes of the session's private, size-capped tmpfs at
+      ``/tmp`` (both languages); 0 = none. ``max_file_size`` set alone also
+      gives a scratch of that size (older configs).
+    - ``max_file_size``: the largest file the guest may write (RLIMIT_FSIZE),
+      bytes; 0 = ``scratch``, or 1 GiB with a writable mount and no scratch.
+    - ``mounts``: a list of :class:`Mount` grants (host folders or files the
+      guest sees, read-only unless ``writable``); empty by default.
     - ``max_pending_calls``: host tool calls of one eval in flight at once
       (coroutine tools under ``eval_async``), counted by the supervisor; 64,
       in [1, 65536]. A call beyond it fails in the guest at once with a
@@ -140,6 +195,8 @@ class RuntimeConfig:
     max_open_files: int = 64
     max_file_size: int = 0
     max_pending_calls: int = 64
+    scratch: int = 0
+    mounts: Sequence["Mount"] = ()
     redact_host_errors: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
@@ -158,7 +215,7 @@ class RuntimeConfig:
         if not 0 <= self.grace <= 60:
             raise InvalidInputError("RuntimeConfig.grace must be in [0, 60] seconds")
         for f in ("max_memory", "max_stdout", "max_stderr", "max_result", "max_source",
-                  "cpu_time", "max_open_files", "max_file_size", "max_pending_calls"):
+                  "cpu_time", "max_open_files", "max_file_size", "max_pending_calls", "scratch"):
             v = getattr(self, f)
             if v is None and f == "max_memory":
                 continue
@@ -168,6 +225,10 @@ class RuntimeConfig:
                 raise InvalidInputError(f"RuntimeConfig.{f} must not be negative")
         if not isinstance(self.web_polyfills, bool):
             raise TypeError("RuntimeConfig.web_polyfills must be a bool")
+        if isinstance(self.mounts, (str, bytes, Mount)) or not all(
+                isinstance(m, Mount) for m in self.mounts):
+            raise TypeError("RuntimeConfig.mounts must be a list of codecage.Mount")
+        object.__setattr__(self, "mounts", tuple(self.mounts))
         if self.bootstrap is not None and not isinstance(self.bootstrap, str):
             raise TypeError("RuntimeConfig.bootstrap must be source text (str)")
         if self.on_output is not None and not callable(self.on_output):
@@ -314,7 +375,8 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
     limits = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
               if f.name in ("timeout", "grace", "max_stdout", "max_stderr", "max_result",
                             "max_source", "cpu_time", "max_open_files", "max_file_size",
-                            "max_pending_calls")}
+                            "max_pending_calls", "scratch")}
+    limits["mounts"] = [m._native() for m in config.mounts]
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
     if config.web_polyfills and language != "javascript":
@@ -556,6 +618,30 @@ class IsolatedRuntime:
         Raises ``InvalidInputError`` (bad name, a value that cannot cross),
         ``GuestError`` (the engine cannot hold it), ``WorkerCrashed``."""
         self._rt.set_global(name, value)
+
+    # -- files (between evals) --
+
+    def write_file(self, path: str, data: "bytes | str") -> None:
+        """Create or replace the guest file ``path`` (absolute, under scratch
+        ``/tmp`` or a writable :class:`Mount`) with ``data`` (``str`` is
+        written as UTF-8). Its directory must exist. Not while an eval runs.
+        Raises ``InvalidInputError`` (the message names the setting that
+        makes a place writable; too large; no space), ``WorkerCrashed``."""
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        self._rt.write_file(os.fspath(path), bytes(data))
+
+    def read_file(self, path: str, max_bytes: int = 0) -> bytes:
+        """The bytes of guest file ``path`` (under scratch or any mount), at
+        most ``max_bytes`` (0: ``max_result``). A longer file raises
+        ``OutputLimitError``; a missing one ``InvalidInputError``."""
+        return self._rt.read_file(os.fspath(path), max_bytes)
+
+    def list_files(self, dir: str = "/tmp") -> list:
+        """Every entry under guest directory ``dir``, recursively (symlinks
+        not followed): dicts ``{path, size, mtime, dir}`` (``mtime`` in
+        seconds since the epoch), at most 10,000."""
+        return self._rt.list_files(os.fspath(dir))
 
     # -- tools --
 

@@ -55,11 +55,6 @@ int cc_forkserver_start(const cc_options *opts, const char *preload, const struc
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
 	if (cc_options_check(opts, err) < 0)
 		return -1;
-	if (opts->limits.max_file_size > 0)
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "a fork server's sessions have no scratch directory of their own "
-			       "yet: set max_file_size to 0, or use cc_runtime_new for sessions "
-			       "that write files");
 	if (!preload)
 		preload = opts->language == CC_LANG_PYTHON ? CC_PRELOAD_PYTHON : "";
 	if (strlen(preload) >= 1024)
@@ -78,6 +73,8 @@ int cc_forkserver_start(const cc_options *opts, const char *preload, const struc
 	fs->opts.libraries = NULL; /* loaded in the template: sessions have them */
 	fs->opts.n_libraries = 0;
 	fs->opts.node_modules = NULL;
+	fs->opts.mounts = NULL; /* borrowed: the template has bound them */
+	fs->opts.n_mounts = 0;
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->refs = 1;
 	*out = fs;

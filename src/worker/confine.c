@@ -26,10 +26,12 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "grants.h"
 #include "hygiene.h"
 #include "landlock.h"
 #include "monitor.h"
 #include "namespaces.h"
+#include <sys/mount.h>
 #include "probes.h"
 #include "seccomp_filter.h"
 #include "seccomp_policy.h"
@@ -121,17 +123,34 @@ static int drop_privileges(bool in_userns, cc_error *err)
 	return 0;
 }
 
+/* Set while a fork server's template confines itself. */
+static bool confining_template;
+/* The file policy confinement applied (a template's sessions with scratch
+ * build their Landlock domain from it). */
+static struct cc_fs_policy template_pol;
+
 static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_policy *pol)
 {
 	memset(pol, 0, sizeof(*pol));
 	if (cc_worker_engine->fs_policy)
 		cc_worker_engine->fs_policy(pol);
-	/* Scratch only when the guest may write files at all (RLIMIT_FSIZE
-	 * caps each file; the tmpfs size caps them together). */
-	if (lim->max_file_size > 0) {
+	/* Scratch when the host asked for one (cc_options.scratch_bytes, or
+	 * max_file_size for compatibility: the supervisor sends the size);
+	 * RLIMIT_FSIZE caps each file, the tmpfs size caps them together. */
+	if (lim->scratch_bytes > 0) {
 		pol->scratch = "/tmp";
-		pol->scratch_bytes = lim->max_file_size;
+		pol->scratch_bytes = lim->scratch_bytes;
+		pol->session_scratch = confining_template;
 	}
+}
+
+/* The engine's seccomp rules, plus file work (CC_SC_FILES) when the
+ * session has scratch or a grant: JavaScript's fs module needs it then
+ * and never otherwise (Python's file rules carry its own bit). */
+unsigned cc_confine_seccomp_engine(void)
+{
+	bool files = cc_worker_limits.scratch_bytes > 0 || cc_worker_n_grants > 0;
+	return cc_worker_engine->seccomp_engine | (files ? CC_SC_FILES : 0);
 }
 
 /* Steps 3 and 4. Returns 1 when namespaces applied, 0 when not, -1. */
@@ -150,6 +169,10 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 			return -1;
 		in_ns = 0;
 		pol->scratch = NULL; /* no private tmpfs to give */
+		if (cc_worker_n_grants)
+			return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+				       "file grants need the mount namespace, which this host "
+				       "does not give; remove the mounts");
 	} else {
 		append(rep->applied, sizeof(rep->applied), "namespaces");
 		rep->namespaces = true;
@@ -218,7 +241,7 @@ static int install_seccomp(bool monitor, int *allowed, int *exec_breach, cc_erro
 			*exec_breach = exec_probe_in_child(NULL);
 		return -1;
 	}
-	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM,
+	if (cc_seccomp_compile(cc_confine_seccomp_engine(), EPERM,
 			       monitor ? CC_KILL_BY_MONITOR : CC_KILL_PROCESS, &main_f, err) < 0)
 		return -1;
 	if (!monitor)
@@ -245,6 +268,7 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 		return -1;
 	append(rep->applied, sizeof(rep->applied), "rlimits");
 	if (mode == CC_SANDBOX_OFF) {
+		cc_grants_close(); /* mode off binds nothing: tests only */
 		append(rep->missing, sizeof(rep->missing),
 		       "namespaces,capabilities,no_new_privs,landlock,seccomp,self-probes");
 		return 0;
@@ -257,14 +281,26 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 	if (namespaces_and_privileges(mode, &pol, extra_procs, extra_sigs, rep, err) < 0)
 		return -1;
 
-	/* Step 5: Landlock, in case the mount namespace leaks a path. */
-	if (cc_landlock_apply(&pol, &rep->landlock_abi, err) < 0) {
+	/* Step 5: Landlock, in case the mount namespace leaks a path. A
+	 * template whose sessions get scratch takes only Landlock's network
+	 * rights and scopes: a domain that handles file rights forbids every
+	 * mount, and each session mounts its own tmpfs, then takes the whole
+	 * file domain itself before any guest code (cc_confine_session). */
+	template_pol = pol;
+	int lr = pol.session_scratch ? cc_landlock_session(&rep->landlock_abi, err)
+				     : cc_landlock_apply(&pol, &rep->landlock_abi, err);
+	if (lr < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
 		    missing(mode, rep, "landlock", err) < 0)
 			return -1;
 	} else {
 		append(rep->applied, sizeof(rep->applied), "landlock");
 	}
+	/* The grants' host descriptors are bound and ruled: a guest holding
+	 * one could openat() past the mount namespace. (Such a template keeps
+	 * them for its sessions' rules; each session closes them.) */
+	if (!pol.session_scratch)
+		cc_grants_close();
 	return 0;
 }
 
@@ -321,9 +357,16 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * session may open. */
 	struct cc_worker_limits tl = *lim;
 	tl.max_open_files += 2 * CC_FORK_MAX_SESSIONS + 8;
-	if (confine_until_seccomp(mode, &tl, extra,
-				  CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err) < 0)
+	confining_template = true;
+	int cr = confine_until_seccomp(mode, &tl, extra,
+				       CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err);
+	confining_template = false;
+	if (cr < 0)
 		return -1;
+	if (lim->scratch_bytes > 0 && !rep->namespaces && mode != CC_SANDBOX_OFF)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "forked sessions' scratch needs namespaces, which this host does "
+			       "not give; set scratch to 0 or spawn the sessions");
 	if (mode == CC_SANDBOX_OFF)
 		return 0;
 	/* No listener for the monitor: each session's own filter kills a
@@ -337,12 +380,14 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * installs one. The template's is the engine's list plus the calls
 	 * forking needs (CC_SC_FORK); a session stacks the engine's own. */
 	struct cc_bpf tmpl = { 0 };
-	unsigned engine = cc_worker_engine->seccomp_engine;
+	unsigned engine = cc_confine_seccomp_engine();
 	int r = cc_seccomp_available(err);
 	if (r == 0)
 		r = cc_seccomp_compile(engine, EPERM, CC_KILL_PROCESS, session_f, err);
 	if (r == 0)
-		r = cc_seccomp_compile(engine | CC_SC_FORK, EPERM, CC_KILL_PROCESS, &tmpl, err);
+		r = cc_seccomp_compile(engine | CC_SC_FORK |
+					       (cc_ns_procfd >= 0 ? CC_SC_FORK_SCRATCH : 0),
+				       EPERM, CC_KILL_PROCESS, &tmpl, err);
 	if (r == 0)
 		r = cc_seccomp_install(&tmpl, false, err);
 	cc_bpf_free(&tmpl);
@@ -369,10 +414,64 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
  * namespace grants (every capability, over nothing it owns; creating the
  * pid namespace needed CAP_SYS_ADMIN in it) is dropped at once. No id map
  * is written: the session is the overflow id inside. Returns 0 or -errno. */
+/* Write one line into the intermediate's own /proc/self/<name> through the
+ * template's procfs handle. */
+static int write_self(const char *name, const char *text)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "self/%s", name);
+	int fd = openat(cc_ns_procfd, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int e = errno;
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -(n < 0 ? e : EIO);
+}
+
+/* The session's scratch: in its new user namespace (which owns its new
+ * mount namespace) the intermediate maps its own ids (uid and gid 1000 of
+ * the template's namespace, as itself: the one mapping an unprivileged
+ * process may write, after denying setgroups), so the tmpfs can hold
+ * files (an unmapped owner gets EOVERFLOW), then mounts a tmpfs of its own
+ * on /tmp, covering the template's empty read-only one. */
+static int session_scratch(void)
+{
+	char line[64];
+	snprintf(line, sizeof(line), "%d %d 1", CC_NS_ID, CC_NS_ID);
+	/* A process that is not dumpable has /proc/self files owned by the
+	 * host's root: dumpable only while the maps are written (the session
+	 * forked after it is not, nor is any guest code running yet). */
+	if (prctl(PR_SET_DUMPABLE, 1) < 0)
+		return -errno;
+	int r = write_self("setgroups", "deny");
+	if (!r)
+		r = write_self("uid_map", line);
+	if (!r)
+		r = write_self("gid_map", line);
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		_exit(1); /* never fork a dumpable session */
+	if (r)
+		return r;
+	char opts[96];
+	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=4096",
+		 (unsigned long long)cc_worker_limits.scratch_bytes);
+	if (mount("scratch", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+		return -errno;
+	return 0;
+}
+
 static int session_namespaces(void)
 {
-	if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWPID) < 0)
+	bool scratch = cc_ns_procfd >= 0;
+	if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWPID | (scratch ? CLONE_NEWNS : 0)) < 0)
 		return -errno;
+	int r = scratch ? session_scratch() : 0;
+	if (scratch)
+		close(cc_ns_procfd); /* never in a session's hands */
+	cc_ns_procfd = -1;
+	if (r)
+		return r;
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
 	memset(d, 0, sizeof(d));
@@ -456,8 +555,18 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 			       "a forked session is not pid 1 of its own pid namespace");
 	if (session_limits(&cc_worker_limits, rep->namespaces, err) < 0)
 		return -1;
-	if (rep->landlock_abi > 0 && cc_landlock_session(&abi, err) < 0)
+	if (rep->landlock_abi > 0 && template_pol.session_scratch) {
+		/* Its own tmpfs is mounted (cc_session_fork): now the whole
+		 * file domain, grants by the template's descriptors, which go. */
+		template_pol.in_session = true;
+		int r = cc_landlock_apply(&template_pol, &abi, err);
+		cc_grants_close();
+		if (r < 0)
+			return -1;
+	} else if (rep->landlock_abi > 0 && cc_landlock_session(&abi, err) < 0) {
 		return -1;
+	}
+	cc_grants_close();
 	if (session_f->prog.filter && cc_seccomp_install(session_f, false, err) < 0)
 		return -1;
 	return 0;
@@ -621,7 +730,7 @@ int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
 	struct cc_bpf notify_f, main_f;
 	if (cc_seccomp_compile(CC_SC_NOTIFY_ONLY, EPERM, CC_KILL_BY_MONITOR, &notify_f, err) < 0)
 		return -1;
-	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, CC_SWEEP_ERRNO, CC_KILL_BY_MONITOR,
+	if (cc_seccomp_compile(cc_confine_seccomp_engine(), CC_SWEEP_ERRNO, CC_KILL_BY_MONITOR,
 			       &main_f, err) < 0)
 		return -1;
 	printf("layers %s\n", rep.applied);

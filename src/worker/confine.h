@@ -22,6 +22,12 @@ struct cc_fs_policy {
 	size_t n_devices;
 	const char *scratch;	/* read-write tmpfs (e.g. "/tmp") or NULL */
 	uint64_t scratch_bytes; /* its size cap */
+	/* A fork server's template with scratch: its own /tmp is an empty,
+	 * read-only tmpfs that each session covers with a private one of
+	 * scratch_bytes (cc_session_fork), and the template keeps a procfs
+	 * handle (cc_ns_procfd) to write each session's id maps. */
+	bool session_scratch;
+	bool in_session; /* set in such a session, for cc_landlock_apply */
 };
 
 /* Layers as reported to the supervisor (comma-separated names). */
@@ -89,6 +95,10 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
  * sandbox_unavailable, internal. */
 int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf *session_f,
 			     cc_error *err);
+
+/* The seccomp rule set this worker compiles: its engine's, plus
+ * CC_SC_FILES when it has scratch or a grant (JavaScript's fs module). */
+unsigned cc_confine_seccomp_engine(void);
 
 /* Test-only entry points behind worker flags (src/worker/main.c). */
 int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err);

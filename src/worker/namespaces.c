@@ -34,18 +34,19 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "grants.h"
 #include "hygiene.h"
 #include "monitor.h"
 
-/* Inside the namespace the guest is an ordinary user (not 0): library
- * code that changes behaviour for root never sees root. */
-#define CC_NS_ID 1000
 /* What a root host maps it to: nobody/nogroup (65534 on Debian). */
 #define CC_NS_HOST_NOBODY 65534
 
 /* Where the new root is assembled before pivot_root: a directory every
  * Linux host has, covered by a tmpfs in our mount namespace only. */
 #define CC_NEWROOT "/tmp"
+
+/* Files and directories one scratch tmpfs may hold. */
+#define CC_SCRATCH_INODES 4096
 
 #define NS_FLAGS                                                                                   \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
@@ -154,11 +155,38 @@ static int bind_ro(const char *src, bool device, cc_error *err)
 	return 0;
 }
 
+int cc_ns_procfd = -1;
+
+/* A procfs instance of our pid namespace, opened and detached at once;
+ * subset=pid leaves out /proc/sys and the other system-wide files. */
+static int open_procfs(cc_error *err)
+{
+	char dir[] = CC_NEWROOT "/.proc";
+	if (mkdir(dir, 0700) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "procfs mount point: %s", strerror(errno));
+	int r = mount("proc", dir, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "subset=pid");
+	if (r < 0 && errno == EINVAL) /* before Linux 5.8 */
+		r = mount("proc", dir, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	if (r < 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "a fork server's per-session scratch needs a procfs of its own to "
+			       "map each session's ids: mount proc: %s",
+			       strerror(errno));
+	cc_ns_procfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int e = errno;
+	if (umount2(dir, MNT_DETACH) < 0 || rmdir(dir) < 0 || cc_ns_procfd < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "procfs handle: %s",
+			       strerror(cc_ns_procfd < 0 ? e : errno));
+	return 0;
+}
+
 static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 {
 	/* Nothing we mount may propagate back to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "making mounts private: %s", strerror(errno));
+	if (cc_grants_open(err) < 0)
+		return -1;
 	if (mount("codecage", CC_NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
 		  "mode=0755,size=64k,nr_inodes=128") < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "tmpfs root: %s", strerror(errno));
@@ -173,13 +201,21 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 		if (symlink("usr/lib", CC_NEWROOT "/lib") < 0 && errno != EEXIST)
 			return cc_fail(err, CC_ERR_INTERNAL, "symlink /lib: %s", strerror(errno));
 	}
+	if (cc_grants_bind(CC_NEWROOT, pol->read_only, pol->n_read_only, pol->scratch, err) < 0)
+		return -1;
+	if (pol->session_scratch && open_procfs(err) < 0)
+		return -1;
 	if (pol->scratch) {
 		char dst[256], opts[96];
 		snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, pol->scratch);
-		snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=1024",
-			 (unsigned long long)pol->scratch_bytes);
-		if (mkdir(dst, 01777) < 0 ||
-		    mount("scratch", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+		/* A template's own is empty and read-only: each session covers
+		 * it with a private one, so nothing written is ever shared. */
+		snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=%u",
+			 pol->session_scratch ? 4096ull : (unsigned long long)pol->scratch_bytes,
+			 pol->session_scratch ? 4 : CC_SCRATCH_INODES);
+		unsigned long fl =
+			MS_NOSUID | MS_NODEV | MS_NOEXEC | (pol->session_scratch ? MS_RDONLY : 0);
+		if (mkdir(dst, 01777) < 0 || mount("scratch", dst, "tmpfs", fl, opts) < 0)
 			return cc_fail(err, CC_ERR_INTERNAL, "scratch %s: %s", pol->scratch,
 				       strerror(errno));
 	}
@@ -242,6 +278,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 				       strerror(errno));
 		}
 		close(ready[0]);
+		cc_grants_close(); /* the monitor never needs them */
 		/* go[1] stays open for the monitor's life: its closing tells
 		 * the child the monitor is gone. */
 		cc_monitor_run(child, mon[0]);

@@ -16,6 +16,17 @@
  * Returns -1 with err: sandbox_unavailable when the kernel refuses the
  * namespaces (nothing has changed then), internal when a later step
  * fails. */
+/* A template with session scratch: an O_PATH handle of a procfs instance
+ * of the worker's pid namespace, mounted only long enough to open it
+ * (detached: no path leads to it); -1 otherwise. Never reaches a session:
+ * the intermediate of each session's fork closes it before forking. */
+extern int cc_ns_procfd;
+
+/* Inside the namespace the guest is an ordinary user (not 0): library
+ * code that changes behaviour for root never sees root. A forked
+ * session's own user namespace maps the same id to itself. */
+#define CC_NS_ID 1000
+
 int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err);
 
 #endif

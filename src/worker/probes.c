@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "grants.h"
 #include "seccomp_policy.h"
 
 struct probe {
@@ -43,6 +44,19 @@ static int read_host_file(pid_t ppid)
 	return n == 1;
 }
 
+/* The first component of a grant's guest path is name (the root holds
+ * it: namespaces.c binds grants there). */
+static bool grant_top(const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < cc_worker_n_grants; i++) {
+		const char *g = cc_worker_grants[i].guest + 1;
+		if (!strncmp(g, name, n) && (g[n] == '/' || g[n] == 0))
+			return true;
+	}
+	return false;
+}
+
 /* Names our roots create; a listing of / with anything else is the
  * host's. (Landlock denies listing / outright; this also holds without.) */
 static int list_root(pid_t ppid)
@@ -60,7 +74,7 @@ static int list_root(pid_t ppid)
 	int breach = 0;
 	struct dirent *e;
 	while (!breach && (e = readdir(d))) {
-		breach = 1;
+		breach = !grant_top(e->d_name);
 		for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 			if (!strcmp(e->d_name, ours[i]))
 				breach = 0;

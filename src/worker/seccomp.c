@@ -37,6 +37,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -67,9 +69,18 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 	const char *name = ru->name;
 	if (!strcmp(name, "clone") && ru->engines == CC_SC_FORK)
 		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_FORK));
+	if (!strcmp(name, "unshare") && ru->engines == CC_SC_FORK_SCRATCH)
+		return seccomp_rule_add(
+			ctx, A, nr, 1,
+			SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS));
 	if (!strcmp(name, "unshare")) /* a session's own user and pid namespaces, nothing else */
 		return seccomp_rule_add(ctx, A, nr, 1,
 					SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER | CLONE_NEWPID));
+	if (!strcmp(name, "prctl"))
+		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
+	if (!strcmp(name, "mount")) /* a new filesystem only: never bind, remount, move */
+		return seccomp_rule_add(ctx, A, nr, 1,
+					SCMP_A3(SCMP_CMP_EQ, MS_NOSUID | MS_NODEV | MS_NOEXEC));
 	/* Calls that take a pid or a clock id (a negative id is a CPU clock
 	 * built from a pid: ((~pid) << 3) | type): only the caller itself, and
 	 * only the fixed clocks (REALTIME .. TAI; PROCESS_ and
@@ -132,7 +143,9 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 		return r;
 	}
 	if (!strcmp(name, "fcntl")) {
-		static const int cmds[] = { F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC };
+		static const int cmds[] = { F_GETFD,	     F_SETFD,	  F_GETFL,     F_SETFL,
+					    F_DUPFD_CLOEXEC, F_GETLK,	  F_SETLK,     F_SETLKW,
+					    F_OFD_GETLK,     F_OFD_SETLK, F_OFD_SETLKW };
 		int r = 0;
 		for (size_t i = 0; !r && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			r = seccomp_rule_add(ctx, A, nr, 1,
@@ -164,7 +177,9 @@ static bool fork_rule(unsigned engine, const char *name)
 	if (!(engine & CC_SC_FORK))
 		return false;
 	for (size_t i = 0; i < cc_sc_allow_len; i++)
-		if (cc_sc_allow[i].engines == CC_SC_FORK && !strcmp(cc_sc_allow[i].name, name))
+		if ((cc_sc_allow[i].engines == CC_SC_FORK ||
+		     cc_sc_allow[i].engines == CC_SC_FORK_SCRATCH) &&
+		    (cc_sc_allow[i].engines & engine) && !strcmp(cc_sc_allow[i].name, name))
 			return true;
 	return false;
 }

@@ -3,11 +3,13 @@
  * check, "ok ..." or "FAIL ...", and exits 0 only when every check passed.
  *
  * usage: cc-libdriver roundtrip LANG | state LANG | many LANG N | dead LANG
+ *        | files DIR
  *        | afterstop LANG | thread LANG | badopts | fake WORKER_DIR TIMEOUT */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +440,84 @@ static void badopts(void)
 	cc_runtime_close(NULL);
 }
 
+/* Grants, scratch and the host's file calls from C, spawned and forked
+ * (issue 14): dir is a host directory the worker's user can read and
+ * write; it holds in.txt ("in"). */
+static void files_in(cc_runtime *rt, const char *dir, const char *how)
+{
+	cc_error err = { 0 };
+	CHECK(cc_runtime_write_file(rt, "/tmp/a.txt", "abc", 3, &err) == 0,
+	      "%s: write scratch (%s)", how, err.message ? err.message : "");
+	void *data = NULL;
+	size_t len = 0;
+	CHECK(cc_runtime_read_file(rt, "/tmp/a.txt", 0, &data, &len, &err) == 0 && len == 3 &&
+		      !memcmp(data, "abc", 3) && ((char *)data)[3] == 0,
+	      "%s: read it back, NUL after", how);
+	free(data);
+	CHECK(cc_runtime_read_file(rt, "/in/in.txt", 0, &data, &len, &err) == 0 && len == 2,
+	      "%s: read the read-only grant", how);
+	free(data);
+	CHECK(cc_runtime_write_file(rt, "/in/x", "x", 1, &err) < 0 &&
+		      err.kind == CC_ERR_INVALID_INPUT && strstr(err.message, "writable"),
+	      "%s: the read-only grant refuses a write, naming what is writable", how);
+	cc_error_clear(&err);
+	CHECK(cc_runtime_write_file(rt, "/out/o.txt", "out", 3, &err) == 0,
+	      "%s: write the writable grant", how);
+	char host[4096];
+	snprintf(host, sizeof(host), "%s/out/o.txt", dir);
+	struct stat st;
+	CHECK(stat(host, &st) == 0 && st.st_size == 3, "%s: the host sees it", how);
+	unlink(host);
+	cc_value *ls = NULL;
+	CHECK(cc_runtime_list_files(rt, "/tmp", &ls, &err) == 0 && ls->u.array.len == 1,
+	      "%s: list scratch", how);
+	cc_value_free(ls);
+	CHECK(cc_runtime_read_file(rt, "/etc/passwd", 0, &data, &len, &err) < 0 &&
+		      err.kind == CC_ERR_INVALID_INPUT,
+	      "%s: a path outside is refused", how);
+	cc_error_clear(&err);
+}
+
+static void files(const char *dir)
+{
+	char in[4096], out[4096];
+	snprintf(in, sizeof(in), "%s/in", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	cc_mount m[2] = { { in, "/in", false }, { out, "/out", true } };
+	cc_options o;
+	cc_error err = { 0 };
+	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
+		cc_options_init(&o, (cc_language)lang);
+		o.mounts = m;
+		o.n_mounts = 2;
+		o.scratch_bytes = 1 << 20;
+		cc_runtime *rt = NULL;
+		CHECK(cc_runtime_new(&o, &rt, &err) == 0, "spawned with grants (%s)",
+		      err.message ? err.message : "");
+		if (rt)
+			files_in(rt, dir, lang == CC_LANG_PYTHON ? "python spawned" : "js spawned");
+		cc_runtime_close(rt);
+		cc_forkserver *fs = NULL;
+		CHECK(cc_forkserver_new(&o, "", &fs, &err) == 0, "fork server with grants (%s)",
+		      err.message ? err.message : "");
+		rt = NULL;
+		if (fs && cc_forkserver_spawn(fs, &rt, &err) == 0)
+			files_in(rt, dir, lang == CC_LANG_PYTHON ? "python forked" : "js forked");
+		cc_runtime_close(rt);
+		cc_forkserver_close(fs);
+	}
+	cc_options_init(&o, CC_LANG_PYTHON);
+	m[0].guest = "/proc";
+	o.mounts = m;
+	o.n_mounts = 1;
+	o.worker_dir = "/nonexistent";
+	cc_runtime *rt = NULL;
+	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT &&
+		      strstr(err.message, "mount 0"),
+	      "a bad grant is refused naming it, before the worker is looked for");
+	cc_error_clear(&err);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -460,9 +540,12 @@ int main(int argc, char **argv)
 		afterstop(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "dead"))
 		dead(lang_of(argv[2]));
+	else if (argc >= 3 && !strcmp(argv[1], "files"))
+		files(argv[2]);
 	else {
 		fprintf(stderr,
-			"usage: cc-libdriver roundtrip|state|many|dead LANG [N] | badopts\n");
+			"usage: cc-libdriver roundtrip|state|many|dead LANG [N] | badopts | "
+			"files DIR\n");
 		return 2;
 	}
 	printf("%d failed\n", failures);

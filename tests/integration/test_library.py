@@ -146,3 +146,24 @@ def test_lying_worker(tmp_path, mode):
     assert needle in proc.stdout, proc.stdout
     if "eval=" in want or "bind=" in want:
         assert "children=0" in proc.stdout, proc.stdout
+
+
+@pytest.mark.userns
+@pytest.mark.landlock
+def test_files_from_c():
+    """Grants, scratch and cc_runtime_write_file/read_file/list_files through
+    the C API, spawned and forked, both languages (issue 14)."""
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="cc-libfiles-")
+    try:
+        os.chmod(d, 0o755)
+        os.mkdir(os.path.join(d, "in"))
+        os.mkdir(os.path.join(d, "out"))
+        os.chmod(os.path.join(d, "out"), 0o777)
+        with open(os.path.join(d, "in", "in.txt"), "w") as f:
+            f.write("in")
+        out = drive("files", d)
+        assert out.count("\nok   ") + out.startswith("ok   ") == 37, out  # (1 + 8 checks) x 4 sessions, + 1
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

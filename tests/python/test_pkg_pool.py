@@ -113,12 +113,13 @@ def test_sessions_outlive_their_fork_server():
     s.close()
 
 
-def test_fork_server_refuses_file_writing_sessions():
-    with pytest.raises(InvalidInputError, match="max_file_size"):
-        ForkServer(language="python", max_file_size=1 << 20)
-    # libcodecage's own check, below the package's.
-    with pytest.raises(InvalidInputError, match="max_file_size"):
-        _codecage.ForkServer("python", "require", {"max_file_size": 1 << 20})
+def test_fork_server_sessions_write_their_own_scratch():
+    """Once refused (no scratch of their own); now each forked session
+    mounts a private tmpfs (tests/python/test_pkg_files.py has the rest)."""
+    with ForkServer(language="python", max_file_size=1 << 20) as fs:
+        with fs.session() as a, fs.session() as b:
+            assert a.eval("open('/tmp/x', 'w').write('abc')") == 3
+            assert b.eval("import os; os.listdir('/tmp')") == []
 
 
 def test_missing_preload_module_is_named():
@@ -283,10 +284,11 @@ def test_pool_bad_arguments(kwargs, exc):
         SessionPool(language="javascript", **kwargs)
 
 
-def test_file_writing_pool_spawns_its_sessions():
-    with SessionPool(language="python", size=1, max_file_size=1 << 20) as pool:
-        with pool.checkout(BOUND) as s:
+def test_file_writing_pool_sessions_have_scratch():
+    with SessionPool(language="python", size=2, max_file_size=1 << 20) as pool:
+        with pool.checkout(BOUND) as s, pool.checkout(BOUND) as t:
             assert s.eval("open('/tmp/x', 'w').write('abc')") == 3
+            assert t.eval("import os; os.listdir('/tmp')") == []
 
 
 def test_pool_from_many_threads():

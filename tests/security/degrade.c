@@ -28,6 +28,12 @@
  *                       Docker's profile); glibc then falls back to clone,
  *                       whose flags are checked. Threads and plain forks
  *                       still work.
+ *   ro-remount          mount(2) read-only remounts (MS_REMOUNT|MS_BIND|
+ *                       MS_RDONLY) answer 0 without happening: the mount
+ *                       layer's read-only binds (a read-only grant, the
+ *                       engine's files, the root) fail open, so a test sees
+ *                       what Landlock alone stops. Not a kernel condition:
+ *                       a simulated failure of one layer.
  *   seccomp             seccomp(2): ENOSYS, a kernel built without
  *                       CONFIG_SECCOMP (sys_ni_syscall);
  *                       prctl(PR_SET_SECCOMP) and prctl(PR_GET_SECCOMP):
@@ -45,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -58,17 +65,17 @@ enum {
 	DENY_LANDLOCK = 1,
 	DENY_LANDLOCK_DISABLED = 2,
 	DENY_NAMESPACES = 4,
-	DENY_SECCOMP = 8
+	DENY_SECCOMP = 8,
+	DENY_RO_REMOUNT = 16
 };
 
 static const struct {
 	const char *name;
 	unsigned bit;
 } features[] = {
-	{ "landlock", DENY_LANDLOCK },
-	{ "landlock-disabled", DENY_LANDLOCK_DISABLED },
-	{ "namespaces", DENY_NAMESPACES },
-	{ "seccomp", DENY_SECCOMP },
+	{ "landlock", DENY_LANDLOCK },	   { "landlock-disabled", DENY_LANDLOCK_DISABLED },
+	{ "namespaces", DENY_NAMESPACES }, { "seccomp", DENY_SECCOMP },
+	{ "ro-remount", DENY_RO_REMOUNT },
 };
 #define N_FEATURES (sizeof(features) / sizeof(features[0]))
 
@@ -84,7 +91,7 @@ static int usage(const char *why)
 	fprintf(stderr,
 		"cc-degrade: %s\n"
 		"usage: cc-degrade --deny FEATURE[,FEATURE...] [--] CMD [ARGS...]\n"
-		"FEATURE: landlock, landlock-disabled, namespaces, seccomp\n",
+		"FEATURE: landlock, landlock-disabled, namespaces, seccomp, ro-remount\n",
 		why);
 	return 2;
 }
@@ -159,6 +166,14 @@ static int deny_seccomp(scmp_filter_ctx ctx)
 	return rule(ctx, EINVAL, "prctl", 1, &get);
 }
 
+/* Read-only remounts pretend to succeed (SECCOMP_RET_ERRNO with 0). */
+static int skip_ro_remounts(scmp_filter_ctx ctx)
+{
+	const unsigned long ro = MS_REMOUNT | MS_BIND | MS_RDONLY;
+	struct scmp_arg_cmp cmp = SCMP_A3(SCMP_CMP_MASKED_EQ, ro, ro);
+	return rule(ctx, 0, "mount", 1, &cmp);
+}
+
 static int install(unsigned deny)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -183,6 +198,8 @@ static int install(unsigned deny)
 		r = deny_namespaces(ctx);
 	if (!r && (deny & DENY_SECCOMP))
 		r = deny_seccomp(ctx);
+	if (!r && (deny & DENY_RO_REMOUNT))
+		r = skip_ro_remounts(ctx);
 	if (!r && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		fprintf(stderr, "cc-degrade: no_new_privs: %s\n", strerror(errno));
 		r = -1;
