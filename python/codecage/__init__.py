@@ -17,7 +17,7 @@ in ``codecage/_bin`` (``$CODECAGE_WORKER_DIR`` overrides). See
 from . import errors
 from ._polyfills import WEB_POLYFILLS, Bootstrap
 from ._pool import ForkServer, SessionPool
-from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, RuntimeConfig,
+from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, RuntimeConfig,
                        ToolBridge, configure_default_runtime, eval)
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
                      InternalError, InvalidInputError, MemoryLimitError, OutputLimitError,
@@ -27,7 +27,7 @@ from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxErr
 __version__ = "0.1.0"
 
 __all__ = [
-    "IsolatedRuntime", "RuntimeConfig", "EvalResult", "ToolBridge", "ForkServer", "SessionPool",
+    "IsolatedRuntime", "RuntimeConfig", "Mount", "EvalResult", "ToolBridge", "ForkServer", "SessionPool",
     "configure_default_runtime",
     "eval", "WEB_POLYFILLS", "Bootstrap", "DEFAULT_MAX_MEMORY", "errors", *errors.__all__,
 ]

@@ -15,7 +15,7 @@ import inspect
 import os
 import threading
 import weakref
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
 
 try:
     from . import _codecage
@@ -64,6 +64,37 @@ def _check_worker(worker_dir: str, language: str, chosen: bool) -> None:
             "codecage-worker-py")
 
 
+class Mount:
+    """A file grant: the host directory or file ``host`` appears in the guest
+    at ``guest`` (an absolute path such as ``/data``), read-only unless
+    ``writable``. Enforced by a bind mount in the worker's mount namespace
+    and by Landlock rules for exactly that tree. The host path is resolved
+    when the runtime (fork server, pool) starts, once; a path swapped for a
+    symlink afterwards cannot redirect it. Bad paths raise
+    ``InvalidInputError`` naming the mount before any worker starts."""
+
+    __slots__ = ("host", "guest", "writable")
+
+    def __init__(self, host: "os.PathLike[str] | str", guest: str, writable: bool = False):
+        if not isinstance(host, (str, os.PathLike)) or not isinstance(guest, str):
+            raise TypeError("Mount(host, guest, writable=False): host is a path, guest a str")
+        if not isinstance(writable, bool):
+            raise TypeError("Mount.writable must be a bool")
+        self.host = os.fspath(host)
+        self.guest = guest
+        self.writable = writable
+
+    def __repr__(self) -> str:
+        return f"Mount({self.host!r}, {self.guest!r}, writable={self.writable})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Mount) and
+                (self.host, self.guest, self.writable) == (other.host, other.guest, other.writable))
+
+    def __hash__(self) -> int:
+        return hash((self.host, self.guest, self.writable))
+
+
 @dataclasses.dataclass(frozen=True)
 class RuntimeConfig:
     """Limits and start-up code of a runtime. All fields are optional.
@@ -81,8 +112,13 @@ class RuntimeConfig:
     - ``max_source``: code per eval, bytes of UTF-8; 16 MiB.
     - ``cpu_time``: CPU seconds for the whole session; 3600.
     - ``max_open_files``: the worker's file descriptors; 64.
-    - ``max_file_size``: bytes of scratch files (a tmpfs at /tmp for Python);
-      0 = none.
+    - ``scratch``: bytes of the session's private, size-capped tmpfs at
+      ``/tmp`` (both languages); 0 = none. ``max_file_size`` set alone also
+      gives a scratch of that size (older configs).
+    - ``max_file_size``: the largest file the guest may write (RLIMIT_FSIZE),
+      bytes; 0 = ``scratch``, or 1 GiB with a writable mount and no scratch.
+    - ``mounts``: a list of :class:`Mount` grants (host folders or files the
+      guest sees, read-only unless ``writable``); empty by default.
     - ``redact_host_errors``: a failing tool's message never reaches the
       guest, only its name; False.
     - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
@@ -109,6 +145,8 @@ class RuntimeConfig:
     cpu_time: int = 3600
     max_open_files: int = 64
     max_file_size: int = 0
+    scratch: int = 0
+    mounts: Sequence["Mount"] = ()
     redact_host_errors: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
@@ -124,7 +162,7 @@ class RuntimeConfig:
         if not 0 <= self.grace <= 60:
             raise InvalidInputError("RuntimeConfig.grace must be in [0, 60] seconds")
         for f in ("max_memory", "max_stdout", "max_stderr", "max_result", "max_source",
-                  "cpu_time", "max_open_files", "max_file_size"):
+                  "cpu_time", "max_open_files", "max_file_size", "scratch"):
             v = getattr(self, f)
             if v is None and f == "max_memory":
                 continue
@@ -132,6 +170,10 @@ class RuntimeConfig:
                 raise TypeError(f"RuntimeConfig.{f} must be an int, not {type(v).__name__}")
             if v < 0:
                 raise InvalidInputError(f"RuntimeConfig.{f} must not be negative")
+        if isinstance(self.mounts, (str, bytes, Mount)) or not all(
+                isinstance(m, Mount) for m in self.mounts):
+            raise TypeError("RuntimeConfig.mounts must be a list of codecage.Mount")
+        object.__setattr__(self, "mounts", tuple(self.mounts))
         if self.bootstrap is not None and not isinstance(self.bootstrap, str):
             raise TypeError("RuntimeConfig.bootstrap must be source text (str)")
         if self.on_output is not None and not callable(self.on_output):
@@ -229,7 +271,9 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
     _check_worker(worker_dir, language, config.worker_dir is not None)
     limits = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
               if f.name in ("timeout", "grace", "max_stdout", "max_stderr", "max_result",
-                            "max_source", "cpu_time", "max_open_files", "max_file_size")}
+                            "max_source", "cpu_time", "max_open_files", "max_file_size",
+                            "scratch")}
+    limits["mounts"] = [(m.host, m.guest, m.writable) for m in config.mounts]
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
@@ -445,6 +489,30 @@ class IsolatedRuntime:
         Raises ``InvalidInputError`` (bad name, a value that cannot cross),
         ``GuestError`` (the engine cannot hold it), ``WorkerCrashed``."""
         self._rt.set_global(name, value)
+
+    # -- files (between evals) --
+
+    def write_file(self, path: str, data: "bytes | str") -> None:
+        """Create or replace the guest file ``path`` (absolute, under scratch
+        ``/tmp`` or a writable :class:`Mount`) with ``data`` (``str`` is
+        written as UTF-8). Its directory must exist. Not while an eval runs.
+        Raises ``InvalidInputError`` (the message names the setting that
+        makes a place writable; too large; no space), ``WorkerCrashed``."""
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        self._rt.write_file(os.fspath(path), bytes(data))
+
+    def read_file(self, path: str, max_bytes: int = 0) -> bytes:
+        """The bytes of guest file ``path`` (under scratch or any mount), at
+        most ``max_bytes`` (0: ``max_result``). A longer file raises
+        ``OutputLimitError``; a missing one ``InvalidInputError``."""
+        return self._rt.read_file(os.fspath(path), max_bytes)
+
+    def list_files(self, dir: str = "/tmp") -> list:
+        """Every entry under guest directory ``dir``, recursively (symlinks
+        not followed): dicts ``{path, size, mtime, dir}`` (``mtime`` in
+        seconds since the epoch), at most 10,000."""
+        return self._rt.list_files(os.fspath(dir))
 
     # -- tools --
 

@@ -24,6 +24,15 @@
 /* Guest output travels in frames of at most this many data bytes. */
 #define CC_OUTPUT_CHUNK (64 * 1024)
 
+/* File grants: the worker receives grant i's O_PATH descriptor as fd
+ * CC_GRANT_FD0 + i (argv --grants=N says how many), and closes them all
+ * once confined. Guest paths are at most CC_GRANT_PATH_MAX bytes. */
+#define CC_GRANT_FD0 4
+#define CC_GRANT_PATH_MAX 255
+/* RLIMIT_FSIZE with a writable grant and neither max_file_size nor
+ * scratch_bytes set. */
+#define CC_GRANT_DEFAULT_FSIZE (1ull << 30)
+
 /* The 4-byte little-endian length header of a frame of len bytes. */
 static inline void cc_frame_header(unsigned char hdr[CC_FRAME_HEADER], size_t len)
 {

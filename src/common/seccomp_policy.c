@@ -10,6 +10,8 @@
 #define PY CC_SC_PY
 #define BOTH (CC_SC_JS | CC_SC_PY)
 #define FORK CC_SC_FORK
+/* Python always; JavaScript when it has scratch or a grant (its fs module) */
+#define FILES (CC_SC_PY | CC_SC_FILES)
 
 const struct cc_sc_rule cc_sc_allow[] = {
 	/* the channel and guest-visible I/O */
@@ -53,25 +55,39 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "prlimit64", PY, CC_SC_ARGS, "resource.getrlimit: read only, own process" },
 	{ "uname", PY, CC_SC_ALLOW, "platform, sysconfig" },
 	/* files: the mount namespace and Landlock decide which */
-	{ "openat", PY, CC_SC_ALLOW, "imports; files in the read-only tree and scratch" },
+	{ "openat", FILES, CC_SC_ALLOW, "imports; files in the read-only tree and scratch" },
 	{ "close", BOTH, CC_SC_ALLOW,
 	  "the monitor's socket after the self-probes; Python's files" },
-	{ "newfstatat", PY, CC_SC_ALLOW, "import system, os.stat" },
-	{ "fstat", PY, CC_SC_ALLOW, "open files" },
-	{ "lseek", PY, CC_SC_ALLOW, "open files" },
+	{ "newfstatat", FILES, CC_SC_ALLOW, "import system, os.stat" },
+	{ "fstat", FILES, CC_SC_ALLOW, "open files" },
+	{ "lseek", FILES, CC_SC_ALLOW, "open files" },
 	{ "pread64", PY, CC_SC_ALLOW, "ld.so reads extension modules' headers" },
-	{ "getdents64", PY, CC_SC_ALLOW, "import caches, os.listdir" },
-	{ "readlink", PY, CC_SC_ALLOW, "os.path.realpath" },
-	{ "getcwd", PY, CC_SC_ALLOW, "os.getcwd, import of the current directory" },
-	{ "access", PY, CC_SC_ALLOW, "os.access, shutil.which" },
-	{ "fcntl", PY, CC_SC_ARGS, "fd and status flags, F_DUPFD_CLOEXEC: no locks, no F_SETOWN" },
+	{ "getdents64", FILES, CC_SC_ALLOW, "import caches, os.listdir" },
+	{ "readlink", FILES, CC_SC_ALLOW, "os.path.realpath" },
+	{ "getcwd", FILES, CC_SC_ALLOW, "os.getcwd, import of the current directory" },
+	{ "access", FILES, CC_SC_ALLOW, "os.access, shutil.which" },
+	{ "fcntl", FILES, CC_SC_ARGS,
+	  "fd and status flags, F_DUPFD_CLOEXEC, record locks (sqlite): no F_SETOWN, no leases" },
 	{ "ioctl", PY, CC_SC_ARGS, "isatty (TCGETS) and FIONBIO only: never TIOCSTI" },
 	{ "dup", PY, CC_SC_ALLOW, "os.dup, io" },
-	{ "ftruncate", PY, CC_SC_ALLOW, "scratch files" },
-	{ "unlink", PY, CC_SC_ALLOW, "scratch files (tempfile)" },
-	{ "mkdir", PY, CC_SC_ALLOW, "scratch directories (tempfile)" },
-	{ "rmdir", PY, CC_SC_ALLOW, "scratch directories (tempfile)" },
-	{ "rename", PY, CC_SC_ALLOW, "scratch files" },
+	{ "ftruncate", FILES, CC_SC_ALLOW, "scratch files" },
+	{ "unlink", FILES, CC_SC_ALLOW, "scratch files (tempfile)" },
+	{ "mkdir", FILES, CC_SC_ALLOW, "scratch directories (tempfile)" },
+	{ "rmdir", FILES, CC_SC_ALLOW, "scratch directories (tempfile)" },
+	{ "rename", FILES, CC_SC_ALLOW, "scratch files" },
+	/* ordinary file work in scratch and writable grants (issue 14); the
+	 * mount namespace and Landlock decide where */
+	{ "unlinkat", FILES, CC_SC_ALLOW, "shutil.rmtree removes by directory descriptor" },
+	{ "chmod", FILES, CC_SC_ALLOW, "os.chmod, shutil.copy's copymode" },
+	{ "fchmod", FILES, CC_SC_ALLOW, "os.chmod on an open file, sqlite" },
+	{ "utimensat", FILES, CC_SC_ALLOW, "os.utime, shutil.copystat" },
+	{ "symlink", FILES, CC_SC_ALLOW, "os.symlink (Landlock MAKE_SYM: writable trees only)" },
+	{ "chdir", FILES, CC_SC_ALLOW, "os.chdir into scratch" },
+	{ "flock", FILES, CC_SC_ALLOW,
+	  "fcntl.flock, advisory locks (SECURITY.md: host files too)" },
+	{ "fsync", FILES, CC_SC_ALLOW, "sqlite commits, os.fsync" },
+	{ "fdatasync", FILES, CC_SC_ALLOW, "sqlite commits" },
+	{ "pwrite64", FILES, CC_SC_ALLOW, "sqlite writes pages at offsets" },
 	/* asyncio's event loop */
 	{ "epoll_create1", PY, CC_SC_ALLOW, "asyncio's selector" },
 	{ "epoll_ctl", PY, CC_SC_ALLOW, "asyncio's selector" },

@@ -17,6 +17,9 @@
 /* Rules only the fork server's template gets, on top of its engine's
  * (compiled as CC_SC_JS | CC_SC_FORK or CC_SC_PY | CC_SC_FORK). */
 #define CC_SC_FORK 4u
+/* File work: Python's rules carry CC_SC_PY too; JavaScript's filter adds
+ * this bit when the session has scratch or a grant (confine.c). */
+#define CC_SC_FILES 8u
 
 /* How a rule is allowed. ARGS rules are allowed only when their argument
  * check passes (the check lives next to the filter compiler in

@@ -41,11 +41,12 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
 	if (cc_options_check(opts, err) < 0)
 		return -1;
-	if (opts->limits.max_file_size > 0)
+	if (cc_scratch_bytes(opts) > 0)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "a fork server's sessions have no scratch directory of their own "
-			       "yet: set max_file_size to 0, or use cc_runtime_new for sessions "
-			       "that write files");
+			       "yet: set scratch_bytes and max_file_size to 0, or use "
+			       "cc_runtime_new for sessions that need scratch (file grants work "
+			       "in forked sessions)");
 	if (!preload)
 		preload = opts->language == CC_LANG_PYTHON ? CC_PRELOAD_PYTHON : "";
 	if (strlen(preload) >= 1024)
@@ -61,6 +62,8 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 	}
 	fs->opts = *opts;
 	fs->opts.worker_dir = NULL;
+	fs->opts.mounts = NULL; /* borrowed: the template has bound them */
+	fs->opts.n_mounts = 0;
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->refs = 1;
 	*out = fs;

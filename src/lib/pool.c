@@ -146,6 +146,10 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 			       "pool size is %u; it must be between 1 and 1024 sessions", size);
 	if (cc_options_check(opts, err) < 0)
 		return -1;
+	struct cc_grants gs; /* checked now, resolved again by each start */
+	if (cc_grants_resolve(opts, &gs, err) < 0)
+		return -1;
+	cc_grants_free(&gs);
 	cc_pool *p = calloc(1, sizeof(*p));
 	if (p)
 		p->ready = calloc(size, sizeof(*p->ready));
@@ -155,11 +159,18 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	}
 	p->opts = *opts;
 	p->opts.worker_dir = NULL;
+	p->opts.mounts = cc_mounts_copy(opts->mounts, opts->n_mounts);
+	if (opts->n_mounts && !p->opts.mounts) {
+		free(p->ready);
+		free(p);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
 	p->size = size;
 	/* Sessions that write files need a scratch tmpfs of their own, which
 	 * only a spawned worker gets today: those pools spawn. */
-	if (fork_server && opts->limits.max_file_size == 0 &&
+	if (fork_server && cc_scratch_bytes(opts) == 0 &&
 	    cc_forkserver_new(opts, preload, &p->fs, err) < 0) {
+		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 		free(p->ready);
 		free(p);
 		return -1;
@@ -177,6 +188,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	if (rc != 0) {
 		cc_forkserver_close(p->fs);
 		free((char *)p->opts.worker_dir);
+		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 		free(p->preload);
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);
@@ -280,6 +292,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->lock);
 	free((char *)p->opts.worker_dir);
+	cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 	free(p->fail_msg);
 	free(p->preload);
 	free(p->ready);

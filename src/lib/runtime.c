@@ -65,9 +65,34 @@ int cc_options_check(const cc_options *o, cc_error *err)
 	if (l->max_source < 1 || l->max_source > (1u << 30))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "max_source must be between 1 byte and 1 GiB");
+	if (o->scratch_bytes > 0 && (o->scratch_bytes < 4096 || o->scratch_bytes > (64ull << 30)))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "scratch_bytes is %llu; it must be 0 (no scratch) or between 4 KiB "
+			       "and 64 GiB",
+			       (unsigned long long)o->scratch_bytes);
 	if (l->cpu_s < 1 || l->max_open_files < 8 || l->max_open_files > 65536)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "cpu_s must be >= 1 and max_open_files in [8, 65536]");
+	return 0;
+}
+
+uint64_t cc_scratch_bytes(const cc_options *o)
+{
+	return o->scratch_bytes ? o->scratch_bytes : o->limits.max_file_size;
+}
+
+/* RLIMIT_FSIZE for the worker: limits.max_file_size when set, else the
+ * scratch size, else 1 GiB when a grant is writable (each file in it is
+ * still capped), else 0 (no file writes). */
+static uint64_t cc_file_size_cap(const cc_options *o, const struct cc_grants *gs)
+{
+	if (o->limits.max_file_size)
+		return o->limits.max_file_size;
+	if (o->scratch_bytes)
+		return o->scratch_bytes;
+	for (size_t i = 0; i < gs->n; i++)
+		if (gs->g[i].writable)
+			return CC_GRANT_DEFAULT_FSIZE;
 	return 0;
 }
 
@@ -113,7 +138,8 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	free(how);
 }
 
-static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_error *err)
+static int send_init(cc_runtime *rt, const char *preload, const struct cc_grants *gs,
+		     int64_t deadline, cc_error *err)
 {
 	const cc_limits *l = &rt->opts.limits;
 	/* The worker's read_init (src/worker/main.c) takes exactly these. */
@@ -121,19 +147,37 @@ static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_e
 		const char *name;
 		uint64_t value;
 	} limits[] = {
-		{ "max_memory", l->max_memory },	 { "max_stdout", l->max_stdout },
-		{ "max_stderr", l->max_stderr },	 { "max_result", l->max_result },
-		{ "max_source", l->max_source },	 { "cpu_s", l->cpu_s },
-		{ "max_open_files", l->max_open_files }, { "max_file_size", l->max_file_size },
+		{ "max_memory", l->max_memory },
+		{ "max_stdout", l->max_stdout },
+		{ "max_stderr", l->max_stderr },
+		{ "max_result", l->max_result },
+		{ "max_source", l->max_source },
+		{ "cpu_s", l->cpu_s },
+		{ "max_open_files", l->max_open_files },
+		{ "max_file_size", cc_file_size_cap(&rt->opts, gs) },
+		{ "scratch_bytes", cc_scratch_bytes(&rt->opts) },
 	};
 	size_t n = sizeof(limits) / sizeof(limits[0]);
 	struct cc_msgbuf m;
-	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0), "init");
+	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (gs->n ? 1 : 0), "init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
 	for (size_t i = 0; i < n; i++) {
 		cc_pack_cstr(&m.pk, limits[i].name);
 		msgpack_pack_uint64(&m.pk, limits[i].value);
+	}
+	if (gs->n) { /* [[guest, host, writable], ...], descriptors from fd 4 */
+		cc_pack_cstr(&m.pk, "mounts");
+		msgpack_pack_array(&m.pk, gs->n);
+		for (size_t i = 0; i < gs->n; i++) {
+			msgpack_pack_array(&m.pk, 3);
+			cc_pack_cstr(&m.pk, gs->g[i].guest);
+			cc_pack_cstr(&m.pk, gs->g[i].host);
+			if (gs->g[i].writable)
+				msgpack_pack_true(&m.pk);
+			else
+				msgpack_pack_false(&m.pk);
+		}
 	}
 	if (preload) { /* a fork server's template (forkserver.c) */
 		cc_pack_cstr(&m.pk, "template");
@@ -219,6 +263,8 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	pthread_mutex_init(&rt->kill_lock, NULL);
 	rt->opts = *opts;
 	rt->opts.worker_dir = NULL; /* borrowed: only used while spawning */
+	rt->opts.mounts = NULL;	    /* borrowed too: resolved while starting */
+	rt->opts.n_mounts = 0;
 	rt->next_id = 1;
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;
@@ -258,16 +304,26 @@ int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **o
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
 	if (cc_options_check(opts, err) < 0)
 		return -1;
-	cc_runtime *rt = cc_runtime_alloc(opts, err);
-	if (!rt)
+	/* Grants are checked and resolved before any worker exists. */
+	struct cc_grants gs;
+	if (cc_grants_resolve(opts, &gs, err) < 0)
 		return -1;
-	if (cc_spawn_worker(opts, &rt->child, err) < 0) {
+	cc_runtime *rt = cc_runtime_alloc(opts, err);
+	if (!rt) {
+		cc_grants_free(&gs);
+		return -1;
+	}
+	int rc = cc_spawn_worker(opts, &gs, &rt->child, err);
+	if (rc < 0) {
+		cc_grants_free(&gs);
 		cc_runtime_close(rt);
 		return -1;
 	}
 	rt->alive = true;
 	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
-	if (send_init(rt, preload, deadline, err) < 0) {
+	rc = send_init(rt, preload, &gs, deadline, err);
+	cc_grants_free(&gs); /* the worker holds its own descriptors */
+	if (rc < 0) {
 		startup_death(rt, err);
 		cc_fail_wrap(err, "starting the %s worker",
 			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
@@ -682,6 +738,12 @@ CC_EXPORT void cc_runtime_close(cc_runtime *rt)
 
 int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, cc_error *err)
 {
+	return cc_runtime_request_value(rt, id, m, NULL, err);
+}
+
+int cc_runtime_request_value(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m,
+			     cc_value **value, cc_error *err)
+{
 	if (!rt->alive)
 		return cc_fail(err, CC_ERR_WORKER_CRASHED, "this runtime's worker is gone: %s",
 			       rt->death ? rt->death : "it was closed");
@@ -695,9 +757,13 @@ int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, c
 	round_trip(rt, id, &m->sb, rt->opts.limits.timeout_s, false, r);
 	cc_runtime_leave(rt);
 	int rc = 0;
-	if (r->kind != CC_OK)
+	if (r->kind != CC_OK) {
 		rc = cc_fail(err, r->kind, "%s%s%s", r->type ? r->type : "",
 			     r->type && *r->type ? ": " : "", r->message ? r->message : "");
+	} else if (value) {
+		*value = r->value;
+		r->value = NULL;
+	}
 	cc_result_free(r);
 	return rc;
 }

@@ -167,7 +167,8 @@ static int spawn_in_thread(struct spawn_req *req)
 	return req->rc;
 }
 
-int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
+int cc_spawn_worker(const cc_options *opts, const struct cc_grants *gs, struct cc_child *c,
+		    cc_error *err)
 {
 	char path[PATH_MAX];
 	c->pid = -1;
@@ -199,7 +200,11 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, child_end, 3);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+	/* Grants' descriptors (grants.c keeps them above this range). */
+	size_t ng = gs ? gs->n : 0;
+	for (size_t i = 0; i < ng; i++)
+		posix_spawn_file_actions_adddup2(&fa, gs->g[i].fd, CC_GRANT_FD0 + (int)i);
+	posix_spawn_file_actions_addclosefrom_np(&fa, CC_GRANT_FD0 + (int)ng);
 	/* The host may block or ignore signals (Python ignores SIGPIPE); the
 	 * worker starts from defaults. */
 	sigset_t none, all;
@@ -211,7 +216,9 @@ int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err)
 
 	char ppid_arg[32];
 	snprintf(ppid_arg, sizeof(ppid_arg), "--ppid=%ld", (long)getpid());
-	char *argv[] = { path, ppid_arg, NULL };
+	char grants_arg[32];
+	snprintf(grants_arg, sizeof(grants_arg), "--grants=%zu", ng);
+	char *argv[] = { path, ppid_arg, ng ? grants_arg : NULL, NULL };
 	char *envp[] = { NULL };
 	struct spawn_req req = { path, &fa, &attr, argv, envp, -1, 0, false };
 	int rc = spawn_in_thread(&req);

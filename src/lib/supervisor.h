@@ -9,7 +9,34 @@
 #include <sys/types.h>
 
 #include "codecage.h"
+#include "frame.h"
 #include "value.h"
+
+/* ---- grants.c: file grants, resolved once ---- */
+
+struct cc_grant {
+	char *host;  /* realpath of the host path (owned) */
+	char *guest; /* owned */
+	bool writable;
+	int fd; /* O_PATH|O_CLOEXEC of host, owned */
+};
+
+struct cc_grants {
+	struct cc_grant *g;
+	size_t n;
+};
+
+/* Check o->mounts (guest paths absolute, canonical, not over what the
+ * engine needs nor scratch, no two on one path or nested) and resolve each
+ * host path (realpath, then O_PATH without following a symlink). Fills *gs
+ * (free with cc_grants_free). Errors: invalid_input naming the mount. */
+int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err);
+void cc_grants_free(struct cc_grants *gs);
+
+/* A deep copy of n mounts (NULL when n is 0 or out of memory); free with
+ * cc_mounts_free. */
+cc_mount *cc_mounts_copy(const cc_mount *m, size_t n);
+void cc_mounts_free(cc_mount *m, size_t n);
 
 /* ---- spawn.c: the worker process ---- */
 
@@ -34,7 +61,8 @@ struct cc_child {
  * channel, 0-2 = /dev/null, every other fd closed, default signal
  * dispositions, empty environment; then a pidfd. Errors: internal (the
  * message names the worker path and the failing call). */
-int cc_spawn_worker(const cc_options *opts, struct cc_child *c, cc_error *err);
+int cc_spawn_worker(const cc_options *opts, const struct cc_grants *gs, struct cc_child *c,
+		    cc_error *err);
 
 /* The pid (in the caller's pid namespace) a pidfd refers to, or -1 when
  * the kernel cannot say (before Linux 6.13). */
@@ -170,6 +198,10 @@ struct cc_runtime {
 /* Check options against the documented ranges. Errors: invalid_input. */
 int cc_options_check(const cc_options *o, cc_error *err);
 
+/* The session's scratch size: scratch_bytes, else (compatibility)
+ * limits.max_file_size; 0 = no scratch. */
+uint64_t cc_scratch_bytes(const cc_options *o);
+
 /* A runtime with no worker yet (child fields -1). Errors: internal. */
 cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err);
 
@@ -197,6 +229,10 @@ void cc_runtime_leave(cc_runtime *rt);
  * filled from the result's kind and message. Takes the runtime. */
 struct cc_msgbuf;
 int cc_runtime_request(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m, cc_error *err);
+/* The same, handing the result's value to *value (owned; NULL for null)
+ * when value is not NULL. */
+int cc_runtime_request_value(cc_runtime *rt, uint64_t id, const struct cc_msgbuf *m,
+			     cc_value **value, cc_error *err);
 
 /* ---- tools.c ---- */
 

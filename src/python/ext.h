@@ -64,6 +64,11 @@ extern PyTypeObject cc_py_pending_type;
  * -1 with an exception set (InvalidInputError, TypeError). */
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
 		  cc_options *o);
+/* Limits keys beyond cc_limits: "scratch" (bytes, cc_options.scratch_bytes)
+ * and "mounts" (a list of (host, guest, writable); o->mounts is then an
+ * array the caller frees with cc_py_options_free once the runtime, fork
+ * server or pool is made; the strings are borrowed from limits). */
+void cc_py_options_free(cc_options *o);
 
 /* A new Runtime object over rt, which it takes ownership of (also on
  * failure: rt is then closed, with the GIL released). For sessions from

@@ -193,7 +193,8 @@ static int fs_init(fs_obj *self, PyObject *args, PyObject *kw)
 	int rc;
 	self->users++; /* a second __init__ meanwhile is refused */
 	Py_BEGIN_ALLOW_THREADS rc = cc_forkserver_new(&o, preload, &fs, &err);
-	Py_END_ALLOW_THREADS self->fs = fs;
+	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	self->fs = fs;
 	fs_release(self); /* closes it again if close() came meanwhile */
 	if (rc < 0)
 		return raise_err(&err), -1;
@@ -322,7 +323,8 @@ static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
 	int rc;
 	self->users++;
 	Py_BEGIN_ALLOW_THREADS rc = cc_pool_new(&o, (unsigned)size, fork_server, preload, &p, &err);
-	Py_END_ALLOW_THREADS self->pool = p;
+	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	self->pool = p;
 	pool_release(self);
 	if (rc < 0)
 		return raise_err(&err), -1;

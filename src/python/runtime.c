@@ -213,6 +213,53 @@ static int limit_f(PyObject *limits, const char *key, double *out)
 	return 0;
 }
 
+/* limits["mounts"]: a list of (host, guest, writable) tuples of str, str,
+ * bool (the package's Mount objects, flattened). The strings are borrowed
+ * from the dict, which outlives the call; the array is freed by
+ * cc_py_options_free. */
+static int py_mounts(PyObject *limits, cc_options *o)
+{
+	PyObject *ms = PyDict_GetItemString(limits, "mounts");
+	if (!ms || ms == Py_None)
+		return 0;
+	if (!PyList_Check(ms))
+		return PyErr_SetString(PyExc_TypeError, "mounts must be a list"), -1;
+	Py_ssize_t n = PyList_GET_SIZE(ms);
+	if (n == 0)
+		return 0;
+	cc_mount *m = PyMem_Calloc((size_t)n, sizeof(*m));
+	if (!m)
+		return PyErr_NoMemory(), -1;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *t = PyList_GET_ITEM(ms, i);
+		if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 ||
+		    !PyUnicode_Check(PyTuple_GET_ITEM(t, 0)) ||
+		    !PyUnicode_Check(PyTuple_GET_ITEM(t, 1))) {
+			PyMem_Free(m);
+			return PyErr_SetString(PyExc_TypeError,
+					       "each mount must be (host, guest, writable)"),
+			       -1;
+		}
+		m[i].host = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 0));
+		m[i].guest = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 1));
+		m[i].writable = PyObject_IsTrue(PyTuple_GET_ITEM(t, 2)) == 1;
+		if (!m[i].host || !m[i].guest) {
+			PyMem_Free(m);
+			return -1;
+		}
+	}
+	o->mounts = m;
+	o->n_mounts = (size_t)n;
+	return 0;
+}
+
+void cc_py_options_free(cc_options *o)
+{
+	PyMem_Free((void *)o->mounts);
+	o->mounts = NULL;
+	o->n_mounts = 0;
+}
+
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
 		  cc_options *o)
 {
@@ -237,10 +284,12 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	    limit_u64(limits, "max_source", &l->max_source) < 0 ||
 	    limit_u64(limits, "cpu_time", &cpu) < 0 ||
 	    limit_u64(limits, "max_open_files", &files) < 0 ||
-	    limit_u64(limits, "max_file_size", &l->max_file_size) < 0)
+	    limit_u64(limits, "max_file_size", &l->max_file_size) < 0 ||
+	    limit_u64(limits, "scratch", &o->scratch_bytes) < 0 || py_mounts(limits, o) < 0)
 		return -1;
 	if (cpu > UINT32_MAX || files > UINT32_MAX)
-		return cc_py_raise(CC_ERR_INVALID_INPUT, "cpu_time or max_open_files too large"),
+		return cc_py_options_free(o),
+		       cc_py_raise(CC_ERR_INVALID_INPUT, "cpu_time or max_open_files too large"),
 		       -1;
 	l->cpu_s = (uint32_t)cpu;
 	l->max_open_files = (uint32_t)files;
@@ -267,8 +316,8 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 	cc_error err = { 0 };
 	int rc;
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_new(&o, &rt, &err);
-	Py_END_ALLOW_THREADS if (rc < 0)
-	{
+	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	if (rc < 0) {
 		cc_py_raise(err.kind, err.message);
 		cc_error_clear(&err);
 		return -1;
@@ -420,6 +469,77 @@ static PyObject *rt_set_global(rt_obj *self, PyObject *args)
 		return NULL;
 	}
 	Py_RETURN_NONE;
+}
+
+static PyObject *raise_clear(cc_error *err)
+{
+	cc_py_raise(err->kind, err->message);
+	cc_error_clear(err);
+	return NULL;
+}
+
+static PyObject *rt_write_file(rt_obj *self, PyObject *args)
+{
+	const char *path;
+	Py_buffer data;
+	if (!PyArg_ParseTuple(args, "sy*:write_file", &path, &data))
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt) {
+		PyBuffer_Release(&data);
+		return NULL;
+	}
+	cc_error err = { 0 };
+	int rc;
+	Py_BEGIN_ALLOW_THREADS rc =
+		cc_runtime_write_file(rt, path, data.buf, (size_t)data.len, &err);
+	Py_END_ALLOW_THREADS give(self);
+	PyBuffer_Release(&data);
+	if (rc < 0)
+		return raise_clear(&err);
+	Py_RETURN_NONE;
+}
+
+static PyObject *rt_read_file(rt_obj *self, PyObject *args)
+{
+	const char *path;
+	unsigned long long max = 0;
+	if (!PyArg_ParseTuple(args, "s|K:read_file", &path, &max))
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	cc_error err = { 0 };
+	void *data = NULL;
+	size_t len = 0;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_read_file(rt, path, max, &data, &len, &err);
+	Py_END_ALLOW_THREADS give(self);
+	if (rc < 0)
+		return raise_clear(&err);
+	PyObject *b = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
+	free(data);
+	return b;
+}
+
+static PyObject *rt_list_files(rt_obj *self, PyObject *args)
+{
+	const char *path;
+	if (!PyArg_ParseTuple(args, "s:list_files", &path))
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	cc_error err = { 0 };
+	cc_value *v = NULL;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_list_files(rt, path, &v, &err);
+	Py_END_ALLOW_THREADS give(self);
+	if (rc < 0)
+		return raise_clear(&err);
+	PyObject *o = cc_py_from_value(v);
+	cc_value_free(v);
+	return o;
 }
 
 static PyObject *rt_bind(rt_obj *self, PyObject *args)
@@ -641,6 +761,12 @@ static PyMethodDef rt_methods[] = {
 	  "duration_s); kind 'ok' or an error kind name. The GIL is released meanwhile." },
 	{ "set_global", (PyCFunction)rt_set_global, METH_VARARGS,
 	  "set_global(name, value): bind a guest global to a copy of value." },
+	{ "write_file", (PyCFunction)rt_write_file, METH_VARARGS,
+	  "write_file(path, data: bytes): create or replace a guest file (between evals)." },
+	{ "read_file", (PyCFunction)rt_read_file, METH_VARARGS,
+	  "read_file(path, max_bytes=0) -> bytes (0: the result cap)." },
+	{ "list_files", (PyCFunction)rt_list_files, METH_VARARGS,
+	  "list_files(dir) -> [{path, size, mtime, dir}], recursive." },
 	{ "bind", (PyCFunction)rt_bind, METH_VARARGS,
 	  "bind(name, callback): callback(args: list, pending: PendingCall) answers the "
 	  "call through pending, now or later from any thread." },

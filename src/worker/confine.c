@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "grants.h"
 #include "hygiene.h"
 #include "landlock.h"
 #include "monitor.h"
@@ -126,12 +127,22 @@ static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_polic
 	memset(pol, 0, sizeof(*pol));
 	if (cc_worker_engine->fs_policy)
 		cc_worker_engine->fs_policy(pol);
-	/* Scratch only when the guest may write files at all (RLIMIT_FSIZE
-	 * caps each file; the tmpfs size caps them together). */
-	if (lim->max_file_size > 0) {
+	/* Scratch when the host asked for one (cc_options.scratch_bytes, or
+	 * max_file_size for compatibility: the supervisor sends the size);
+	 * RLIMIT_FSIZE caps each file, the tmpfs size caps them together. */
+	if (lim->scratch_bytes > 0) {
 		pol->scratch = "/tmp";
-		pol->scratch_bytes = lim->max_file_size;
+		pol->scratch_bytes = lim->scratch_bytes;
 	}
+}
+
+/* The engine's seccomp rules, plus file work (CC_SC_FILES) when the
+ * session has scratch or a grant: JavaScript's fs module needs it then
+ * and never otherwise (Python's file rules carry its own bit). */
+unsigned cc_confine_seccomp_engine(void)
+{
+	bool files = cc_worker_limits.scratch_bytes > 0 || cc_worker_n_grants > 0;
+	return cc_worker_engine->seccomp_engine | (files ? CC_SC_FILES : 0);
 }
 
 /* Steps 3 and 4. Returns 1 when namespaces applied, 0 when not, -1. */
@@ -150,6 +161,10 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 			return -1;
 		in_ns = 0;
 		pol->scratch = NULL; /* no private tmpfs to give */
+		if (cc_worker_n_grants)
+			return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+				       "file grants need the mount namespace, which this host "
+				       "does not give; remove the mounts");
 	} else {
 		append(rep->applied, sizeof(rep->applied), "namespaces");
 		rep->namespaces = true;
@@ -217,7 +232,7 @@ static int install_seccomp(bool monitor, int *allowed, int *exec_breach, cc_erro
 			*exec_breach = exec_probe_in_child(NULL);
 		return -1;
 	}
-	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, EPERM,
+	if (cc_seccomp_compile(cc_confine_seccomp_engine(), EPERM,
 			       monitor ? CC_KILL_BY_MONITOR : CC_KILL_PROCESS, &main_f, err) < 0)
 		return -1;
 	if (!monitor)
@@ -244,6 +259,7 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 		return -1;
 	append(rep->applied, sizeof(rep->applied), "rlimits");
 	if (mode == CC_SANDBOX_OFF) {
+		cc_grants_close(); /* mode off binds nothing: tests only */
 		append(rep->missing, sizeof(rep->missing),
 		       "namespaces,capabilities,no_new_privs,landlock,seccomp,self-probes");
 		return 0;
@@ -264,6 +280,9 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 	} else {
 		append(rep->applied, sizeof(rep->applied), "landlock");
 	}
+	/* The grants' host descriptors are bound and ruled: a guest holding
+	 * one could openat() past the mount namespace. */
+	cc_grants_close();
 	return 0;
 }
 
@@ -336,7 +355,7 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * installs one. The template's is the engine's list plus the calls
 	 * forking needs (CC_SC_FORK); a session stacks the engine's own. */
 	struct cc_bpf tmpl = { 0 };
-	unsigned engine = cc_worker_engine->seccomp_engine;
+	unsigned engine = cc_confine_seccomp_engine();
 	int r = cc_seccomp_available(err);
 	if (r == 0)
 		r = cc_seccomp_compile(engine, EPERM, CC_KILL_PROCESS, session_f, err);
@@ -620,7 +639,7 @@ int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
 	struct cc_bpf notify_f, main_f;
 	if (cc_seccomp_compile(CC_SC_NOTIFY_ONLY, EPERM, CC_KILL_BY_MONITOR, &notify_f, err) < 0)
 		return -1;
-	if (cc_seccomp_compile(cc_worker_engine->seccomp_engine, CC_SWEEP_ERRNO, CC_KILL_BY_MONITOR,
+	if (cc_seccomp_compile(cc_confine_seccomp_engine(), CC_SWEEP_ERRNO, CC_KILL_BY_MONITOR,
 			       &main_f, err) < 0)
 		return -1;
 	printf("layers %s\n", rep.applied);

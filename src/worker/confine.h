@@ -90,6 +90,10 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf *session_f,
 			     cc_error *err);
 
+/* The seccomp rule set this worker compiles: its engine's, plus
+ * CC_SC_FILES when it has scratch or a grant (JavaScript's fs module). */
+unsigned cc_confine_seccomp_engine(void);
+
 /* Test-only entry points behind worker flags (src/worker/main.c). */
 int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "grants.h"
 
 /* Headroom above the engine's own heap cap for the interpreter's code,
  * stacks and allocator slack, so the engine's cap trips first and most
@@ -29,9 +30,10 @@
 int cc_hygiene(pid_t expected_ppid, cc_error *err)
 {
 	/* Only the channel (and 0-2, which the supervisor pointed at
-	 * /dev/null so a stray write can never land in a file we opened) may
-	 * stay open: anything else the host leaked would be guest authority. */
-	if (syscall(SYS_close_range, CC_CHANNEL_FD + 1, ~0U, 0) < 0)
+	 * /dev/null so a stray write can never land in a file we opened) and
+	 * the grants' descriptors (closed once confined, grants.h) may stay
+	 * open: anything else the host leaked would be guest authority. */
+	if (syscall(SYS_close_range, CC_GRANT_FD0 + (unsigned)cc_worker_grant_fds, ~0U, 0) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "close_range: %s", strerror(errno));
 
 	/* Die with the supervisor; then check it did not die before the

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "grants.h"
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -88,6 +89,28 @@ static uint64_t fs_rights(int abi)
 	return r;
 }
 
+/* One rule for the tree (or file) behind fd. Writable trees also get
+ * symlinks (the mount namespace and these rules bound where they can
+ * lead) and REFER, so a rename between two of their directories works;
+ * REFER never lets a file move into a tree with more rights than its own. */
+static int add_fd(int ruleset, int fd, const char *name, bool writable, uint64_t handled,
+		  cc_error *err)
+{
+	struct stat st;
+	uint64_t want = LL_FS_READ_FILE | LL_FS_READ_DIR;
+	if (writable)
+		want |= LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR |
+			LL_FS_MAKE_REG | LL_FS_TRUNCATE | LL_FS_MAKE_SYM | LL_FS_REFER;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		want &= LL_FS_FILE_RIGHTS;
+	struct ll_path_beneath_attr pb = { .allowed_access = want & handled, .parent_fd = fd };
+	long r = syscall(__NR_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0);
+	if (r < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "landlock_add_rule %s: %s", name,
+			       strerror(errno));
+	return 0;
+}
+
 static int add_path(int ruleset, const char *path, bool writable, uint64_t handled, cc_error *err)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
@@ -96,20 +119,9 @@ static int add_path(int ruleset, const char *path, bool writable, uint64_t handl
 			return 0; /* optional paths the policy lists but this host lacks */
 		return cc_fail(err, CC_ERR_INTERNAL, "landlock: %s: %s", path, strerror(errno));
 	}
-	struct stat st;
-	uint64_t want = LL_FS_READ_FILE | LL_FS_READ_DIR;
-	if (writable)
-		want |= LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR |
-			LL_FS_MAKE_REG | LL_FS_TRUNCATE;
-	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-		want &= LL_FS_FILE_RIGHTS;
-	struct ll_path_beneath_attr pb = { .allowed_access = want & handled, .parent_fd = fd };
-	long r = syscall(__NR_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0);
-	int e = errno;
+	int r = add_fd(ruleset, fd, path, writable, handled, err);
 	close(fd);
-	if (r < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "landlock_add_rule %s: %s", path, strerror(e));
-	return 0;
+	return r;
 }
 
 int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error *err)
@@ -148,6 +160,12 @@ int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error
 			goto fail;
 	if (pol->scratch && add_path(rs, pol->scratch, true, attr.handled_access_fs, err) < 0)
 		goto fail;
+	/* Grants: by the supervisor's descriptor, the very object it resolved
+	 * (not the guest path: this layer assumes the bind mount failed). */
+	for (size_t i = 0; i < cc_worker_n_grants; i++)
+		if (add_fd(rs, cc_worker_grants[i].fd, cc_worker_grants[i].guest,
+			   cc_worker_grants[i].writable, attr.handled_access_fs, err) < 0)
+			goto fail;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(__NR_landlock_restrict_self, rs, 0) < 0) {
 		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock_restrict_self: %s",

@@ -15,7 +15,9 @@
 #include "error.h"
 #include "frame.h"
 #include "confine.h"
+#include "files.h"
 #include "forkserver.h"
+#include "grants.h"
 #include "hygiene.h"
 #include "probes.h"
 #include "seccomp_filter.h"
@@ -27,7 +29,7 @@
 
 /* The init frame is small; later frames are bounded by the source and
  * result caps it announces. */
-#define CC_INIT_FRAME_MAX 4096
+#define CC_INIT_FRAME_MAX (256 * 1024)
 
 static void send_frame(msgpack_sbuffer *sb)
 {
@@ -94,6 +96,12 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 	l->cpu_s = (uint32_t)get_u64(m, "cpu_s", &ok);
 	l->max_open_files = (uint32_t)get_u64(m, "max_open_files", &ok);
 	l->max_file_size = get_u64(m, "max_file_size", &ok);
+	l->scratch_bytes = get_u64(m, "scratch_bytes", &ok);
+	const cc_value *mounts = cc_value_map_get(m, "mounts", NULL);
+	if (ok && cc_grants_parse(mounts, err) < 0) {
+		cc_value_free(m);
+		return -1;
+	}
 	*max_source = get_u64(m, "max_source", &ok);
 	bool found = false;
 	const cc_value *tv = cc_value_map_get(m, "template", &found);
@@ -166,6 +174,28 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	cc_msgbuf_free(&m);
 }
 
+/* Files between evals (files.c); malformed requests are never sent. */
+static void serve_file(const char *t, const cc_value *m, struct cc_outcome *o)
+{
+	const cc_value *path = get_str(m, "path");
+	if (!path || memchr(path->u.str.ptr, 0, path->u.str.len))
+		_exit(4);
+	if (!strcmp(t, "fwrite")) {
+		const cc_value *d = cc_value_map_get(m, "data", NULL);
+		if (!d || d->type != CC_VALUE_BYTES)
+			_exit(4);
+		cc_files_write(path->u.str.ptr, d->u.str.ptr, d->u.str.len, o);
+	} else if (!strcmp(t, "fread")) {
+		bool ok = true;
+		uint64_t max = get_u64(m, "max", &ok);
+		if (!ok)
+			_exit(4);
+		cc_files_read(path->u.str.ptr, max, o);
+	} else {
+		cc_files_list(path->u.str.ptr, o);
+	}
+}
+
 static void serve_one(const cc_value *m, struct cc_outcome *o)
 {
 	const cc_value *t = get_str(m, "t");
@@ -200,6 +230,9 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		else
 			cc_outcome_fail(o, CC_ERR_GUEST, "TypeError", "this engine has no tools",
 					NULL);
+	} else if (!strcmp(t->u.str.ptr, "fwrite") || !strcmp(t->u.str.ptr, "fread") ||
+		   !strcmp(t->u.str.ptr, "flist")) {
+		serve_file(t->u.str.ptr, m, o);
 	} else {
 		_exit(4);
 	}
@@ -216,6 +249,8 @@ pid_t cc_worker_ppid;
  *   --export-bpf-template  a fork server template's filter (forkserver.c)
  *   --export-bpf-session   the filter each forked session stacks on it
  *   --print-policy      "<name> <nr> allow|args|kill|enosys" per line
+ *   --with-files        (before one of the above) as a session with
+ *                       scratch or a grant: CC_SC_FILES added
  *   --probe-unconfined  the self-probes, each in a child, unconfined
  *   --sweep             confine, then fire every system call number from
  *                       a fresh child under the filter and say what ran */
@@ -224,7 +259,7 @@ static int test_mode(const char *mode)
 	cc_error err = { 0 };
 	if (!strncmp(mode, "--export-bpf", 12)) {
 		struct cc_bpf bpf;
-		unsigned which = cc_worker_engine->seccomp_engine;
+		unsigned which = cc_confine_seccomp_engine();
 		enum cc_kill_how kill = CC_KILL_BY_MONITOR;
 		if (!strcmp(mode, "--export-bpf-notify"))
 			which = CC_SC_NOTIFY_ONLY;
@@ -243,7 +278,7 @@ static int test_mode(const char *mode)
 	}
 	if (!strcmp(mode, "--print-policy")) {
 		for (size_t i = 0; i < cc_sc_allow_len; i++)
-			if (cc_sc_allow[i].engines & cc_worker_engine->seccomp_engine)
+			if (cc_sc_allow[i].engines & cc_confine_seccomp_engine())
 				printf("%s %d %s\n", cc_sc_allow[i].name,
 				       seccomp_syscall_resolve_name(cc_sc_allow[i].name),
 				       cc_sc_allow[i].how == CC_SC_ARGS ? "args" : "allow");
@@ -272,19 +307,26 @@ int main(int argc, char **argv)
 	cc_error err = { 0 };
 	pid_t ppid = -1;
 	const char *mode_flag = NULL;
+	bool with_files = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--ppid=", 7))
 			ppid = (pid_t)atol(argv[i] + 7);
+		else if (!strncmp(argv[i], "--grants=", 9))
+			cc_worker_grant_fds = (size_t)atol(argv[i] + 9) % (CC_MAX_MOUNTS + 1);
+		else if (!strcmp(argv[i], "--with-files"))
+			with_files = true;
 		else
 			mode_flag = argv[i];
 	}
 	cc_worker_ppid = ppid;
 	if (mode_flag) {
 		/* the limits a default runtime gets */
-		cc_worker_limits = (struct cc_worker_limits){ .max_memory = 512u << 20,
-							      .max_result = 16u << 20,
-							      .cpu_s = 60,
-							      .max_open_files = 64 };
+		cc_worker_limits =
+			(struct cc_worker_limits){ .max_memory = 512u << 20,
+						   .max_result = 16u << 20,
+						   .cpu_s = 60,
+						   .max_open_files = 64,
+						   .scratch_bytes = with_files ? 1 << 20 : 0 };
 		return test_mode(mode_flag);
 	}
 	if (ppid <= 0) {

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "grants.h"
 #include "hygiene.h"
 #include "monitor.h"
 
@@ -159,6 +160,8 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 	/* Nothing we mount may propagate back to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "making mounts private: %s", strerror(errno));
+	if (cc_grants_open(err) < 0)
+		return -1;
 	if (mount("codecage", CC_NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
 		  "mode=0755,size=64k,nr_inodes=128") < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "tmpfs root: %s", strerror(errno));
@@ -173,6 +176,8 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 		if (symlink("usr/lib", CC_NEWROOT "/lib") < 0 && errno != EEXIST)
 			return cc_fail(err, CC_ERR_INTERNAL, "symlink /lib: %s", strerror(errno));
 	}
+	if (cc_grants_bind(CC_NEWROOT, pol->read_only, pol->n_read_only, pol->scratch, err) < 0)
+		return -1;
 	if (pol->scratch) {
 		char dst[256], opts[96];
 		snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, pol->scratch);
@@ -242,6 +247,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 				       strerror(errno));
 		}
 		close(ready[0]);
+		cc_grants_close(); /* the monitor never needs them */
 		/* go[1] stays open for the monitor's life: its closing tells
 		 * the child the monitor is gone. */
 		cc_monitor_run(child, mon[0]);

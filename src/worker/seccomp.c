@@ -119,7 +119,9 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 		return r;
 	}
 	if (!strcmp(name, "fcntl")) {
-		static const int cmds[] = { F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC };
+		static const int cmds[] = { F_GETFD,	     F_SETFD,	  F_GETFL,     F_SETFL,
+					    F_DUPFD_CLOEXEC, F_GETLK,	  F_SETLK,     F_SETLKW,
+					    F_OFD_GETLK,     F_OFD_SETLK, F_OFD_SETLKW };
 		int r = 0;
 		for (size_t i = 0; !r && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			r = seccomp_rule_add(ctx, A, nr, 1,

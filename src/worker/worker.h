@@ -22,7 +22,8 @@ struct cc_worker_limits {
 	uint64_t max_result; /* packed result value, bytes */
 	uint32_t cpu_s;
 	uint32_t max_open_files;
-	uint64_t max_file_size;
+	uint64_t max_file_size; /* RLIMIT_FSIZE, bytes */
+	uint64_t scratch_bytes; /* the private tmpfs on /tmp; 0 = none */
 };
 
 extern struct cc_worker_limits cc_worker_limits;

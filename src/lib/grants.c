@@ -1,0 +1,178 @@
+/* File grants (cc_options.mounts), supervisor side: checked and resolved
+ * once, before any worker starts. Each grant's host path is resolved with
+ * realpath and opened O_PATH here; the worker gets that descriptor (as fd
+ * CC_GRANT_FD0 + i) and binds the tree only if what it mounts is that very
+ * object (src/worker/grants.c), so a path swapped for a symlink after this
+ * check cannot redirect the grant. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "frame.h"
+#include "supervisor.h"
+
+/* Guest paths a grant may not be, contain or sit under: what the engines,
+ * the loader and the kernel interfaces live in, and scratch. The worker
+ * checks its real policy again (fail closed). */
+static const char *const reserved[] = { "/usr", "/lib",	 "/lib32", "/lib64",	      "/libx32",
+					"/bin", "/sbin", "/etc",   "/proc",	      "/dev",
+					"/sys", "/tmp",	 "/run",   "/var/lib/python3" };
+
+/* a is b or beneath it */
+static bool beneath(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	return !strncmp(a, b, n) && (a[n] == 0 || a[n] == '/' || (n == 1 && b[0] == '/'));
+}
+
+/* Absolute, canonical (no empty, "." or ".." component, no trailing
+ * slash), printable. */
+static bool guest_path_ok(const char *g)
+{
+	size_t n = strlen(g);
+	if (g[0] != '/' || n < 2 || n > CC_GRANT_PATH_MAX || g[n - 1] == '/')
+		return false;
+	for (const char *p = g; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == ':')
+			return false;
+		if (*p != '/')
+			continue;
+		const char *c = p + 1;
+		size_t len = strcspn(c, "/");
+		if (len == 0 || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+static int check_guest(const cc_mount *m, size_t i, const cc_mount *all, cc_error *err)
+{
+	if (!m->guest || !guest_path_ok(m->guest))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "mount %zu (%s): the guest path '%s' must be absolute and canonical "
+			       "(no '.', '..', '//', ':' or trailing '/')",
+			       i, m->host ? m->host : "?", m->guest ? m->guest : "(null)");
+	for (size_t r = 0; r < sizeof(reserved) / sizeof(reserved[0]); r++)
+		if (beneath(m->guest, reserved[r]) || beneath(reserved[r], m->guest))
+			return cc_fail(
+				err, CC_ERR_INVALID_INPUT,
+				"mount %zu (%s:%s): the guest path overlaps %s, which the "
+				"engine%s needs; choose another place, such as /data or /mnt",
+				i, m->host, m->guest, reserved[r],
+				!strcmp(reserved[r], "/tmp") ? "'s scratch" : "");
+	for (size_t j = 0; j < i; j++)
+		if (beneath(m->guest, all[j].guest) || beneath(all[j].guest, m->guest))
+			return cc_fail(
+				err, CC_ERR_INVALID_INPUT,
+				"mount %zu (%s:%s) and mount %zu (%s:%s): two grants on one "
+				"guest path, or one inside the other; give each its own path",
+				j, all[j].host, all[j].guest, i, m->host, m->guest);
+	return 0;
+}
+
+static int resolve_one(const cc_mount *m, size_t i, struct cc_grant *g, cc_error *err)
+{
+	if (!m->host || !m->host[0])
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "mount %zu: the host path is empty", i);
+	char real[PATH_MAX];
+	if (!realpath(m->host, real))
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "mount %zu (%s:%s): the host path: %s", i,
+			       m->host, m->guest, strerror(errno));
+	/* O_NOFOLLOW: realpath gave a path without symlinks; one appearing
+	 * there since is a swap, refused. */
+	int fd = open(real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+		int e = fd < 0 ? errno : EINVAL;
+		if (fd >= 0)
+			close(fd);
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "mount %zu (%s:%s): the host path %s %s",
+			       i, m->host, m->guest, real,
+			       e == EINVAL ? "is neither a directory nor a regular file"
+					   : strerror(e));
+	}
+	/* Above the descriptors the spawn moves into place (spawn.c). */
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CC_GRANT_FD0 + 2 * CC_MAX_MOUNTS);
+	close(fd);
+	g->host = strdup(real);
+	g->guest = strdup(m->guest);
+	g->writable = m->writable;
+	g->fd = hi;
+	if (hi < 0 || !g->host || !g->guest)
+		return cc_fail(err, CC_ERR_INTERNAL, "mount %zu: %s", i,
+			       hi < 0 ? strerror(errno) : "out of memory");
+	return 0;
+}
+
+int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err)
+{
+	memset(gs, 0, sizeof(*gs));
+	if (o->n_mounts == 0)
+		return 0;
+	if (!o->mounts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "n_mounts is %zu but mounts is NULL",
+			       o->n_mounts);
+	if (o->n_mounts > CC_MAX_MOUNTS)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "%zu mounts; at most %d are allowed",
+			       o->n_mounts, CC_MAX_MOUNTS);
+	for (size_t i = 0; i < o->n_mounts; i++)
+		if (check_guest(&o->mounts[i], i, o->mounts, err) < 0)
+			return -1;
+	gs->g = calloc(o->n_mounts, sizeof(*gs->g));
+	if (!gs->g)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	for (size_t i = 0; i < o->n_mounts; i++) {
+		gs->g[i].fd = -1;
+		gs->n++;
+		if (resolve_one(&o->mounts[i], i, &gs->g[i], err) < 0) {
+			cc_grants_free(gs);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void cc_grants_free(struct cc_grants *gs)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		free(gs->g[i].host);
+		free(gs->g[i].guest);
+		if (gs->g[i].fd >= 0)
+			close(gs->g[i].fd);
+	}
+	free(gs->g);
+	memset(gs, 0, sizeof(*gs));
+}
+
+cc_mount *cc_mounts_copy(const cc_mount *m, size_t n)
+{
+	if (!n)
+		return NULL;
+	cc_mount *c = calloc(n, sizeof(*c));
+	for (size_t i = 0; c && i < n; i++) {
+		c[i].host = m[i].host ? strdup(m[i].host) : NULL;
+		c[i].guest = m[i].guest ? strdup(m[i].guest) : NULL;
+		c[i].writable = m[i].writable;
+		if ((m[i].host && !c[i].host) || (m[i].guest && !c[i].guest)) {
+			cc_mounts_free(c, i + 1);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+void cc_mounts_free(cc_mount *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++) {
+		free((char *)m[i].host);
+		free((char *)m[i].guest);
+	}
+	free(m);
+}
