@@ -12,15 +12,18 @@
 #include "error.h"
 #include "json_out.h"
 #include "server.h"
+#include "files.h"
 #include "utf8.h"
 
 #define CLI_DEFAULT_MAX_SOURCE (16u << 20)
 
 static const char usage_text[] =
 	"usage: codecage run [--lang python|javascript] [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] FILE|-\n"
+	"                    [--sandbox require|auto|off] [--json] [--mount HOST:GUEST[:rw]]...\n"
+	"                    [--scratch MIB] [--out DIR] [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
-	"                    [--sandbox require|auto|off] [--json] [--] CODE\n"
+	"                    [--sandbox require|auto|off] [--json] [--mount HOST:GUEST[:rw]]...\n"
+	"                    [--scratch MIB] [--out DIR] [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
@@ -28,6 +31,9 @@ static const char usage_text[] =
 	"run takes the language from a .py or .js file name unless --lang says;\n"
 	"py and js are accepted for --lang. Put -- before CODE that starts with '-'\n"
 	"(codecage eval --lang js -- -1).\n"
+	"--mount shows a host folder or file at GUEST (read-only unless :rw; repeat\n"
+	"it for more); --scratch gives the run a private /tmp of MIB; --out copies\n"
+	"what the run left in /tmp to DIR when it ends (needs --scratch).\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -47,6 +53,10 @@ struct args {
 	uint64_t memory_mib;
 	cc_sandbox_mode sandbox;
 	bool json;
+	cc_mount mounts[CC_MAX_MOUNTS];
+	size_t n_mounts;
+	uint64_t scratch_mib;
+	const char *out_dir;
 };
 
 static int parse_lang(const char *s)
@@ -66,6 +76,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "mount", required_argument, NULL, 'M' },
+		{ "scratch", required_argument, NULL, 'S' },
+		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +117,26 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'j':
 			a->json = true;
 			break;
+		case 'M': {
+			const char *why = NULL;
+			if (a->n_mounts == CC_MAX_MOUNTS)
+				return usage("at most 32 --mount options, not more (at '%s')",
+					     optarg);
+			if (cc_cli_parse_mount(optarg, &a->mounts[a->n_mounts], &why) < 0)
+				return usage(why, NULL);
+			a->n_mounts++;
+			break;
+		}
+		case 'S':
+			errno = 0;
+			a->scratch_mib = strtoull(optarg, &end, 10);
+			if (errno || *end || a->scratch_mib < 1 || a->scratch_mib > (64u << 10))
+				return usage("--scratch wants MiB between 1 and 65536, not '%s'",
+					     optarg);
+			break;
+		case 'o':
+			a->out_dir = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -113,6 +146,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 				     argv[optind - 1]);
 		}
 	}
+	if (a->out_dir && !a->scratch_mib)
+		return usage("%s", "--out copies the run's scratch: add --scratch MIB");
 	if (optind != argc - 1)
 		return usage(strcmp(a->cmd, "run")
 				     ? "%s takes exactly one CODE argument"
@@ -285,6 +320,9 @@ static int run_code(const struct args *a, const char *code, size_t len)
 		o.limits.timeout_s = a->timeout_s;
 	if (a->memory_mib)
 		o.limits.max_memory = a->memory_mib << 20;
+	o.mounts = a->mounts;
+	o.n_mounts = a->n_mounts;
+	o.scratch_bytes = a->scratch_mib << 20;
 	if (a->sandbox == CC_SANDBOX_OFF)
 		fprintf(stderr, "codecage: WARNING: --sandbox off: guest code runs with "
 				"process hygiene and limits only, for tests and debugging\n");
@@ -292,17 +330,31 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_error err = { 0 };
 	cc_result *r = NULL;
 	cc_runtime *rt = NULL;
+	bool out_failed = false;
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
 	    cc_runtime_new(&o, &rt, &err) == 0) {
 		r = cc_runtime_eval(rt, code, len, 0);
 		if (!r)
 			cc_fail(&err, CC_ERR_INTERNAL, "out of memory");
+		/* The run's result stands; a copy that fails is said on stderr
+		 * and turns a success into invalid_input. */
+		cc_error cerr = { 0 };
+		if (r && a->out_dir && cc_runtime_alive(rt) &&
+		    cc_cli_copy_out(rt, a->out_dir, stderr, &cerr) < 0) {
+			fprintf(stderr, "codecage: --out: %s\n",
+				cerr.message ? cerr.message : "failed");
+			if (cc_result_ok(r))
+				out_failed = true;
+			cc_error_clear(&cerr);
+		}
 	}
 	if (a->json)
 		emit_json(r, &err, rt, a->sandbox);
 	else
 		emit_text(r, &err);
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;
+	if (out_failed)
+		kind = CC_ERR_INVALID_INPUT;
 	cc_result_free(r);
 	cc_runtime_close(rt);
 	cc_error_clear(&err);

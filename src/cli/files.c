@@ -1,0 +1,124 @@
+/* --mount parsing and --out copying (files.h). */
+#include "files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "value.h"
+
+int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why)
+{
+	char *c1 = strchr(spec, ':');
+	if (!c1 || c1 == spec) {
+		*why = "--mount wants HOST:GUEST or HOST:GUEST:rw";
+		return -1;
+	}
+	*c1 = 0;
+	char *guest = c1 + 1, *c2 = strchr(guest, ':');
+	bool rw = false;
+	if (c2) {
+		*c2 = 0;
+		if (!strcmp(c2 + 1, "rw"))
+			rw = true;
+		else if (strcmp(c2 + 1, "ro")) {
+			*why = "--mount's third part must be rw or ro";
+			return -1;
+		}
+	}
+	if (!*guest) {
+		*why = "--mount wants HOST:GUEST (the guest path is empty)";
+		return -1;
+	}
+	m->host = spec;
+	m->guest = guest;
+	m->writable = rw;
+	return 0;
+}
+
+/* "/tmp/a/b" -> "a/b", or NULL when the path is not a plain one under /tmp. */
+static const char *relative(const char *p)
+{
+	if (strncmp(p, "/tmp/", 5) || !p[5])
+		return NULL;
+	const char *r = p + 5;
+	for (const char *c = r; c; c = strchr(c, '/')) {
+		c += *c == '/';
+		size_t len = strcspn(c, "/");
+		if (len == 0 || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return NULL;
+		if (!c[len])
+			break;
+	}
+	return r;
+}
+
+static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel, cc_error *err)
+{
+	void *data = NULL;
+	size_t len = 0;
+	if (cc_runtime_read_file(rt, guest, 0, &data, &len, err) < 0)
+		return -1;
+	int fd = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int rc = 0;
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		rc = cc_fail(err, CC_ERR_INVALID_INPUT, "--out: writing %s: %s", rel,
+			     strerror(errno));
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = cc_fail(err, CC_ERR_INVALID_INPUT, "--out: writing %s: %s", rel,
+			     strerror(errno));
+	free(data);
+	return rc;
+}
+
+int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "--out %s: %s", dir, strerror(errno));
+	int dfd = open(dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (dfd < 0)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "--out %s: %s", dir, strerror(errno));
+	cc_value *ls = NULL;
+	if (cc_runtime_list_files(rt, "/tmp", &ls, err) < 0) {
+		close(dfd);
+		return -1;
+	}
+	int copied = 0;
+	/* The listing walks depth first: a directory comes before its files. */
+	for (size_t i = 0; i < ls->u.array.len && copied >= 0; i++) {
+		const cc_value *e = ls->u.array.items[i];
+		const char *path = cc_value_map_get(e, "path", NULL)->u.str.ptr;
+		const char *rel = relative(path);
+		if (!rel) {
+			fprintf(diag, "codecage: --out: skipped %s (not a plain path)\n", path);
+			continue;
+		}
+		if (cc_value_map_get(e, "dir", NULL)->u.b) {
+			if (mkdirat(dfd, rel, 0755) < 0 && errno != EEXIST) {
+				copied = cc_fail(err, CC_ERR_INVALID_INPUT, "--out: mkdir %s: %s",
+						 rel, strerror(errno));
+			}
+			continue;
+		}
+		if (copy_file(rt, dfd, path, rel, err) < 0) {
+			if (err->kind != CC_ERR_INVALID_INPUT || !strstr(err->message, "reading")) {
+				copied = -1;
+				break;
+			}
+			/* a symlink or special file the worker refuses to read */
+			fprintf(diag, "codecage: --out: skipped %s (%s)\n", path, err->message);
+			cc_error_clear(err);
+			continue;
+		}
+		copied++;
+	}
+	cc_value_free(ls);
+	close(dfd);
+	return copied;
+}

@@ -1,0 +1,25 @@
+/* File flags shared by the CLI and `codecage mcp`: --mount HOST:GUEST[:rw]
+ * and --out DIR (copy what a run left in scratch to the host). */
+#ifndef CC_CLI_FILES_H
+#define CC_CLI_FILES_H
+
+#include <stdio.h>
+
+#include "codecage.h"
+
+/* Parse "HOST:GUEST", "HOST:GUEST:ro" or "HOST:GUEST:rw" in place (spec is
+ * modified; m->host and m->guest point into it). Returns 0, or -1 with
+ * *why a static text saying what is wrong. The paths themselves are
+ * checked by cc_runtime_new (invalid_input naming the mount). */
+int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
+
+/* Copy every file and directory under the runtime's scratch (/tmp) into
+ * dir (created if missing), keeping the tree; symlinks and other special
+ * files are skipped with a note on diag. Never writes outside dir: each
+ * listed path must be under /tmp, without '.' or '..' components, and
+ * files are created without following symlinks. Returns the number of
+ * files copied, or -1 with err (invalid_input: dir unusable; the kinds of
+ * cc_runtime_list_files / read_file). */
+int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err);
+
+#endif
