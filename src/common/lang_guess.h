@@ -30,8 +30,8 @@ bool cc_has_static_import(const char *src, size_t len);
 	" (this runtime runs Python and the code looks like JavaScript: run it in a "              \
 	"JavaScript runtime)"
 #define CC_HINT_STATIC_IMPORT                                                                      \
-	"import declarations are not available: modules are not available in the sandbox "         \
-	"(no files, no 'fs'; dynamic import() is refused too): use the built-in globals, or "      \
-	"a host tool for what the host has"
+	"import declarations are not available but for fs (import fs from 'fs'): modules are "     \
+	"not available in the sandbox (dynamic import() is refused too): use the built-in "        \
+	"globals, the global fs, or a host tool for what the host has"
 
 #endif

@@ -13,6 +13,7 @@ static const char mcp_usage[] =
 	"                    [--sandbox require|auto|off] [--max-sessions N]\n"
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
+	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -21,7 +22,10 @@ static const char mcp_usage[] =
 	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
 	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
-	"stderr each, per call). --web-polyfills: run_javascript runtimes start with\n"
+	"stderr each, per call), --scratch 64 (each session's private /tmp per language,\n"
+	"MiB; 0 = none). --mount shows the host file or folder HOST at GUEST (an\n"
+	"absolute path) in every session, read-only unless :rw; repeatable.\n"
+	"--web-polyfills: run_javascript runtimes start with\n"
 	"WEB_POLYFILLS (timers, URL, Blob, FileReader, TextDecoder, EventTarget,\n"
 	"AbortController, crypto, performance).\n"
 	"--library (repeatable) loads a browser bundle into every JavaScript runtime\n"
@@ -34,6 +38,57 @@ static int usage(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n%s", mcp_usage);
 	return 2;
+}
+
+/* HOST:GUEST[:rw|:ro] into m (pointing into arg, which it edits). The
+ * guest path is after the last ':' (after a trailing :rw/:ro is taken
+ * off), so a host path may hold ':'. The library checks the rest (the
+ * host path exists, the guest path is allowed) when the server starts. */
+static int parse_mount(char *arg, cc_mount *m)
+{
+	size_t n = strlen(arg);
+	bool suffix = n > 3 && (!strcmp(arg + n - 3, ":rw") || !strcmp(arg + n - 3, ":ro"));
+	char *colon = NULL;
+	for (size_t i = suffix ? n - 3 : n; i-- > 0;)
+		if (arg[i] == ':') {
+			colon = arg + i;
+			break;
+		}
+	if (!colon || colon == arg || colon[1] != '/')
+		return -1;
+	m->writable = suffix && arg[n - 1] == 'w';
+	if (suffix)
+		arg[n - 3] = 0;
+	*colon = 0;
+	m->host = arg;
+	m->guest = colon + 1;
+	return 0;
+}
+
+/* Check the grants once, before serving: a runtime is started with them
+ * (the library validates mounts before any worker starts) and closed.
+ * Returns 0, or 2 after printing why. */
+static int check_mounts(const struct mcp_config *cfg)
+{
+	if (!cfg->n_mounts)
+		return 0;
+	cc_options o;
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	o.sandbox = cfg->sandbox;
+	o.mounts = cfg->mounts;
+	o.n_mounts = cfg->n_mounts;
+	o.scratch_bytes = cfg->scratch_mib << 20;
+	if (cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT) {
+		fprintf(stderr, "codecage mcp: --mount: %s\n", err.message ? err.message : "");
+		cc_error_clear(&err);
+		return 2;
+	}
+	/* Other failures (no sandbox here) are each call's to report. */
+	cc_error_clear(&err);
+	cc_runtime_close(rt);
+	return 0;
 }
 
 static int number(const char *s, double lo, double hi, double *out)
@@ -61,6 +116,8 @@ int cc_mcp_main(int argc, char **argv)
 		{ "library", required_argument, NULL, 'L' },
 		{ "node-modules", required_argument, NULL, 'N' },
 		{ "web-polyfills", no_argument, NULL, 'w' },
+		{ "scratch", required_argument, NULL, 'T' },
+		{ "mount", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -71,6 +128,7 @@ int cc_mcp_main(int argc, char **argv)
 		.idle_timeout_s = 600,
 		.max_request = 4u << 20,
 		.max_output = 64u << 10,
+		.scratch_mib = 64,
 	};
 	optind = 2;
 	opterr = 0;
@@ -140,6 +198,21 @@ int cc_mcp_main(int argc, char **argv)
 		case 'w':
 			cfg.web_polyfills = true;
 			break;
+		case 'T':
+			if (number(optarg, 0, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
+				return usage("--scratch wants MiB from 0 to 1048576, not '%s'",
+					     optarg);
+			cfg.scratch_mib = (uint64_t)v;
+			break;
+		case 'M':
+			if (cfg.n_mounts == CC_MAX_MOUNTS)
+				return usage("--mount: at most 32 grants, not more ('%s')", optarg);
+			if (parse_mount(optarg, &cfg.mounts[cfg.n_mounts]) < 0)
+				return usage("--mount wants HOST:GUEST[:rw] with an absolute GUEST "
+					     "path, not '%s'",
+					     optarg);
+			cfg.n_mounts++;
+			break;
 		case 'h':
 			fputs(mcp_usage, stdout);
 			return 0;
@@ -153,6 +226,8 @@ int cc_mcp_main(int argc, char **argv)
 		fprintf(stderr,
 			"codecage mcp: WARNING: --sandbox off: guest code runs with process "
 			"hygiene and limits only, for tests and debugging\n");
+	if (check_mounts(&cfg))
+		return 2;
 	/* A client that goes away must not kill us through a write. */
 	signal(SIGPIPE, SIG_IGN);
 	struct mcp_server *srv = mcp_server_new(&cfg);

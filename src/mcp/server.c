@@ -1,7 +1,8 @@
 /* The MCP server core: the session table, the idle reaper, and the
  * dispatch of MCP methods (initialize, ping, tools/list, tools/call,
- * logging/setLevel, notifications/cancelled). A tools/call itself runs in
- * session.c. */
+ * resources/list, resources/read, logging/setLevel,
+ * notifications/cancelled). A tools/call and the resources methods run in
+ * the session's turn in session.c (files.c for the files). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,7 +327,9 @@ static void send_error(const struct mcp_sink *sink, const json_t *id, int code, 
 static const char instructions[] =
 	"codecage runs Python (CPython 3.11) and JavaScript (QuickJS) code in a confined "
 	"sandbox. Use run_python or run_javascript; each keeps its state (variables, imports) "
-	"across calls in this session, like a notebook, until reset: true.";
+	"across calls in this session, like a notebook, until reset: true. Files the code "
+	"writes under /tmp (and writable mounts) are listed in each result and readable as "
+	"resources (codecage://python/PATH, codecage://javascript/PATH).";
 
 static void do_initialize(struct mcp_session *s, struct jsonrpc_msg *m, const struct mcp_sink *sink)
 {
@@ -350,11 +353,11 @@ static void do_initialize(struct mcp_session *s, struct jsonrpc_msg *m, const st
 	s->initialized = true;
 	version = s->version;
 	pthread_mutex_unlock(&s->lock);
-	json_t *res =
-		json_pack("{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
-			  version, "capabilities", "tools", "listChanged", 0, "logging",
-			  "serverInfo", "name", "codecage", "title", "codecage sandbox", "version",
-			  "0.1.0", "instructions", instructions);
+	json_t *res = json_pack("{s:s, s:{s:{s:b}, s:{}, s:{s:b, s:b}}, s:{s:s, s:s, s:s}, s:s}",
+				"protocolVersion", version, "capabilities", "tools", "listChanged",
+				0, "logging", "resources", "subscribe", 0, "listChanged", 0,
+				"serverInfo", "name", "codecage", "title", "codecage sandbox",
+				"version", "0.1.0", "instructions", instructions);
 	send_text(sink, jsonrpc_result(m->id, res));
 }
 
@@ -426,7 +429,7 @@ void mcp_handle(struct mcp_server *srv, struct mcp_session *s, struct jsonrpc_ms
 		send_text(sink, jsonrpc_result(m->id, json_deep_copy(srv->tools)));
 	} else if (!strcmp(method, "logging/setLevel")) {
 		do_set_level(s, m, sink);
-	} else if (!strcmp(method, "tools/call")) {
+	} else if (mcp_queued_method(method)) {
 		struct mcp_call *c = mcp_call_begin(s, m);
 		if (c) {
 			mcp_call_run(srv, c, sink);

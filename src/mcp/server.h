@@ -32,6 +32,13 @@ struct mcp_config {
 	size_t n_libraries;
 	const char *node_modules; /* --node-modules */
 	bool web_polyfills;	  /* run_javascript runtimes start with WEB_POLYFILLS; false */
+	/* --scratch MIB: each runtime of a session gets a private tmpfs of
+	 * this size on /tmp; 0 = none. Default 64. */
+	uint64_t scratch_mib;
+	/* --mount HOST:GUEST[:rw|:ro], repeatable: the grants every runtime
+	 * gets (strings point into argv). */
+	cc_mount mounts[CC_MAX_MOUNTS];
+	size_t n_mounts;
 };
 
 /* Sink for the messages one incoming message produces (notifications
@@ -100,6 +107,10 @@ void mcp_handle(struct mcp_server *srv, struct mcp_session *s, struct jsonrpc_ms
  * leaving m alone. mcp_call_run runs it (on any thread), sends the
  * response to sink unless the call was cancelled, and frees the call. */
 struct mcp_call *mcp_call_begin(struct mcp_session *s, struct jsonrpc_msg *m);
+/* The methods that run in the session's turn through mcp_call_begin and
+ * mcp_call_run: tools/call, resources/list, resources/read (the file API
+ * they use works between evals only). */
+bool mcp_queued_method(const char *method);
 void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink);
 
 /* ---- tools_text.c: what a model reads ---- */
@@ -110,8 +121,14 @@ void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_s
  * NULL when no eval ran (err says why; a CC_ERR_INTERNAL message is
  * replaced by a generic one: it may hold host paths). note (may be NULL)
  * goes first in the text and in structuredContent.note. Returns NULL when
- * out of memory. */
-char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note, size_t *len);
+ * out of memory. files (may be NULL) lists what the call created or
+ * changed: structuredContent.files and a "files:" section. */
+struct mcp_files_out {
+	const char *json; /* JSON array of {path, size}, or NULL (no listing) */
+	const char *text; /* "  PATH (N bytes)" lines, or NULL */
+};
+char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note,
+			const struct mcp_files_out *files, size_t *len);
 
 /* The tools/list result ({"tools": [...]}, owned) for cfg's limits. */
 json_t *mcp_tools_list(const struct mcp_config *cfg);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "files.h"
 #include "session.h"
 
 static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
@@ -18,9 +19,15 @@ static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
  * as text, so the library's 16 MiB default is far more than useful. */
 #define MCP_MAX_RESULT (1u << 20)
 
+bool mcp_queued_method(const char *method)
+{
+	return !strcmp(method, "tools/call") || !strcmp(method, "resources/list") ||
+	       !strcmp(method, "resources/read");
+}
+
 struct mcp_call *mcp_call_begin(struct mcp_session *s, struct jsonrpc_msg *m)
 {
-	if (m->kind != JSONRPC_REQUEST || strcmp(m->method, "tools/call"))
+	if (m->kind != JSONRPC_REQUEST || !mcp_queued_method(m->method))
 		return NULL;
 	struct mcp_call *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -108,19 +115,28 @@ void mcp_session_close_runtimes_locked(struct mcp_session *s, const char *why)
 	}
 }
 
-/* Check arguments: {code: string, timeout_s?: number > 0, reset?: bool}.
- * Returns NULL when fine, else the reason. */
+/* Check arguments: {code: string, timeout_s?: number > 0, reset?: bool,
+ * files?: {path: text | {"$bytes": base64}}}. Returns NULL when fine,
+ * else the reason. */
 static const char *check_args(const json_t *args, const char **code, size_t *len, double *timeout_s,
-			      bool *reset)
+			      bool *reset, const json_t **files)
 {
 	if (!json_is_object(args))
-		return "arguments must be an object {code, timeout_s?, reset?}";
+		return "arguments must be an object {code, timeout_s?, reset?, files?}";
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)args, key, val)
 	{
-		if (strcmp(key, "code") && strcmp(key, "timeout_s") && strcmp(key, "reset"))
-			return "unknown argument (the arguments are code, timeout_s, reset)";
+		if (strcmp(key, "code") && strcmp(key, "timeout_s") && strcmp(key, "reset") &&
+		    strcmp(key, "files"))
+			return "unknown argument (the arguments are code, timeout_s, reset, files)";
+	}
+	const json_t *f = json_object_get(args, "files");
+	if (f && !json_is_null(f)) {
+		const char *bad = mcp_files_check(f);
+		if (bad)
+			return bad;
+		*files = f;
 	}
 	json_t *c = json_object_get(args, "code");
 	if (!json_is_string(c))
@@ -170,6 +186,9 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 		o.n_libraries = cfg->n_libraries;
 		o.node_modules = cfg->node_modules;
 	}
+	o.scratch_bytes = cfg->scratch_mib << 20;
+	o.mounts = cfg->mounts;
+	o.n_mounts = cfg->n_mounts;
 	if (cc_runtime_new(&o, out, err) < 0)
 		return -1;
 	/* No host tools are bound here, but keep host error text away from
@@ -196,8 +215,10 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 		if (asprintf(note, "the %s state was reset (reset: true)", lang_names[lang]) < 0)
 			*note = NULL;
 	} else if (s->ended[lang]) {
-		if (asprintf(note, "the previous %s runtime ended (%s); state was reset",
-			     lang_names[lang], s->ended[lang]) < 0)
+		if (asprintf(note, "the previous %s runtime ended (%s); state was reset%s",
+			     lang_names[lang], s->ended[lang],
+			     mcp_server_config(srv)->scratch_mib ? " and its /tmp files are gone"
+								 : "") < 0)
 			*note = NULL;
 	}
 	free(s->ended[lang]);
@@ -221,7 +242,56 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	return 0;
 }
 
-static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
+/* Run the eval of a call on its live runtime, with its files written
+ * first and what it created or changed listed after. *r is the result
+ * (NULL with err when no eval ran). */
+static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *code, size_t len,
+		      double timeout_s, const json_t *files, cc_result **r, cc_error *err,
+		      struct cc_buf *fjson, struct cc_buf *ftext)
+{
+	struct mcp_session *s = c->s;
+	const struct mcp_config *cfg = mcp_server_config(srv);
+	pthread_mutex_lock(&s->lock);
+	bool go = !c->cancelled && !c->aborted;
+	cc_runtime *rt = s->rt[c->lang];
+	pthread_mutex_unlock(&s->lock);
+	if (!go)
+		return;
+	struct mcp_snapshot *before = mcp_snapshot_take(rt, cfg);
+	if (files && mcp_files_write(rt, c->lang, files, err) < 0) {
+		mcp_snapshot_free(before);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	go = !c->cancelled && !c->aborted;
+	c->running = go;
+	pthread_mutex_unlock(&s->lock);
+	if (go) {
+		*r = cc_runtime_eval(rt, code, len, timeout_s);
+		if (!*r)
+			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
+	pthread_mutex_lock(&s->lock);
+	c->running = false;
+	bool alive = cc_runtime_alive(rt);
+	if (!alive) {
+		if (c->cancelled || c->aborted)
+			set_ended(s, c->lang, "the client cancelled a running call");
+		else if (*r)
+			set_ended(s, c->lang, "%s: %.200s",
+				  cc_error_kind_name(cc_result_error_kind(*r)),
+				  cc_result_error_message(*r));
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (alive && *r) {
+		struct mcp_snapshot *after = mcp_snapshot_take(rt, cfg);
+		mcp_snapshot_diff(before, after, fjson, ftext);
+		mcp_snapshot_free(after);
+	}
+	mcp_snapshot_free(before);
+}
+
+static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
 {
 	struct mcp_session *s = c->s;
 	const json_t *params = c->msg.params;
@@ -249,8 +319,9 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 	size_t len = 0;
 	double limit = mcp_server_config(srv)->timeout_s, timeout_s = limit;
 	bool reset = false;
-	const char *bad =
-		check_args(json_object_get(params, "arguments"), &code, &len, &timeout_s, &reset);
+	const json_t *files = NULL;
+	const char *bad = check_args(json_object_get(params, "arguments"), &code, &len, &timeout_s,
+				     &reset, &files);
 	if (bad) {
 		emit_text(sink,
 			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS, "Invalid params: %s", bad));
@@ -262,29 +333,9 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 	char *note = NULL;
 	cc_error err = { 0 };
 	cc_result *r = NULL;
-	if (ensure_runtime(srv, s, c->lang, reset, sink, &note, &err) == 0) {
-		pthread_mutex_lock(&s->lock);
-		bool go = !c->cancelled && !c->aborted;
-		c->running = go;
-		cc_runtime *rt = s->rt[c->lang];
-		pthread_mutex_unlock(&s->lock);
-		if (go) {
-			r = cc_runtime_eval(rt, code, len, timeout_s);
-			if (!r)
-				cc_fail(&err, CC_ERR_INTERNAL, "out of memory");
-		}
-		pthread_mutex_lock(&s->lock);
-		c->running = false;
-		if (!cc_runtime_alive(rt)) {
-			if (c->cancelled || c->aborted)
-				set_ended(s, c->lang, "the client cancelled a running call");
-			else if (r)
-				set_ended(s, c->lang, "%s: %.200s",
-					  cc_error_kind_name(cc_result_error_kind(r)),
-					  cc_result_error_message(r));
-		}
-		pthread_mutex_unlock(&s->lock);
-	}
+	struct cc_buf fjson = { 0 }, ftext = { 0 };
+	if (ensure_runtime(srv, s, c->lang, reset, sink, &note, &err) == 0)
+		eval_call(srv, c, code, len, timeout_s, files, &r, &err, &fjson, &ftext);
 	pthread_mutex_lock(&s->lock);
 	bool cancelled = c->cancelled, aborted = c->aborted;
 	pthread_mutex_unlock(&s->lock);
@@ -295,7 +346,8 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 					      "reaping or server shutdown) while the code ran"));
 	} else if (!cancelled) {
 		size_t n = 0;
-		char *raw = mcp_render_result(r, &err, note, &n);
+		struct mcp_files_out fo = { .json = fjson.data, .text = ftext.data };
+		char *raw = mcp_render_result(r, &err, note, &fo, &n);
 		char *text = raw ? jsonrpc_result_raw(c->id, raw, n) : NULL;
 		free(raw);
 		if (!text)
@@ -305,7 +357,68 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 	}
 	cc_result_free(r);
 	cc_error_clear(&err);
+	cc_buf_free(&fjson);
+	cc_buf_free(&ftext);
 	free(note);
+}
+
+/* MCP's "resource not found" error code. */
+#define MCP_RESOURCE_NOT_FOUND (-32002)
+
+static void run_resources(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
+{
+	struct mcp_session *s = c->s;
+	const struct mcp_config *cfg = mcp_server_config(srv);
+	cc_runtime *rt[MCP_LANGS];
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < MCP_LANGS; i++)
+		rt[i] = s->rt[i] && cc_runtime_alive(s->rt[i]) ? s->rt[i] : NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (!strcmp(c->msg.method, "resources/list")) {
+		json_t *res = mcp_resources_list(rt, cfg);
+		emit_text(sink, res ? jsonrpc_result(c->id, res)
+				    : jsonrpc_error(c->id, JSONRPC_INTERNAL_ERROR,
+						    "Internal error: out of memory"));
+		return;
+	}
+	const char *uri = json_string_value(json_object_get(c->msg.params, "uri")), *path = NULL;
+	int lang = mcp_resource_lang(uri, &path);
+	if (!uri) {
+		emit_text(sink, jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS,
+					      "Invalid params: resources/read needs params.uri"));
+		return;
+	}
+	if (lang < 0 || !rt[lang]) {
+		emit_text(sink, jsonrpc_error(c->id, MCP_RESOURCE_NOT_FOUND,
+					      "Resource not found: %.200s (resources/list names "
+					      "the files of this session: codecage://python/... "
+					      "and codecage://javascript/...)",
+					      uri));
+		return;
+	}
+	cc_error err = { 0 };
+	json_t *res = mcp_resource_read(rt[lang], uri, path, &err);
+	if (res)
+		emit_text(sink, jsonrpc_result(c->id, res));
+	else
+		emit_text(sink,
+			  jsonrpc_error(c->id,
+					err.kind == CC_ERR_INVALID_INPUT ? MCP_RESOURCE_NOT_FOUND
+									 : JSONRPC_INTERNAL_ERROR,
+					"Resource not readable: %.200s: %s: %.300s", uri,
+					cc_error_kind_name(err.kind),
+					err.kind == CC_ERR_INTERNAL ? "internal error"
+					: err.message		    ? err.message
+								    : ""));
+	cc_error_clear(&err);
+}
+
+static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
+{
+	if (!strcmp(c->msg.method, "tools/call"))
+		run_tool(srv, c, sink);
+	else
+		run_resources(srv, c, sink);
 }
 
 void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)

@@ -94,7 +94,7 @@ static void handle_line(struct mcp_server *srv, struct mcp_session *s, const cha
 		free(error);
 		return;
 	}
-	bool call = m.kind == JSONRPC_REQUEST && !strcmp(m.method, "tools/call") &&
+	bool call = m.kind == JSONRPC_REQUEST && mcp_queued_method(m.method) &&
 		    mcp_session_initialized(s);
 	pthread_mutex_lock(&w->lock);
 	bool full = w->running >= MCP_STDIO_MAX_QUEUED;

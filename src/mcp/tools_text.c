@@ -19,7 +19,7 @@ static const char python_desc[] =
 	"- Return a value by ending the code with an expression (as in the REPL): "
 	"`x = 21\\nx * 2` returns 42. print() goes to stdout.\n"
 	"- Available: the standard library, plus the host's read-only Debian packages "
-	"(numpy may be there). No network, no subprocesses, no file writes, no pip install.\n"
+	"(numpy may be there). No network, no subprocesses, no pip install.\n"
 	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "
 	"of stdout and stderr (more is cut, with a marker), 1 MiB of result value.\n"
 	"- On failure the result says status: error with the kind (guest_error, syntax_error, "
@@ -42,22 +42,27 @@ static const char python_desc[] =
 	"timeout, memory_limit, output_limit, worker_crashed), the error name and message and "    \
 	"a stack trace. After a timeout, memory error or crash the runtime may be replaced: "      \
 	"the next result starts with a note, and earlier globals are gone."
+#define JS_DESC_FS                                                                                 \
+	"Node's synchronous file API as the global fs (also require('fs') and import fs from "     \
+	"'fs'): readFileSync(path, 'utf8'), writeFileSync, appendFileSync, existsSync, "           \
+	"readdirSync, statSync, mkdirSync({recursive}), rmSync, renameSync, unlinkSync, and "      \
+	"fs.promises."
 
-static const char js_desc[] = JS_DESC_HEAD
-	"- Plain ECMAScript only: no Node.js or browser APIs (no require, import of packages, "
-	"fs, fetch, process or setTimeout), no network.\n" JS_DESC_TAIL;
+static const char js_desc[] = JS_DESC_HEAD "- ECMAScript plus " JS_DESC_FS
+					   " No other modules or packages, no fetch, process or "
+					   "setTimeout, no network.\n" JS_DESC_TAIL;
 
 /* With --web-polyfills. */
 static const char js_web_desc[] = JS_DESC_HEAD
 	"- ECMAScript plus web basics: setTimeout/setInterval (a virtual clock: timers fire at "
 	"once, in order), URL, URLSearchParams, TextEncoder, TextDecoder, Blob, File, "
 	"FileReader, EventTarget, AbortController, crypto.getRandomValues/randomUUID, "
-	"performance.now, structuredClone, atob/btoa. No window or document, no Node.js APIs "
-	"(no require, import of packages, fs, fetch or process), no network.\n" JS_DESC_TAIL;
+	"performance.now, structuredClone, atob/btoa; and " JS_DESC_FS " No window or "
+	"document, no other modules or packages, no fetch or process, no network.\n" JS_DESC_TAIL;
 
 json_t *mcp_output_schema(void)
 {
-	return json_pack(
+	json_t *schema = json_pack(
 		"{s:s, s:{s:{s:s, s:[s, s]}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:[s, s], s:s}, "
 		"s:{s:s, s:s}, s:{s:[s, s], s:s}}, s:[s, s, s, s, s, s]}",
 		"type", "object", "properties", "status", "type", "string", "enum", "ok", "error",
@@ -71,6 +76,14 @@ json_t *mcp_output_schema(void)
 		"type", "string", "null", "description",
 		"set when the runtime was replaced or reset before this run", "required", "status",
 		"value", "stdout", "stderr", "error", "duration_ms");
+	json_t *files = json_pack(
+		"{s:s, s:s, s:{s:s, s:{s:{s:s}, s:{s:s}}}}", "type", "array", "description",
+		"files this call created or changed under /tmp and writable mounts (path, bytes); "
+		"read one with resources/read codecage://LANGUAGE/PATH",
+		"items", "type", "object", "properties", "path", "type", "string", "size", "type",
+		"integer");
+	json_object_set_new(json_object_get(schema, "properties"), "files", files);
+	return schema;
 }
 
 static json_t *input_schema(double timeout_s)
@@ -78,12 +91,49 @@ static json_t *input_schema(double timeout_s)
 	char tdesc[160];
 	snprintf(tdesc, sizeof(tdesc),
 		 "deadline for this call in seconds (default and maximum %.0f)", timeout_s);
-	return json_pack("{s:s, s:{s:{s:s, s:s}, s:{s:s, s:f, s:s}, s:{s:s, s:s}}, s:[s], s:b}",
-			 "type", "object", "properties", "code", "type", "string", "description",
-			 "the program to run", "timeout_s", "type", "number", "exclusiveMinimum",
-			 0.0, "description", tdesc, "reset", "type", "boolean", "description",
-			 "discard all state (variables, imports) before running code", "required",
-			 "code", "additionalProperties", 0);
+	json_t *in =
+		json_pack("{s:s, s:{s:{s:s, s:s}, s:{s:s, s:f, s:s}, s:{s:s, s:s}}, s:[s], s:b}",
+			  "type", "object", "properties", "code", "type", "string", "description",
+			  "the program to run", "timeout_s", "type", "number", "exclusiveMinimum",
+			  0.0, "description", tdesc, "reset", "type", "boolean", "description",
+			  "discard all state (variables, imports) before running code", "required",
+			  "code", "additionalProperties", 0);
+	json_t *files = json_pack(
+		"{s:s, s:s, s:{s:[{s:s}, {s:s, s:{s:{s:s}}, s:[s], s:b}]}}", "type", "object",
+		"description",
+		"files to write before the code runs: {guest path: text} or {guest path: "
+		"{\"$bytes\": base64}}; a relative path is under /tmp (at most 100 files)",
+		"additionalProperties", "anyOf", "type", "string", "type", "object", "properties",
+		"$bytes", "type", "string", "required", "$bytes", "additionalProperties", 0);
+	json_object_set_new(json_object_get(in, "properties"), "files", files);
+	return in;
+}
+
+/* Where the code may read and write, for the model: the scratch, each
+ * grant, and how files go in and come out. */
+static void files_text(struct cc_buf *d, const struct mcp_config *cfg)
+{
+	cc_buf_puts(d, "\n- Files: ");
+	if (cfg->scratch_mib)
+		cc_buf_printf(d,
+			      "/tmp is a private writable folder of %llu MiB for this "
+			      "conversation (separate for Python and JavaScript; lost when "
+			      "the runtime is reset or replaced). ",
+			      (unsigned long long)cfg->scratch_mib);
+	else
+		cc_buf_puts(d, "there is no writable /tmp (the server runs with --scratch 0). ");
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		cc_buf_printf(d, "%s is the user's %s (%s). ", cfg->mounts[i].guest,
+			      "shared folder or file",
+			      cfg->mounts[i].writable ? "read-write" : "read-only");
+	if (!cfg->scratch_mib && !cfg->n_mounts)
+		cc_buf_puts(d, "Nothing else of the host's files is visible. ");
+	else
+		cc_buf_puts(d, "Nothing else is visible or writable. ");
+	cc_buf_puts(d, "Pass files: {\"/tmp/in.csv\": \"text\"} (or {\"$bytes\": base64}) to write "
+		       "inputs before the code runs; the result lists the files the call created "
+		       "or changed, and the client can fetch each as the resource "
+		       "codecage://LANGUAGE/PATH.");
 }
 
 static json_t *tool(const char *name, const char *title, const char *fmt,
@@ -103,10 +153,16 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 			n += snprintf(desc + n, sizeof(desc) - (size_t)n, "%s %s", i ? "," : "",
 				      cfg->libraries[i]);
 	}
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name, "title",
-			 title, "description", desc, "inputSchema", input_schema(cfg->timeout_s),
-			 "outputSchema", mcp_output_schema(), "annotations", "readOnlyHint", 0,
-			 "destructiveHint", 0, "openWorldHint", 0);
+	struct cc_buf d = { 0 };
+	cc_buf_puts(&d, desc);
+	files_text(&d, cfg);
+	json_t *t = json_pack("{s:s, s:s, s:s%, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name,
+			      "title", title, "description", d.data ? d.data : "", d.len,
+			      "inputSchema", input_schema(cfg->timeout_s), "outputSchema",
+			      mcp_output_schema(), "annotations", "readOnlyHint", 0,
+			      "destructiveHint", 0, "openWorldHint", 0);
+	cc_buf_free(&d);
+	return t;
 }
 
 json_t *mcp_tools_list(const struct mcp_config *cfg)
@@ -134,7 +190,8 @@ static void json_field(struct cc_buf *b, const char *key, const char *s, size_t 
 	cc_json_string(b, s, n);
 }
 
-char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note, size_t *len)
+char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note,
+			const struct mcp_files_out *files, size_t *len)
 {
 	struct cc_buf t = { 0 }; /* the text block */
 	struct cc_buf s = { 0 }; /* structuredContent */
@@ -194,6 +251,9 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 		json_field(&s, "traceback", tb, strlen(tb));
 		cc_buf_puts(&s, "}");
 	}
+	if (files && files->text && *files->text)
+		cc_buf_printf(&t, "files created or changed:\n%s", files->text);
+	cc_buf_printf(&s, ",\"files\":%s", files && files->json ? files->json : "[]");
 	cc_buf_printf(&s,
 		      ",\"duration_ms\":%.3f,\"note\":", r ? cc_result_duration(r) * 1000 : 0.0);
 	if (note)

@@ -12,6 +12,7 @@
 #include <sys/random.h>
 
 #include "error.h"
+#include "js_fs.h"
 #include "js_value.h"
 #include "lang_guess.h"
 #include "utf8.h"
@@ -142,13 +143,14 @@ static int js_interrupt(JSRuntime *r, void *opaque)
 }
 
 /* No module loading at all: import() rejects with this TypeError (a static
- * import is already a SyntaxError in a script). */
+ * import is a SyntaxError in a script, except that of fs: js_compile). */
 static char *js_no_module_name(JSContext *c, const char *base, const char *name, void *opaque)
 {
 	(void)base;
 	(void)name;
 	(void)opaque;
-	JS_ThrowTypeError(c, "modules are not available in the sandbox");
+	JS_ThrowTypeError(c, "modules are not available in the sandbox (fs is: the global fs, "
+			     "or require('fs'))");
 	return NULL;
 }
 
@@ -266,7 +268,8 @@ static int js_init(const char **version, cc_error *err)
 	if (rnd_seed(err) < 0)
 		return -1;
 	if (!ctx || js_remove_globals(ctx) < 0 || cc_js_builtins_init(ctx) < 0 ||
-	    cc_js_console_install(ctx) < 0 || rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0) {
+	    cc_js_console_install(ctx) < 0 || rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0 ||
+	    cc_js_fs_install(ctx) < 0) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);
@@ -656,6 +659,25 @@ static void js_syntax_hint(struct cc_outcome *o, const char *code, size_t len)
 	free(msg);
 }
 
+/* Compile the script. One that does not parse is tried again with its
+ * static imports of fs turned into require (js_import.c, which changes
+ * nothing when there are none); when that fails too, its error is the one
+ * reported: the lines are the same, and it points past the fs imports at
+ * what is really wrong. */
+static JSValue js_compile(const char *code, size_t len)
+{
+	const int flags = JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_COMPILE_ONLY;
+	JSValue fn = JS_Eval(ctx, code, len, "<code>", flags);
+	size_t n;
+	char *re;
+	if (!JS_IsException(fn) || js_oom || !(re = cc_js_rewrite_imports(code, len, &n)))
+		return fn;
+	JS_FreeValue(ctx, JS_GetException(ctx));
+	fn = JS_Eval(ctx, re, n, "<code>", flags);
+	free(re);
+	return fn;
+}
+
 static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	JSValue fn, p, done = JS_UNDEFINED, v = JS_UNDEFINED;
@@ -665,8 +687,7 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 	 * SyntaxError such as JSON.parse('{'). With FLAG_ASYNC the script may
 	 * use top-level await; its top-level let/const/class/function still
 	 * land in the global scope and persist across evals. */
-	fn = JS_Eval(ctx, code, len, "<code>",
-		     JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_COMPILE_ONLY);
+	fn = js_compile(code, len);
 	if (JS_IsException(fn)) {
 		js_fail(o, JS_GetException(ctx), true);
 		js_syntax_hint(o, code, len);

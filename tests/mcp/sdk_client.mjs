@@ -53,6 +53,7 @@ async function main() {
     const caps = client.getServerCapabilities();
     assert.ok(caps.tools, "tools capability");
     assert.ok(caps.logging, "logging capability");
+    assert.ok(caps.resources, "resources capability");
     assert.match(client.getInstructions(), /run_python/);
     if (mode === "http") assert.match(transport.sessionId, /^[0-9a-f]{32}$/);
   });
@@ -108,6 +109,18 @@ async function main() {
     await js(client, "counter += 1");
     const r2 = await js(client, "counter + g");
     assert.equal(r2.structuredContent.value, 12);
+  });
+
+  await check("files in, changed files out, resources/list and resources/read", async () => {
+    const r = await js(client,
+      "fs.writeFileSync('/tmp/out.txt', fs.readFileSync('/tmp/in.txt', 'utf8').toUpperCase()); 1",
+      { files: { "in.txt": "abc" } });
+    assert.equal(r.isError, false);
+    assert.deepEqual(r.structuredContent.files.map((f) => f.path), ["/tmp/in.txt", "/tmp/out.txt"]);
+    const { resources } = await client.listResources();
+    assert.ok(resources.some((x) => x.uri === "codecage://javascript/tmp/out.txt"));
+    const { contents } = await client.readResource({ uri: "codecage://javascript/tmp/out.txt" });
+    assert.equal(contents[0].text, "ABC");
   });
 
   await check("reset: true discards state", async () => {

@@ -18,10 +18,11 @@ def check(proc):
 def test_sdk_over_stdio():
     out = check(node("sdk_client.mjs", "stdio", CLI))
     assert "ok cancellation stops the running code" in out
+    assert "ok files in, changed files out, resources/list and resources/read" in out
 
 
 def test_sdk_over_streamable_http():
     with http_server() as url:
         out = check(node("sdk_client.mjs", "http", url))
     assert "ok 20 concurrent sessions: separate state, none blocks another" in out
-    assert "17 passed, 0 failed" in out
+    assert "18 passed, 0 failed" in out

@@ -32,7 +32,7 @@ def test_bad_input_gets_errors_and_the_server_keeps_serving():
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": 7}\n", -32600),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"params\": 3}\n", -32600),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1}\n", -32600),
-        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"resources/list\"}\n", -32601),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"prompts/list\"}\n", -32601),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\"}\n", -32602),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": "
          b"{\"name\": \"run_python\"}}\n", -32602),
@@ -86,7 +86,9 @@ def test_version_negotiation(asked, answered):
     init = dict(INIT, params=dict(INIT["params"], protocolVersion=asked))
     r = s.request(init)
     assert r["result"]["protocolVersion"] == answered
-    assert r["result"]["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
+    assert r["result"]["capabilities"] == {"tools": {"listChanged": False}, "logging": {},
+                                           "resources": {"subscribe": False,
+                                                         "listChanged": False}}
     s.close()
 
 
