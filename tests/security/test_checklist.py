@@ -354,7 +354,9 @@ if ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
     sys.exit("PR_SET_CHILD_SUBREAPER failed")
 pid = os.fork()
 if pid == 0:
-    os.execv(exe, [argv0, "mcp", "--sandbox", "require"])
+    # --scratch 0: the cases measure a session with nothing granted, as on
+    # the other paths (the server's default scratch is tests/mcp's)
+    os.execv(exe, [argv0, "mcp", "--sandbox", "require", "--scratch", "0"])
 with open(report + ".pid.tmp", "w") as f:
     f.write(str(pid))
 os.rename(report + ".pid.tmp", report + ".pid")
