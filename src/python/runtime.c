@@ -100,6 +100,20 @@ static PyObject *pending_reject(pending_obj *self, PyObject *args)
 						       "%s", message) == 0);
 }
 
+static PyObject *pending_hold(pending_obj *self, PyObject *args)
+{
+	double timeout;
+	if (!PyArg_ParseTuple(args, "d:hold", &timeout))
+		return NULL;
+	if (!(timeout > 0 && timeout <= 86400))
+		return cc_py_raise(CC_ERR_INVALID_INPUT,
+				   "the approval timeout must be in (0, 86400] seconds"),
+		       NULL;
+	if (!self->call)
+		Py_RETURN_FALSE;
+	return PyBool_FromLong(cc_tool_call_hold(self->call, timeout) == 0);
+}
+
 static PyObject *pending_answered(pending_obj *self, void *c)
 {
 	(void)c;
@@ -125,6 +139,11 @@ static PyMethodDef pending_methods[] = {
 	  "named `name`, its class also derived from the builtin exception classes named in "
 	  "`bases` (comma-separated: \"OSError,ValueError\"). False when already answered "
 	  "or the eval is over." },
+	{ "hold", (PyCFunction)pending_hold, METH_VARARGS,
+	  "hold(approval_timeout) -> bool: the call waits for approval: the eval's deadline "
+	  "clock stops until no held call is left, and approval_timeout (seconds) bounds the "
+	  "wait (cc_tool_call_hold). Call it from the tool callback, before answering. False "
+	  "when already answered or the eval is over." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -10,6 +10,7 @@
 #include "worker.h"
 
 void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms);
+void cc_worker_take_clock(const cc_value *m);
 void cc_worker_flush_output(void);
 void cc_worker_tools_begin(uint64_t eval_id);
 void cc_worker_tools_end(void);
