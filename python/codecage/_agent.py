@@ -106,8 +106,9 @@ class AgentSession:
 
     - ``config``/``options``/``language``/``sandbox`` as for
       :class:`IsolatedRuntime` (``fork_server``: a :class:`ForkServer` to
-      take the session from instead; its language and config win).
-      ``timeout`` bounds each eval's time *not* spent waiting for approval.
+      take the session from instead; its language and limits win, except
+      ``timeout``, which is per eval). ``timeout`` bounds each eval's time
+      *not* spent waiting for approval.
     - ``tools``: the host functions the guest may call (plain or
       coroutine functions, run with host authority).
     - ``approval_required``: names of tools whose calls pause the eval
@@ -146,6 +147,7 @@ class AgentSession:
         self._events: "queue.Queue[tuple]" = queue.Queue()
         self._pending: Dict[int, tuple] = {}  # id -> (ToolCall, PendingCall, entry index)
         self._replay: Optional[_Replay] = None
+        self._cur = -1  # the index of the eval running (in the journal)
         self._diverged: Optional[str] = None
         self._key = None if key is None else _journal.check_key(key)
         self._redact = bool(redact)
@@ -185,14 +187,19 @@ class AgentSession:
         if fork_server is not None:
             if not isinstance(fork_server, ForkServer):
                 raise TypeError("fork_server must be a codecage.ForkServer")
-            language, cfg = fork_server.language, fork_server.config
+            language, cfg = fork_server.language, config or fork_server.config
+            if options:
+                cfg = dataclasses.replace(cfg, **options)
         else:
             cfg = config if config is not None else RuntimeConfig(**options)
             if config is not None and options:
                 cfg = dataclasses.replace(config, **options)
             if not isinstance(cfg, RuntimeConfig):
                 raise TypeError("config must be a RuntimeConfig")
-        user_bootstrap = cfg.bootstrap
+        self._timeout = cfg.timeout
+        # A fork server's session ran the server's bootstrap already (before
+        # the seeding: what it draws is not reproduced).
+        user_bootstrap = None if fork_server is not None else cfg.bootstrap
         if journal is not None:
             user_bootstrap = journal["bootstrap"]
         self._journal: Dict[str, Any] = journal if journal is not None else {
@@ -327,7 +334,7 @@ class AgentSession:
 
     def _on_call(self, name: str, args: list, kwargs: dict, pending: Any) -> None:
         with self._lock:
-            i = len(self._journal["evals"]) - 1
+            i = self._cur
             entry = self._journal["evals"][i]
             r = self._replay
             if self._diverged:
@@ -446,11 +453,12 @@ class AgentSession:
     def _start_eval(self, i: int) -> None:
         entry = self._journal["evals"][i]
         rt = self._rt
+        self._cur = i
         rt.set_global("__cc_clock", entry["clock"])
 
         def body() -> None:
             try:
-                res = rt.run(entry["code"])
+                res = rt.run(entry["code"], timeout=self._timeout)
             except BaseException as e:
                 self._events.put(("done", None, e))
             else:
@@ -477,7 +485,7 @@ class AgentSession:
             self._thread = None
             _, res, exc = ev
             with self._lock:
-                entry = self._journal["evals"][-1]
+                entry = self._journal["evals"][self._cur]
                 if entry["end"] is None:
                     entry["end"] = "ok" if exc is None else getattr(exc, "kind", "error")
                     self._replay = None

@@ -487,8 +487,7 @@ static void approval_timeout_error(cc_result *r, const struct hold *h)
 		r, CC_ERR_TIMEOUT, "TimeoutError",
 		"a tool call waited %.3g s for approval and was not answered within its "
 		"approval timeout of %.3g s, so the eval was stopped; answer sooner, or "
-		"give the call a longer approval timeout (cc_tool_call_hold; the Python "
-		"package's AgentSession(approval_timeout=))",
+		"raise cc_tool_call_hold's approval_timeout_s",
 		h->waited_s, h->approval_s);
 	r->traceback = tb;
 }
