@@ -40,7 +40,8 @@ if len(sys.argv) == 1:  # the first process
     with AgentSession(language="python", tools=TOOLS, approval_required={"pay"},
                       key=key) as session:
         result = session.run(MODEL_CODE)
-        print("first process: paused at", [(c.tool, c.args) for c in result.pending])
+        print("first process: paused at", [(c.tool, c.args) for c in result.pending],
+              flush=True)
         journal = session.dump()
     with tempfile.NamedTemporaryFile(suffix=".journal", delete=False) as f:
         f.write(journal)

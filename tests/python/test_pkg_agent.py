@@ -208,3 +208,22 @@ def test_bad_arguments(lang):
     with AgentSession(language=lang) as s:
         with pytest.raises(InvalidInputError, match="AgentSession\\(key=...\\)"):
             s.dump()
+
+
+def test_a_guest_computing_while_its_call_waits_is_still_bounded(lang, make):
+    """The approval wait stops the eval's clock, not the guest: code that
+    keeps running while its call waits is ended by the approval timeout
+    (the supervisor's) at the latest."""
+    spin = {"javascript": "const p = tools.send_email('ann', 'hi'); for (;;) {}",
+            "python": "import asyncio\nasync def main():\n"
+                      "    t = asyncio.ensure_future(atools.send_email('ann', 'hi'))\n"
+                      "    await asyncio.sleep(0)\n"
+                      "    while True: pass\nasyncio.run(main())"}[lang]
+    s = make(tools={"send_email": Mailer().send_email}, approval_required={"send_email"},
+             approval_timeout=1, timeout=1, grace=0.5)
+    r = s.run(spin)
+    assert r.paused
+    s._thread.join(20)  # the eval ends by itself, no resume needed (20 s: only when broken)
+    assert not s._thread.is_alive()
+    with pytest.raises(TimeoutError):
+        s.resume(r.pending[0].id)

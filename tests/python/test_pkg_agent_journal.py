@@ -267,3 +267,19 @@ def test_describe_tools():
            '    """The weather in a city."""' in py
     assert "def send_email(to: str, body: str = None) -> str:" in py
     compile(py, "<stubs>", "exec")  # valid Python
+
+
+def test_reverse_an_edit_signed_with_the_key_is_replayed(lang):
+    """What keeps an edited journal out is the signature alone: the same
+    edit, signed with the key, is replayed as written."""
+    host = Host()
+    with session(lang, host) as s:
+        s.run(SETUP[lang])
+        data = s.dump()
+
+    def edit(b):
+        b["evals"][0]["code"] += ("; globalThis.edited = 1" if lang == "javascript"
+                                  else "\nedited = 1")
+
+    with AgentSession.load(_resign(data, edit), key=KEY, tools=host.tools()) as s2:
+        assert s2.run("edited").value == 1
