@@ -334,7 +334,9 @@ CC_EXPORT void cc_result_free(cc_result *r);
  * Arguments arrive as one array value; results and
  * arguments follow the value rules and caps above. A tool has host
  * authority: it runs in the host process, on the thread that called
- * cc_runtime_eval, while that eval waits; the eval's deadline covers it. */
+ * cc_runtime_eval, while that eval waits; the eval's deadline covers it
+ * (except while an asynchronous call is held for approval:
+ * cc_tool_call_hold). */
 
 /* A tool's failure, reported to the guest as an Error (JavaScript) or
  * exception (Python) named `name` with `message`. Set with cc_tool_fail
