@@ -441,12 +441,12 @@ class AgentSession:
 
     def _answer_by_running(self, i: int, idx: int, call: ToolCall, pending: Any) -> None:
         fn = self._tools[call.tool].fn
-        outcome, exc = self._outcome_of(lambda: fn(*call.args, **call.kwargs))
+        # A KeyboardInterrupt in the tool reaches the guest as that error
+        # (it runs on the eval's thread, inside the library's callback).
+        outcome, _ = self._outcome_of(lambda: fn(*call.args, **call.kwargs))
         with self._lock:
             self._record(i, idx, outcome)
             self._send(pending, outcome)
-        if exc is not None:
-            raise exc
 
     # -- evaluation --
 
