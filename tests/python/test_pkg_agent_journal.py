@@ -283,3 +283,19 @@ def test_reverse_an_edit_signed_with_the_key_is_replayed(lang):
 
     with AgentSession.load(_resign(data, edit), key=KEY, tools=host.tools()) as s2:
         assert s2.run("edited").value == 1
+
+
+def test_an_eval_ended_by_its_approval_timeout_replays(lang):
+    host = Host()
+    with session(lang, host, approval_timeout=0.3) as s:
+        s.run(SETUP[lang])
+        r = s.run(ASK[lang])
+        s._thread.join(20)  # the approval timeout ends it (20 s: only when broken)
+        with pytest.raises(Exception, match="approval timeout"):
+            s.resume(r.pending[0].id)
+        assert s.run("w").value == 7
+        data = s.dump()
+    with AgentSession.load(data, key=KEY, tools=host.tools()) as s2:
+        assert s2.pending == []
+        assert s2.run("w + 1").value == 8
+    assert [c[0] for c in host.calls] == ["lookup"]  # send_email never ran
