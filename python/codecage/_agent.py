@@ -36,7 +36,7 @@ from .errors import InvalidInputError, ReplayDivergenceError
 
 #: Seconds run() and resume() wait, after a call asks for approval, for more
 #: calls of the same fan-out (Promise.all, asyncio.gather) before returning.
-SETTLE_S = 0.05
+SETTLE_S = 0.1
 
 _MISSING = object()
 

@@ -299,3 +299,17 @@ def test_an_eval_ended_by_its_approval_timeout_replays(lang):
         assert s2.pending == []
         assert s2.run("w + 1").value == 8
     assert [c[0] for c in host.calls] == ["lookup"]  # send_email never ran
+
+
+def test_load_into_a_fork_server_session_during_a_pause(lang):
+    from codecage import ForkServer
+    host = Host()
+    with session(lang, host) as s:
+        s.run(SETUP[lang])
+        r = s.run(ASK[lang])
+        data = s.dump()
+        mine = s.resume(r.pending[0].id).value
+    with ForkServer(language=lang, preload="") as fs:
+        with AgentSession.load(data, key=KEY, tools=host.tools(), fork_server=fs) as s2:
+            (call,) = s2.pending
+            assert s2.resume(call.id).value == mine
