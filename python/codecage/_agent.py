@@ -295,7 +295,7 @@ class AgentSession:
         """Wait until the paused eval being replayed is paused again at the
         recorded calls."""
         want = sum(1 for c in self._journal["evals"][i]["calls"] if c["outcome"] is None)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self._timeout + 30  # the eval's own time, and more
         while True:
             with self._lock:
                 if self._diverged:

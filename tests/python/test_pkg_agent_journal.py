@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from typing import Optional, TypedDict
 
 import pytest
@@ -97,6 +98,10 @@ def test_load_in_another_process_during_a_pause(lang, tmp_path):
     # random draws and clock readings are the same in both processes
     assert out["value"] == mine
     assert mine[0] == "sent to ann"
+    # the clock is the recorded start of the eval, moving 1 ms per reading
+    t0 = mine[2] / 1000 if lang == "javascript" else mine[2]
+    assert abs(t0 - time.time()) < 3600
+    assert mine[-1] > mine[2]
 
 
 def test_load_in_another_process_before_a_pause(lang, tmp_path):
