@@ -355,8 +355,12 @@ class AgentSession:
                     return
                 r.arrived[idx] = pending
                 if rec["outcome"] is None:
-                    if r.finished:  # the eval ended while the call waited
-                        pending.hold(0.001)
+                    if r.finished:
+                        # The eval ended while the call waited: by its approval
+                        # timeout (end it the same way, at once), or with the
+                        # call never awaited (leave it; the eval's end cancels it).
+                        if entry["end"] == "timeout":
+                            pending.hold(0.001)
                     else:
                         pending.hold(self.approval_timeout)
                         call = ToolCall(rec["id"], name, list(args), dict(kwargs))

@@ -318,3 +318,18 @@ def test_load_into_a_fork_server_session_during_a_pause(lang):
         with AgentSession.load(data, key=KEY, tools=host.tools(), fork_server=fs) as s2:
             (call,) = s2.pending
             assert s2.resume(call.id).value == mine
+
+
+def test_a_call_never_awaited_replays():
+    host = Host()
+    with session("javascript", host) as s:
+        r = s.run("tools.send_email('ann', 'hi'); globalThis.k = 5; 'done'")
+        # the eval returned without awaiting: the call is cancelled with it
+        while r.paused:
+            s._thread.join(20)
+            r = s.resume(r.pending[0].id)
+        assert r.value == "done"
+        data = s.dump()
+    with AgentSession.load(data, key=KEY, tools=host.tools()) as s2:
+        assert s2.run("k").value == 5
+    assert host.calls == []
