@@ -541,6 +541,15 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
 typedef void (*cc_output_fn)(void *user, int fd, const char *line, size_t len);
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user);
 
+/* Told when the worker is about to block until a tool call is answered:
+ * fn(user) runs on the eval's thread each time a "wait" frame arrives,
+ * after the call frames the worker sent before it (so a host that shows
+ * a guest's pending calls to a person knows the fan-out is complete, e.g.
+ * Promise.all). A hint from the worker, which may lie or stay silent (a
+ * guest still computing sends none): never base a limit on it. NULL fn
+ * turns it off. fn must not call into the runtime. */
+CC_EXPORT void cc_runtime_set_wait_handler(cc_runtime *rt, void (*fn)(void *user), void *user);
+
 /* A process id in the caller's pid namespace, for monitoring from
  * outside (memory, CPU): for a forked session, the process running the
  * guest; for a spawned worker, the process the library started (with

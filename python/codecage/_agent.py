@@ -34,9 +34,12 @@ from ._runtime import (IsolatedRuntime, RuntimeConfig, _builtin_bases, _failure_
                        _run_blocking, REDACTED_MESSAGE)
 from .errors import InvalidInputError, ReplayDivergenceError
 
-#: Seconds run() and resume() wait, after a call asks for approval, for more
-#: calls of the same fan-out (Promise.all, asyncio.gather) before returning.
-SETTLE_S = 0.1
+#: run() and resume() return a paused result as soon as the worker says it
+#: waits for answers (a "wait" frame: every call of a fan-out such as
+#: Promise.all or asyncio.gather was sent before it), or when no call came
+#: for this many seconds while one is pending (a guest that keeps running
+#: sends no "wait").
+SETTLE_S = 0.5
 
 _MISSING = object()
 
@@ -222,6 +225,8 @@ class AgentSession:
             rt.eval(_det_bootstrap(self.language, self._journal["seed"]))
             if user_bootstrap:
                 rt.eval(str(user_bootstrap))
+            events = self._events
+            rt._rt.set_wait_handler(lambda: events.put(("idle",)))
             for name in self._tools:
                 rt._rt.bind(name, self._callback(name))
                 rt._rt.set_tool_budget(name, self._budget)
@@ -483,6 +488,12 @@ class AgentSession:
                     calls = sorted((c for c, _, _ in self._pending.values()),
                                    key=lambda c: c.id)
                 return SessionResult(True, calls)
+            if ev[0] == "idle" and n:
+                with self._lock:
+                    calls = sorted((c for c, _, _ in self._pending.values()),
+                                   key=lambda c: c.id)
+                if calls:
+                    return SessionResult(True, calls)
             if ev[0] != "done":
                 continue
             self._thread.join()
@@ -549,6 +560,7 @@ class AgentSession:
             return self._wait()  # the eval is over (timeout): raise what it ended with
         idx = next(k for k, c in enumerate(self._journal["evals"][i]["calls"])
                    if c["id"] == call.id)
+        self._drain_idle()
         exc = None
         if result is not _MISSING:
             outcome = self._value_outcome(result)
@@ -565,6 +577,19 @@ class AgentSession:
         if exc is not None:
             raise exc
         return self._wait()
+
+    def _drain_idle(self) -> None:
+        """Forget "wait" hints from before this answer (keep the rest)."""
+        kept = []
+        while True:
+            try:
+                ev = self._events.get_nowait()
+            except queue.Empty:
+                break
+            if ev[0] != "idle":
+                kept.append(ev)
+        for ev in kept:
+            self._events.put(ev)
 
     # -- state --
 

@@ -383,6 +383,14 @@ static int capture_add(struct capture *c, const char *p, size_t n)
 	return 0;
 }
 
+CC_EXPORT void cc_runtime_set_wait_handler(cc_runtime *rt, void (*fn)(void *user), void *user)
+{
+	if (!rt)
+		return;
+	rt->on_wait = fn;
+	rt->on_wait_user = user;
+}
+
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user)
 {
 	if (!rt)
@@ -555,9 +563,11 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 						   : "the worker sent an invalid frame");
 			goto failed;
 		}
-		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL) ||
+		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL &&
+		     m.what != CC_MSG_WAIT) ||
 		    m.id != id ||
-		    (m.what == CC_MSG_CALL && (!is_eval || m.call <= rt->last_call))) {
+		    ((m.what == CC_MSG_CALL || m.what == CC_MSG_WAIT) &&
+		     (!is_eval || (m.what == CC_MSG_CALL && m.call <= rt->last_call)))) {
 			cc_msg_free(&m);
 			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
 				"unexpected message during an eval (type or id mismatch)");
@@ -572,6 +582,12 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 			cc_msg_free(&m);
 			if (rc < 0)
 				goto failed;
+			continue;
+		}
+		if (m.what == CC_MSG_WAIT) {
+			cc_msg_free(&m);
+			if (rt->on_wait)
+				rt->on_wait(rt->on_wait_user);
 			continue;
 		}
 		if (m.what == CC_MSG_OUT) {

@@ -88,7 +88,8 @@ enum cc_msg_type {
 	CC_MSG_FAIL,
 	CC_MSG_OUT,
 	CC_MSG_RESULT,
-	CC_MSG_CALL
+	CC_MSG_CALL,
+	CC_MSG_WAIT /* the worker blocks for replies (a hint) */
 };
 
 struct cc_msg {
@@ -148,6 +149,8 @@ struct cc_runtime {
 	bool redact;
 	cc_output_fn on_output;
 	void *on_output_user;
+	void (*on_wait)(void *user); /* cc_runtime_set_wait_handler */
+	void *on_wait_user;
 	bool budget_refused;	  /* a call was refused for budget in this request */
 	uint64_t last_call;	  /* the highest call id seen; ids must grow */
 	bool close_pending;	  /* cc_runtime_close ran inside a tool */

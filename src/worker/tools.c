@@ -264,12 +264,27 @@ bool cc_worker_spin_for_input(void)
 	}
 }
 
+/* About to block for replies: tell the supervisor (a "wait" frame), so a
+ * host that shows pending calls to a person knows the fan-out is complete
+ * (cc_runtime_set_wait_handler). Only a hint: nothing depends on it. */
+static void send_wait(void)
+{
+	struct cc_msgbuf m;
+	cc_msgbuf_begin(&m, 2, "wait");
+	cc_pack_cstr(&m.pk, "id");
+	msgpack_pack_uint64(&m.pk, t.eval_id);
+	cc_worker_send_frame(m.sb.data, m.sb.size);
+	cc_msgbuf_free(&m);
+}
+
 static int read_one(void)
 {
 	if (cc_worker_spin_for_input()) {
 		file_incoming();
 		return 0;
 	}
+	if (t.in_eval)
+		send_wait();
 	for (;;) {
 		if (cc_worker_should_stop())
 			return -1;

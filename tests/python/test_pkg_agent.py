@@ -227,3 +227,21 @@ def test_a_guest_computing_while_its_call_waits_is_still_bounded(lang, make):
     assert not s._thread.is_alive()
     with pytest.raises(TimeoutError):
         s.resume(r.pending[0].id)
+
+
+def test_the_worker_says_it_waits_after_the_whole_fan_out(lang, make):
+    """The hint that lists a fan-out at once (cc_runtime_set_wait_handler):
+    the worker's "wait" comes after every call it sent before blocking."""
+    seen = []
+    s = make(tools={"send_email": Mailer().send_email}, approval_required={"send_email"})
+    s._rt._rt.set_wait_handler(lambda: (seen.append("wait"), s._events.put(("idle",))))
+    real = s._on_call
+
+    def on_call(name, args, kwargs, pending):
+        seen.append(args[0])
+        real(name, args, kwargs, pending)
+
+    s._on_call = on_call
+    r = s.run(FANOUT[lang])
+    assert [c.args[0] for c in r.pending] == ["ann", "bob", "cy"]
+    assert seen[:4] == ["ann", "bob", "cy", "wait"]
