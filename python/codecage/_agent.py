@@ -88,6 +88,21 @@ class Tool:
     returns: Optional[Mapping[str, Any]] = None
 
 
+def _runtime_config(config: Optional[RuntimeConfig], fork_server: Optional[ForkServer],
+                    options: Dict[str, Any]) -> RuntimeConfig:
+    """The session's config: ``config`` (or the fork server's) with
+    ``options`` over it."""
+    if fork_server is not None:
+        if not isinstance(fork_server, ForkServer):
+            raise TypeError("fork_server must be a codecage.ForkServer")
+        config = config or fork_server.config
+    if config is None:
+        return RuntimeConfig(**options)
+    if not isinstance(config, RuntimeConfig):
+        raise TypeError("config must be a RuntimeConfig")
+    return dataclasses.replace(config, **options) if options else config
+
+
 class _Replay:
     """One eval's recorded calls, answered in the recorded order."""
 
@@ -154,6 +169,33 @@ class AgentSession:
         self._diverged: Optional[str] = None
         self._key = None if key is None else _journal.check_key(key)
         self._redact = bool(redact)
+        self._check_tools(tools, approval_required, approval_timeout)
+        per_tool = self._make_budget(max_calls, per_tool)
+        cfg = _runtime_config(config, fork_server, options)
+        self._timeout = cfg.timeout
+        # A fork server's session ran the server's bootstrap already (before
+        # the seeding: what it draws is not reproduced).
+        user_bootstrap = None if fork_server is not None else cfg.bootstrap
+        if journal is not None:
+            user_bootstrap = journal["bootstrap"]
+        self._journal: Dict[str, Any] = journal if journal is not None else {
+            "v": _journal.VERSION, "language": None, "seed": os.urandom(32).hex(),
+            "bootstrap": None if user_bootstrap is None else str(user_bootstrap),
+            "approval_required": sorted(self.approval_required), "max_calls": max_calls,
+            "per_tool": per_tool, "evals": []}
+        if fork_server is not None:
+            self._rt = fork_server.session()
+        else:
+            self._rt = IsolatedRuntime(dataclasses.replace(cfg, bootstrap=None),
+                                       language=language, sandbox=sandbox)
+        try:
+            self._prepare(user_bootstrap, journal)
+        except BaseException:
+            self._rt.close()
+            raise
+
+    def _check_tools(self, tools: Optional[Mapping[str, Any]], approval_required: Iterable[str],
+                     approval_timeout: float) -> None:
         self._tools: Dict[str, Tool] = {}
         for name, t in (tools or {}).items():
             if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
@@ -174,6 +216,9 @@ class AgentSession:
             raise InvalidInputError("approval_timeout must be a number of seconds in "
                                     "(0, 86400]")
         self.approval_timeout = float(approval_timeout)
+
+    def _make_budget(self, max_calls: Optional[int],
+                     per_tool: Optional[Mapping[str, int]]) -> Dict[str, int]:
         if max_calls is not None and (isinstance(max_calls, bool) or
                                       not isinstance(max_calls, int) or max_calls < 0):
             raise InvalidInputError("max_calls must be None or a non-negative int")
@@ -186,53 +231,26 @@ class AgentSession:
         self._budget = _codecage.Budget(max_calls)
         for name, n in per_tool.items():
             self._budget.limit_tool(name, n)
+        return per_tool
 
-        if fork_server is not None:
-            if not isinstance(fork_server, ForkServer):
-                raise TypeError("fork_server must be a codecage.ForkServer")
-            language, cfg = fork_server.language, config or fork_server.config
-            if options:
-                cfg = dataclasses.replace(cfg, **options)
-        else:
-            cfg = config if config is not None else RuntimeConfig(**options)
-            if config is not None and options:
-                cfg = dataclasses.replace(config, **options)
-            if not isinstance(cfg, RuntimeConfig):
-                raise TypeError("config must be a RuntimeConfig")
-        self._timeout = cfg.timeout
-        # A fork server's session ran the server's bootstrap already (before
-        # the seeding: what it draws is not reproduced).
-        user_bootstrap = None if fork_server is not None else cfg.bootstrap
-        if journal is not None:
-            user_bootstrap = journal["bootstrap"]
-        self._journal: Dict[str, Any] = journal if journal is not None else {
-            "v": _journal.VERSION, "language": None, "seed": os.urandom(32).hex(),
-            "bootstrap": None if user_bootstrap is None else str(user_bootstrap),
-            "approval_required": sorted(self.approval_required), "max_calls": max_calls,
-            "per_tool": per_tool, "evals": []}
-        if fork_server is not None:
-            rt = fork_server.session()
-        else:
-            rt = IsolatedRuntime(dataclasses.replace(cfg, bootstrap=None), language=language,
-                                 sandbox=sandbox)
-        self._rt = rt
-        try:
-            self.language = rt.language
-            if journal is not None and journal["language"] != self.language:
-                raise InvalidInputError(f"this journal is of a {journal['language']} session; "
-                                        f"the runtime here is {self.language}")
-            self._journal["language"] = self.language
-            rt.eval(_det_bootstrap(self.language, self._journal["seed"]))
-            if user_bootstrap:
-                rt.eval(str(user_bootstrap))
-            events = self._events
-            rt._rt.set_wait_handler(lambda: events.put(("idle",)))
-            for name in self._tools:
-                rt._rt.bind(name, self._callback(name))
-                rt._rt.set_tool_budget(name, self._budget)
-        except BaseException:
-            rt.close()
-            raise
+    def _prepare(self, user_bootstrap: Optional[str],
+                 journal: Optional[Dict[str, Any]]) -> None:
+        """Seed the new runtime from the journal, run the bootstrap, bind
+        the tools under the session's budget."""
+        rt = self._rt
+        self.language = rt.language
+        if journal is not None and journal["language"] != self.language:
+            raise InvalidInputError(f"this journal is of a {journal['language']} session; "
+                                    f"the runtime here is {self.language}")
+        self._journal["language"] = self.language
+        rt.eval(_det_bootstrap(self.language, self._journal["seed"]))
+        if user_bootstrap:
+            rt.eval(str(user_bootstrap))
+        events = self._events
+        rt._rt.set_wait_handler(lambda: events.put(("idle",)))
+        for name in self._tools:
+            rt._rt.bind(name, self._callback(name))
+            rt._rt.set_tool_budget(name, self._budget)
 
     @classmethod
     def load(cls, data: bytes, *, key: Any, tools: Optional[Mapping[str, Any]] = None,
