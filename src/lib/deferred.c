@@ -62,6 +62,7 @@ struct cc_tool_call {
 	bool answered;	    /* answered while cancelling */
 	bool held;	    /* waits for approval: the eval's clock is stopped */
 	int64_t hold_until; /* cc_now_ns() past which the approval timed out */
+	double hold_s;	    /* its approval timeout, seconds */
 	void (*cancel)(void *data);
 	void *data;
 };
@@ -208,22 +209,26 @@ CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s)
 			call->q->nheld++;
 		call->held = true;
 		call->hold_until = until;
+		call->hold_s = approval_timeout_s;
 		rc = 0;
 	}
 	pthread_mutex_unlock(&call->q->lock);
 	return rc;
 }
 
-size_t cc_replyq_held(struct cc_replyq *q, int64_t *until)
+size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s)
 {
 	*until = INT64_MAX;
+	*timeout_s = 0;
 	if (!q)
 		return 0;
 	pthread_mutex_lock(&q->lock);
 	size_t n = q->nheld;
 	for (cc_tool_call *c = n ? q->live : NULL; c; c = c->next)
-		if (c->held && c->hold_until < *until)
+		if (c->held && c->hold_until < *until) {
 			*until = c->hold_until;
+			*timeout_s = c->hold_s;
+		}
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }

@@ -435,10 +435,11 @@ static void set_from_error(cc_result *r, const cc_error *e)
  * clock again with nothing left: the eval ends as a timeout that says so,
  * and no call of that eval is held again. */
 struct hold {
-	int64_t start;	 /* cc_now_ns() when the wait began; 0 = not waiting */
-	bool expired;	 /* an approval timed out */
-	double waited_s; /* how long that wait was */
-	double approval_s;
+	int64_t start;	   /* cc_now_ns() when the wait began; 0 = not waiting */
+	int64_t until;	   /* the approval deadline the worker was last told of */
+	bool expired;	   /* an approval timed out */
+	double waited_s;   /* how long that wait was */
+	double approval_s; /* the approval timeout of the earliest held call */
 };
 
 static int send_clock(cc_runtime *rt, int64_t left_ns, int64_t limit, cc_error *err)
@@ -454,17 +455,18 @@ static int send_clock(cc_runtime *rt, int64_t left_ns, int64_t limit, cc_error *
 
 /* Update the hold state; *deadline and *hard move when a wait ends. Sets
  * *now_deadline (the deadline as it stands now, for calls that arrive
- * during a wait) and *limit (when this wait must end). */
+ * during a wait) and *limit (when this wait must end). While waiting, the
+ * worker's deadline is what the eval had left when the wait began, after
+ * the earliest approval deadline (told again whenever that one changes). */
 static int track_hold(cc_runtime *rt, struct hold *h, int64_t *deadline, int64_t *hard,
 		      int64_t *now_deadline, int64_t *limit, cc_error *err)
 {
 	int64_t until, now = cc_now_ns();
-	size_t n = h->expired ? 0 : cc_replyq_held(rt->replyq, &until);
+	double approval_s;
+	size_t n = h->expired ? 0 : cc_replyq_held(rt->replyq, &until, &approval_s);
 	if (n && !h->start) {
 		h->start = now;
-		h->approval_s = (double)(until - now) / 1e9;
-		if (send_clock(rt, *deadline - now + (until - now), *hard, err) < 0)
-			return -1;
+		h->until = 0;
 	} else if (!n && h->start) {
 		*deadline += now - h->start;
 		*hard += now - h->start;
@@ -476,10 +478,15 @@ static int track_hold(cc_runtime *rt, struct hold *h, int64_t *deadline, int64_t
 		/* Nobody answered in time: the clock runs again, at zero. */
 		h->expired = true;
 		h->waited_s = (double)(now - h->start) / 1e9;
+		h->approval_s = approval_s;
 		h->start = 0;
 		*deadline = now;
 		*hard = now + secs_to_ns(rt->opts.limits.grace_s);
 		if (send_clock(rt, 0, *hard, err) < 0)
+			return -1;
+	} else if (h->start && until != h->until) {
+		h->until = until;
+		if (send_clock(rt, (*deadline - h->start) + (until - now), *hard, err) < 0)
 			return -1;
 	}
 	*now_deadline = h->start ? *deadline + (now - h->start) : *deadline;

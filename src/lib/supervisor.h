@@ -242,9 +242,10 @@ void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id);
 /* How many calls of the open eval are unanswered (0 for NULL). */
 size_t cc_replyq_in_flight(struct cc_replyq *q);
 /* How many of them are held for approval (cc_tool_call_hold; 0 for NULL),
- * and in *until the earliest cc_now_ns() at which one's approval timeout
- * passes (INT64_MAX when none). */
-size_t cc_replyq_held(struct cc_replyq *q, int64_t *until);
+ * in *until the earliest cc_now_ns() at which one's approval timeout
+ * passes (INT64_MAX when none) and in *timeout_s that call's approval
+ * timeout. */
+size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s);
 /* A pending call for `call` of the current eval. NULL when out of memory. */
 cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call);
 /* The eventfd to poll. */

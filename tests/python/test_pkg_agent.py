@@ -245,3 +245,31 @@ def test_the_worker_says_it_waits_after_the_whole_fan_out(lang, make):
     r = s.run(FANOUT[lang])
     assert [c.args[0] for c in r.pending] == ["ann", "bob", "cy"]
     assert seen[:4] == ["ann", "bob", "cy", "wait"]
+
+
+def test_staggered_holds_keep_the_workers_clock_stopped(how, servers):
+    """Two calls held at different times: when the first is answered, the
+    second's approval deadline is the one the worker's own clock waits
+    for (else the worker would stop the eval by its first deadline)."""
+    m = Mailer()
+
+    def slow():  # a tool that needs no approval, answered while 'a' waits
+        time.sleep(2)
+        return "slow"
+
+    kw = dict(tools={"send_email": m.send_email, "slow": slow},
+              approval_required={"send_email"}, approval_timeout=4, timeout=0.5)
+    s = (AgentSession(fork_server=servers("javascript"), **kw) if how == "forked" else
+         AgentSession(language="javascript", **kw))
+    code = ("const pa = tools.send_email('a', 'x'); await tools.slow(); "
+            "const b = await tools.send_email('b', 'x'); [await pa, b]")
+    with s:
+        t0 = time.monotonic()
+        r = s.run(code)
+        assert [c.args[0] for c in r.pending] == ["a"]
+        time.sleep(max(0, t0 + 3 - time.monotonic()))
+        r = s.resume(r.pending[0].id)  # a's deadline was t0+4, b's is about t0+6
+        assert [c.args[0] for c in r.pending] == ["b"]
+        time.sleep(max(0, t0 + 5.2 - time.monotonic()))  # past t0 + 0.5 + 4
+        r = s.resume(r.pending[0].id)
+        assert r.value == ["sent to a", "sent to b"]
