@@ -398,7 +398,9 @@ CC_EXPORT void cc_result_free(cc_result *r);
  * Arguments arrive as one array value; results and
  * arguments follow the value rules and caps above. A tool has host
  * authority: it runs in the host process, on the thread that called
- * cc_runtime_eval, while that eval waits; the eval's deadline covers it. */
+ * cc_runtime_eval, while that eval waits; the eval's deadline covers it
+ * (except while an asynchronous call is held for approval:
+ * cc_tool_call_hold). */
 
 /* A tool's failure, reported to the guest as an Error (JavaScript) or
  * exception (Python) named `name` with `message`. Set with cc_tool_fail
@@ -535,6 +537,27 @@ CC_EXPORT int cc_tool_call_fail_bases(cc_tool_call *call, const char *name, cons
  * clears it. */
 CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data), void *data);
 
+/* Hold a pending call for approval: the call waits for a person (send an
+ * email, pay), so the time it waits must not count toward the eval's
+ * deadline. While at least one call of the eval is held, the eval's
+ * deadline clock is stopped (in the supervisor, and the worker's own
+ * copy follows) and the wait is bounded instead by approval_timeout_s
+ * (seconds, in (0, 86400]) from now, the earliest of the held calls'
+ * if several are held; when no held call is left unanswered the clock
+ * runs again with the time it had left. When an approval timeout passes
+ * first, the clock runs again with no time left: the eval ends as
+ * timeout, with a message that names the approval timeout (the runtime
+ * stays usable when the engine stopped the code, as for any timeout);
+ * later holds in that eval have no effect, and the calls are cancelled as
+ * the eval ends. The guest is not frozen while it waits: code that does
+ * not await the call at once keeps running, bounded by the approval
+ * timeout, limits.cpu_s and its own copy of the deadline. Call it from
+ * the tool function (the eval's thread), before answering; answer the
+ * call as usual (cc_tool_call_return/_fail), from any thread. Returns 0,
+ * or -1 when call is NULL, already answered or not of the open eval, or
+ * approval_timeout_s is out of range (nothing changes). */
+CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s);
+
 /* A call budget: how many tool calls may reach the host, in total and per
  * tool. One budget can be shared by several runtimes (of either language);
  * it is thread-safe and reference-counted. A call over budget never
@@ -581,6 +604,15 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
  * every tool call, so lines may arrive in bursts. NULL fn turns it off. */
 typedef void (*cc_output_fn)(void *user, int fd, const char *line, size_t len);
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user);
+
+/* Told when the worker is about to block until a tool call is answered:
+ * fn(user) runs on the eval's thread each time a "wait" frame arrives,
+ * after the call frames the worker sent before it (so a host that shows
+ * a guest's pending calls to a person knows the fan-out is complete, e.g.
+ * Promise.all). A hint from the worker, which may lie or stay silent (a
+ * guest still computing sends none): never base a limit on it. NULL fn
+ * turns it off. fn must not call into the runtime. */
+CC_EXPORT void cc_runtime_set_wait_handler(cc_runtime *rt, void (*fn)(void *user), void *user);
 
 /* A process id in the caller's pid namespace, for monitoring from
  * outside (memory, CPU): for a forked session, the process running the

@@ -41,6 +41,7 @@ from typing import Dict, Optional, Type
 
 __all__ = [
     "CodecageError",
+    "ReplayDivergenceError",
     "GuestError",
     "GuestSyntaxError",
     "EvalTimeoutError",
@@ -176,6 +177,14 @@ class InvalidInputError(CodecageError, ValueError):
     kind = "invalid_input"
 
 
+class ReplayDivergenceError(InvalidInputError):
+    """Replaying an agent session's journal (``AgentSession.load``), the
+    guest code asked for a different tool call than the journal recorded
+    (another tool, other arguments, more or fewer calls) or ended
+    differently: the code is not deterministic, so the session cannot be
+    rebuilt. Kind ``invalid_input``."""
+
+
 class RuntimeBusyError(InvalidInputError):
     """The runtime is already running a request in another thread: a
     runtime serves one thread at a time."""
@@ -203,6 +212,8 @@ _HINTS = (
     ("raise cc_limits.timeout_s (or cc_runtime_eval's timeout_s)",
      "raise RuntimeConfig(timeout=SECONDS) (or eval(code, timeout=SECONDS))"),
     ("raise cc_limits.max_memory", "raise RuntimeConfig(max_memory=BYTES)"),
+    ("raise cc_tool_call_hold's approval_timeout_s",
+     "raise AgentSession(approval_timeout=SECONDS)"),
 )
 
 

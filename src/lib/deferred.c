@@ -13,10 +13,16 @@
  * The queue also keeps the eval's unanswered calls (the "live" list): their
  * number is what the in-flight cap (limits.max_pending_calls, tools.c)
  * counts, and when the eval ends each one still live is cancelled: its
- * cancel function (cc_tool_call_on_cancel) runs, on the eval's thread. */
+ * cancel function (cc_tool_call_on_cancel) runs, on the eval's thread.
+ *
+ * A live call may be held (cc_tool_call_hold): it waits for a person's
+ * approval, so runtime.c stops the eval's deadline clock while any call is
+ * held and bounds the wait by the earliest held call's approval timeout
+ * instead (cc_replyq_held). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +49,7 @@ struct cc_replyq {
 	struct answer *head, **tail;
 	struct cc_tool_call *live; /* the open eval's unanswered calls */
 	size_t nlive;
+	size_t nheld; /* of those, the ones held for approval */
 };
 
 struct cc_tool_call {
@@ -51,8 +58,11 @@ struct cc_tool_call {
 	uint64_t call;
 	struct cc_tool_call *prev, *next; /* in q->live while linked */
 	bool linked;
-	bool cancelling; /* its cancel function runs: cancel_live frees it */
-	bool answered;	 /* answered while cancelling */
+	bool cancelling;    /* its cancel function runs: cancel_live frees it */
+	bool answered;	    /* answered while cancelling */
+	bool held;	    /* waits for approval: the eval's clock is stopped */
+	int64_t hold_until; /* cc_now_ns() past which the approval timed out */
+	double hold_s;	    /* its approval timeout, seconds */
 	void (*cancel)(void *data);
 	void *data;
 };
@@ -123,6 +133,8 @@ static void unlink_call(struct cc_replyq *q, cc_tool_call *c)
 	c->prev = c->next = NULL;
 	c->linked = false;
 	q->nlive--;
+	if (c->held)
+		q->nheld--;
 }
 
 /* Cancel every live call: each cancel function runs once, without the
@@ -137,6 +149,7 @@ static void cancel_live(struct cc_replyq *q)
 	}
 	q->live = NULL;
 	q->nlive = 0;
+	q->nheld = 0;
 	pthread_mutex_unlock(&q->lock);
 	while (list) {
 		cc_tool_call *c = list;
@@ -182,6 +195,42 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
 	call->cancel = fn;
 	call->data = data;
 	pthread_mutex_unlock(&call->q->lock);
+}
+
+CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s)
+{
+	if (!call || !(approval_timeout_s > 0 && approval_timeout_s <= 86400))
+		return -1;
+	int64_t until = cc_now_ns() + (int64_t)(approval_timeout_s * 1e9);
+	int rc = -1;
+	pthread_mutex_lock(&call->q->lock);
+	if (call->linked) {
+		if (!call->held)
+			call->q->nheld++;
+		call->held = true;
+		call->hold_until = until;
+		call->hold_s = approval_timeout_s;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&call->q->lock);
+	return rc;
+}
+
+size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s)
+{
+	*until = INT64_MAX;
+	*timeout_s = 0;
+	if (!q)
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	size_t n = q->nheld;
+	for (cc_tool_call *c = n ? q->live : NULL; c; c = c->next)
+		if (c->held && c->hold_until < *until) {
+			*until = c->hold_until;
+			*timeout_s = c->hold_s;
+		}
+	pthread_mutex_unlock(&q->lock);
+	return n;
 }
 
 cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call)

@@ -47,6 +47,11 @@ static const struct field out_fields[] = {
 	{ "data", CC_VALUE_BYTES },
 	{ NULL, 0 },
 };
+static const struct field wait_fields[] = {
+	{ "t", CC_VALUE_STRING },
+	{ "id", CC_VALUE_INT },
+	{ NULL, 0 },
+};
 static const struct field result_ok_fields[] = {
 	{ "t", CC_VALUE_STRING },
 	{ "id", CC_VALUE_INT },
@@ -206,6 +211,13 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 		m->etype = cc_value_map_get(e, "type", NULL);
 		m->message = cc_value_map_get(e, "message", NULL);
 		m->traceback = cc_value_map_get(e, "traceback", NULL);
+		return 0;
+	}
+	if (is(t, "wait")) {
+		m->what = CC_MSG_WAIT;
+		if (check_fields(root, wait_fields, "wait", err) < 0)
+			return -1;
+		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
 		return 0;
 	}
 	if (is(t, "call")) {

@@ -477,6 +477,14 @@ static int capture_add(struct capture *c, const char *p, size_t n)
 	return 0;
 }
 
+CC_EXPORT void cc_runtime_set_wait_handler(cc_runtime *rt, void (*fn)(void *user), void *user)
+{
+	if (!rt)
+		return;
+	rt->on_wait = fn;
+	rt->on_wait_user = user;
+}
+
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user)
 {
 	if (!rt)
@@ -512,6 +520,87 @@ static void set_from_error(cc_result *r, const cc_error *e)
 	cc_result_set_error(r, e->kind, NULL, "%s", e->message ? e->message : "");
 }
 
+/* Approval waits (cc_tool_call_hold): while a call of the eval is held,
+ * the eval's deadline clock stops and the earliest held call's approval
+ * timeout bounds the wait instead; when none is held any more, the
+ * deadline moves later by the time spent waiting. The worker's own
+ * deadline follows through "clock" frames (HACKING.md, "Protocol"), but
+ * the one that counts is this one. An approval that times out starts the
+ * clock again with nothing left: the eval ends as a timeout that says so,
+ * and no call of that eval is held again. */
+struct hold {
+	int64_t start;	   /* cc_now_ns() when the wait began; 0 = not waiting */
+	int64_t until;	   /* the approval deadline the worker was last told of */
+	bool expired;	   /* an approval timed out */
+	double waited_s;   /* how long that wait was */
+	double approval_s; /* the approval timeout of the earliest held call */
+};
+
+static int send_clock(cc_runtime *rt, int64_t left_ns, int64_t limit, cc_error *err)
+{
+	struct cc_msgbuf m;
+	cc_msgbuf_begin(&m, 2, "clock");
+	cc_pack_cstr(&m.pk, "timeout_ms");
+	msgpack_pack_uint64(&m.pk, left_ns > 0 ? (uint64_t)(left_ns + 999999) / 1000000 : 0);
+	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, limit, err);
+	cc_msgbuf_free(&m);
+	return rc;
+}
+
+/* Update the hold state; *deadline and *hard move when a wait ends. Sets
+ * *now_deadline (the deadline as it stands now, for calls that arrive
+ * during a wait) and *limit (when this wait must end). While waiting, the
+ * worker's deadline is what the eval had left when the wait began, after
+ * the earliest approval deadline (told again whenever that one changes). */
+static int track_hold(cc_runtime *rt, struct hold *h, int64_t *deadline, int64_t *hard,
+		      int64_t *now_deadline, int64_t *limit, cc_error *err)
+{
+	int64_t until, now = cc_now_ns();
+	double approval_s;
+	size_t n = h->expired ? 0 : cc_replyq_held(rt->replyq, &until, &approval_s);
+	if (n && !h->start) {
+		h->start = now;
+		h->until = 0;
+	} else if (!n && h->start) {
+		*deadline += now - h->start;
+		*hard += now - h->start;
+		h->start = 0;
+		if (send_clock(rt, *deadline - now, *hard, err) < 0)
+			return -1;
+	}
+	if (h->start && now >= until) {
+		/* Nobody answered in time: the clock runs again, at zero. */
+		h->expired = true;
+		h->waited_s = (double)(now - h->start) / 1e9;
+		h->approval_s = approval_s;
+		h->start = 0;
+		*deadline = now;
+		*hard = now + secs_to_ns(rt->opts.limits.grace_s);
+		if (send_clock(rt, 0, *hard, err) < 0)
+			return -1;
+	} else if (h->start && until != h->until) {
+		h->until = until;
+		if (send_clock(rt, (*deadline - h->start) + (until - now), *hard, err) < 0)
+			return -1;
+	}
+	*now_deadline = h->start ? *deadline + (now - h->start) : *deadline;
+	*limit = h->start ? until : *hard;
+	return 0;
+}
+
+static void approval_timeout_error(cc_result *r, const struct hold *h)
+{
+	char *tb = r->traceback;
+	r->traceback = NULL;
+	cc_result_set_error(
+		r, CC_ERR_TIMEOUT, "TimeoutError",
+		"a tool call waited %.3g s for approval and was not answered within its "
+		"approval timeout of %.3g s, so the eval was stopped; answer sooner, or "
+		"raise cc_tool_call_hold's approval_timeout_s",
+		h->waited_s, h->approval_s);
+	r->traceback = tb;
+}
+
 /* Send one request and collect frames until its result. Fills r. */
 static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, double timeout_s,
 		       bool is_eval, cc_result *r)
@@ -525,6 +614,8 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 				  { NULL, 0, l->max_stderr, 0, 0 } };
 	cc_error err = { 0 };
 	bool done = false;
+	struct hold hold = { 0 };
+	int64_t now_deadline = deadline, limit = hard;
 	rt->budget_refused = false;
 	/* Answers of asynchronous tools are accepted for this eval only. */
 	if (is_eval)
@@ -538,23 +629,30 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		struct cc_msg m;
 		/* Frames already queued are read without waiting: check the
 		 * clock here too, or a worker that keeps writing keeps us. */
-		if (cc_now_ns() >= hard) {
+		if (is_eval && rt->replyq &&
+		    track_hold(rt, &hold, &deadline, &hard, &now_deadline, &limit, &err) < 0)
+			goto failed;
+		if (cc_now_ns() >= limit) {
 			cc_fail(&err, CC_ERR_TIMEOUT, "deadline passed");
 			goto failed;
 		}
 		if (is_eval && rt->replyq) {
 			/* Send what asynchronous tools answered, then wait for
 			 * the worker or the next answer, whichever is first. */
-			if (cc_replyq_flush(rt, hard, &err) < 0)
+			if (cc_replyq_flush(rt, limit, &err) < 0)
 				goto failed;
-			int which = cc_chan_wait_input(&rt->child, cc_replyq_fd(rt->replyq), hard,
+			int which = cc_chan_wait_input(&rt->child, cc_replyq_fd(rt->replyq), limit,
 						       &err);
+			if (which < 0 && hold.start && err.kind == CC_ERR_TIMEOUT) {
+				cc_error_clear(&err); /* the approval timeout: track_hold */
+				continue;
+			}
 			if (which < 0)
 				goto failed;
 			if (which == 1)
 				continue;
 		}
-		if (cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), hard, &err) < 0)
+		if (cc_chan_recv(&rt->child, &buf, &len, recv_cap(rt), limit, &err) < 0)
 			goto failed;
 		int rc = cc_msg_parse(buf, len, l->max_result, &m, &err);
 		free(buf);
@@ -566,9 +664,11 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 						   : "the worker sent an invalid frame");
 			goto failed;
 		}
-		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL) ||
+		if ((m.what != CC_MSG_OUT && m.what != CC_MSG_RESULT && m.what != CC_MSG_CALL &&
+		     m.what != CC_MSG_WAIT) ||
 		    m.id != id ||
-		    (m.what == CC_MSG_CALL && (!is_eval || m.call <= rt->last_call))) {
+		    ((m.what == CC_MSG_CALL || m.what == CC_MSG_WAIT) &&
+		     (!is_eval || (m.what == CC_MSG_CALL && m.call <= rt->last_call)))) {
 			cc_msg_free(&m);
 			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
 				"unexpected message during an eval (type or id mismatch)");
@@ -579,10 +679,16 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 			 * or guess its way to a reply meant for another call.
 			 * Calls happen only in evals. */
 			rt->last_call = m.call;
-			rc = cc_tool_dispatch(rt, &m, deadline, hard, &err);
+			rc = cc_tool_dispatch(rt, &m, now_deadline, limit, &err);
 			cc_msg_free(&m);
 			if (rc < 0)
 				goto failed;
+			continue;
+		}
+		if (m.what == CC_MSG_WAIT) {
+			cc_msg_free(&m);
+			if (rt->on_wait)
+				rt->on_wait(rt->on_wait_user);
 			continue;
 		}
 		if (m.what == CC_MSG_OUT) {
@@ -617,7 +723,9 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 	}
 	/* The supervisor's words for a soft stop or the heap cap, whatever
 	 * the worker said: the limit, what is left, and the option. */
-	if (r->kind == CC_ERR_TIMEOUT) {
+	if (r->kind == CC_ERR_TIMEOUT && hold.expired) {
+		approval_timeout_error(r, &hold);
+	} else if (r->kind == CC_ERR_TIMEOUT) {
 		char *tb = r->traceback;
 		r->traceback = NULL;
 		cc_result_set_error(
@@ -656,7 +764,10 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 	goto finish;
 
 failed:
-	if (err.kind == CC_ERR_TIMEOUT) {
+	if (err.kind == CC_ERR_TIMEOUT && hold.expired) {
+		mark_dead(rt, "killed after an approval timeout", false);
+		approval_timeout_error(r, &hold);
+	} else if (err.kind == CC_ERR_TIMEOUT) {
 		mark_dead(rt, "killed after its deadline", false);
 		cc_result_set_error(
 			r, CC_ERR_TIMEOUT, "TimeoutError",

@@ -116,7 +116,8 @@ enum cc_msg_type {
 	CC_MSG_FAIL,
 	CC_MSG_OUT,
 	CC_MSG_RESULT,
-	CC_MSG_CALL
+	CC_MSG_CALL,
+	CC_MSG_WAIT /* the worker blocks for replies (a hint) */
 };
 
 struct cc_msg {
@@ -176,6 +177,8 @@ struct cc_runtime {
 	bool redact;
 	cc_output_fn on_output;
 	void *on_output_user;
+	void (*on_wait)(void *user); /* cc_runtime_set_wait_handler */
+	void *on_wait_user;
 	bool budget_refused;	  /* a call was refused for budget in this request */
 	uint64_t last_call;	  /* the highest call id seen; ids must grow */
 	bool close_pending;	  /* cc_runtime_close ran inside a tool */
@@ -295,6 +298,11 @@ int cc_replyq_ensure(cc_runtime *rt, cc_error *err);
 void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id);
 /* How many calls of the open eval are unanswered (0 for NULL). */
 size_t cc_replyq_in_flight(struct cc_replyq *q);
+/* How many of them are held for approval (cc_tool_call_hold; 0 for NULL),
+ * in *until the earliest cc_now_ns() at which one's approval timeout
+ * passes (INT64_MAX when none) and in *timeout_s that call's approval
+ * timeout. */
+size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s);
 /* A pending call for `call` of the current eval. NULL when out of memory. */
 cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call);
 /* The eventfd to poll. */

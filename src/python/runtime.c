@@ -26,6 +26,7 @@ typedef struct {
 	bool close_pending;  /* close() from another thread: close after the call */
 	PyObject *tools;     /* dict: name -> callback(args, pending) */
 	PyObject *on_output; /* callable(fd, line) or NULL */
+	PyObject *on_wait;   /* callable() or NULL */
 	PyObject *budget;    /* Budget or NULL */
 } rt_obj;
 
@@ -100,6 +101,20 @@ static PyObject *pending_reject(pending_obj *self, PyObject *args)
 						       "%s", message) == 0);
 }
 
+static PyObject *pending_hold(pending_obj *self, PyObject *args)
+{
+	double timeout;
+	if (!PyArg_ParseTuple(args, "d:hold", &timeout))
+		return NULL;
+	if (!(timeout > 0 && timeout <= 86400))
+		return cc_py_raise(CC_ERR_INVALID_INPUT,
+				   "the approval timeout must be in (0, 86400] seconds"),
+		       NULL;
+	if (!self->call)
+		Py_RETURN_FALSE;
+	return PyBool_FromLong(cc_tool_call_hold(self->call, timeout) == 0);
+}
+
 static PyObject *pending_answered(pending_obj *self, void *c)
 {
 	(void)c;
@@ -125,6 +140,11 @@ static PyMethodDef pending_methods[] = {
 	  "named `name`, its class also derived from the builtin exception classes named in "
 	  "`bases` (comma-separated: \"OSError,ValueError\"). False when already answered "
 	  "or the eval is over." },
+	{ "hold", (PyCFunction)pending_hold, METH_VARARGS,
+	  "hold(approval_timeout) -> bool: the call waits for approval: the eval's deadline "
+	  "clock stops until no held call is left, and approval_timeout (seconds) bounds the "
+	  "wait (cc_tool_call_hold). Call it from the tool callback, before answering. False "
+	  "when already answered or the eval is over." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -178,6 +198,16 @@ static void output_cb(void *user, int fd, const char *line, size_t len)
 {
 	PyGILState_STATE g = PyGILState_Ensure();
 	PyObject *r = PyObject_CallFunction((PyObject *)user, "is#", fd, line, (Py_ssize_t)len);
+	if (!r)
+		PyErr_WriteUnraisable((PyObject *)user);
+	Py_XDECREF(r);
+	PyGILState_Release(g);
+}
+
+static void wait_cb(void *user)
+{
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *r = PyObject_CallNoArgs((PyObject *)user);
 	if (!r)
 		PyErr_WriteUnraisable((PyObject *)user);
 	Py_XDECREF(r);
@@ -692,6 +722,19 @@ static PyObject *rt_set_output_handler(rt_obj *self, PyObject *fn)
 	Py_RETURN_NONE;
 }
 
+static PyObject *rt_set_wait_handler(rt_obj *self, PyObject *fn)
+{
+	if (fn != Py_None && !PyCallable_Check(fn))
+		return PyErr_Format(PyExc_TypeError, "the wait handler must be callable or None");
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	Py_XSETREF(self->on_wait, fn == Py_None ? NULL : Py_NewRef(fn));
+	cc_runtime_set_wait_handler(rt, self->on_wait ? wait_cb : NULL, self->on_wait);
+	give(self);
+	Py_RETURN_NONE;
+}
+
 static void close_now(rt_obj *self)
 {
 	cc_runtime *rt = self->rt;
@@ -779,6 +822,7 @@ static int rt_traverse(rt_obj *self, visitproc visit, void *arg)
 {
 	Py_VISIT(self->tools);
 	Py_VISIT(self->on_output);
+	Py_VISIT(self->on_wait);
 	Py_VISIT(self->budget);
 	return 0;
 }
@@ -793,6 +837,7 @@ static int rt_clear(rt_obj *self)
 		return 0;
 	Py_CLEAR(self->tools);
 	Py_CLEAR(self->on_output);
+	Py_CLEAR(self->on_wait);
 	Py_CLEAR(self->budget);
 	return 0;
 }
@@ -828,6 +873,9 @@ static PyMethodDef rt_methods[] = {
 	  "set_redaction(bool): hide failing tools' messages from the guest." },
 	{ "set_output_handler", (PyCFunction)rt_set_output_handler, METH_O,
 	  "set_output_handler(fn(fd, line) | None)" },
+	{ "set_wait_handler", (PyCFunction)rt_set_wait_handler, METH_O,
+	  "set_wait_handler(fn() | None): fn runs on the eval's thread when the worker says it "
+	  "waits for tool answers (a hint; cc_runtime_set_wait_handler)." },
 	{ "interrupt", (PyCFunction)rt_interrupt, METH_NOARGS,
 	  "interrupt(): kill the worker now; a running eval ends as worker_crashed." },
 	{ "close", (PyCFunction)rt_close, METH_NOARGS,

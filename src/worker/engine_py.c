@@ -140,6 +140,16 @@ static void on_stop_signal(int sig)
 		errno = saved;
 		return;
 	}
+	/* The deadline moved later (a "clock" frame: a tool call waited for
+	 * approval) after the timer was armed: no stop yet, tick again then.
+	 * The output cap's stop (stop_reason set) is never deferred. */
+	int64_t deadline = cc_worker_deadline_ns();
+	if (!stop_asked && cc_worker_stop_reason() == CC_OK && deadline > 0 &&
+	    now_ns() < deadline) {
+		stop_timer_arm(deadline);
+		errno = saved;
+		return;
+	}
 	int64_t cpu = thread_cpu_ns();
 	if (!stop_asked) {
 		stop_asked = 1;

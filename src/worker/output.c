@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "frame.h"
 #include "hygiene.h"
 #include "message.h"
+#include "value.h"
 #include "worker.h"
 #include "worker_internal.h"
 
@@ -119,6 +121,21 @@ bool cc_worker_should_stop(void)
 cc_error_kind cc_worker_stop_reason(void)
 {
 	return ev.stop;
+}
+
+/* A "clock" frame {timeout_ms}: the supervisor moved the eval's deadline
+ * to timeout_ms from now (it stopped the eval's clock while a tool call
+ * waits for approval, and starts it again with what was left). Only
+ * ever sent by the supervisor, whose own deadline is the one that counts;
+ * a malformed one is a broken channel. Ignored outside an eval. */
+void cc_worker_take_clock(const cc_value *m)
+{
+	const cc_value *v = cc_value_map_get(m, "timeout_ms", NULL);
+	if (!v || v->type != CC_VALUE_INT || v->u.i < 0 || v->u.i > 86400LL * 2 * 1000)
+		_exit(4);
+	if (ev.stop != CC_OK)
+		return; /* already stopping: the stop stays */
+	ev.deadline_ns = now_ns() + (int64_t)v->u.i * 1000000;
 }
 
 int64_t cc_worker_deadline_ns(void)

@@ -264,12 +264,27 @@ bool cc_worker_spin_for_input(void)
 	}
 }
 
+/* About to block for replies: tell the supervisor (a "wait" frame), so a
+ * host that shows pending calls to a person knows the fan-out is complete
+ * (cc_runtime_set_wait_handler). Only a hint: nothing depends on it. */
+static void send_wait(void)
+{
+	struct cc_msgbuf m;
+	cc_msgbuf_begin(&m, 2, "wait");
+	cc_pack_cstr(&m.pk, "id");
+	msgpack_pack_uint64(&m.pk, t.eval_id);
+	cc_worker_send_frame(m.sb.data, m.sb.size);
+	cc_msgbuf_free(&m);
+}
+
 static int read_one(void)
 {
 	if (cc_worker_spin_for_input()) {
 		file_incoming();
 		return 0;
 	}
+	if (t.in_eval)
+		send_wait();
 	for (;;) {
 		if (cc_worker_should_stop())
 			return -1;
@@ -291,8 +306,8 @@ static int read_one(void)
 	return 0;
 }
 
-/* Read one frame that must be a reply (the only thing the supervisor sends
- * while a request is being served) and file it. Blocking. */
+/* Read one frame that must be a reply or a clock (the only things the
+ * supervisor sends while a request is being served) and file it. Blocking. */
 static void file_incoming(void)
 {
 	char *buf = NULL;
@@ -306,9 +321,14 @@ static void file_incoming(void)
 	int rc = cc_value_decode_all(buf, len, &m, &caps, &err);
 	free(buf);
 	const cc_value *ty = cc_value_map_get(m, "t", NULL);
-	if (rc < 0 || cc_value_type_of(ty) != CC_VALUE_STRING || strcmp(ty->u.str.ptr, "reply"))
-		_exit(4); /* during an eval the supervisor only sends replies */
-	cc_worker_take_reply(m);
+	if (rc < 0 || cc_value_type_of(ty) != CC_VALUE_STRING)
+		_exit(4);
+	if (!strcmp(ty->u.str.ptr, "clock"))
+		cc_worker_take_clock(m); /* a call waits for approval, or no longer */
+	else if (!strcmp(ty->u.str.ptr, "reply"))
+		cc_worker_take_reply(m);
+	else
+		_exit(4); /* during an eval the supervisor sends only replies and clocks */
 	cc_value_free(m);
 }
 

@@ -10,6 +10,7 @@
 #include "worker.h"
 
 void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms);
+void cc_worker_take_clock(const cc_value *m);
 void cc_worker_flush_output(void);
 /* While on, guest output is dropped, not sent (a library's console
  * output while it loads, before "ready"). */

@@ -23,6 +23,7 @@ SEEDS = {
     "result-err": P({"t": "result", "id": 2, "ok": False,
                      "error": {"kind": "guest_error", "type": "E", "message": "m", "traceback": ""}}),
     "call": P({"t": "call", "id": 3, "call": 7, "name": "lookup", "args": ["A1", 2]}),
+    "wait": P({"t": "wait", "id": 3}),
     "deep": b"\x91" * 120 + b"\xc0",
     "huge-array-header": b"\xdd\xff\xff\xff\xff",
     "dup-keys": b"\x82\xa1t\xa3out\xa1t\xa3out",

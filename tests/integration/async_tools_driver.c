@@ -1,12 +1,14 @@
 /* cc-asyncdriver: deferred tool replies (cc_runtime_bind_tool_async,
  * cc_tool_call_return/_fail) and per-tool budgets (cc_runtime_set_tool_budget)
- * and cc_runtime_interrupt end to end, for test_async_tools.py. Prints "ok ..." / "FAIL ..." per
- * check and "N failed" last.
- * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG | cap LANG */
+ * and cc_runtime_interrupt and cc_tool_call_hold (approval waits) end to end, for
+ * test_async_tools.py. Prints "ok ..." / "FAIL ..." per check and "N failed" last.
+ * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG | cap LANG |
+ *        approval LANG */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "codecage.h"
 #include "driver.h"
@@ -416,11 +418,85 @@ static void cap(cc_language lang)
 	}
 }
 
+/* cc_tool_call_hold: a held call's wait is not on the eval's clock, its
+ * approval timeout bounds it. The answer comes from another thread after
+ * approve_after_s. */
+static double approve_after_s, approval_s;
+static int hold_rc[3];
+
+static void *approve_later(void *arg)
+{
+	struct timespec ts = { (time_t)approve_after_s,
+			       (long)((approve_after_s - (time_t)approve_after_s) * 1e9) };
+	nanosleep(&ts, NULL);
+	answers_queued = cc_tool_call_return(arg, cc_value_new_int(41));
+	return NULL;
+}
+
+static void ask(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	(void)args;
+	hold_rc[0] = cc_tool_call_hold(call, 0);
+	hold_rc[1] = cc_tool_call_hold(call, 86401);
+	hold_rc[2] = cc_tool_call_hold(call, approval_s);
+	pthread_t t;
+	pthread_create(&t, NULL, approve_later, call);
+	pthread_detach(t);
+}
+
+static void approval(cc_language lang)
+{
+	bool py = lang == CC_LANG_PYTHON;
+	const char *code = py ? "ask() + 1" : "(await tools.ask()) + 1";
+	cc_error err = { 0 };
+	CHECK(cc_tool_call_hold(NULL, 1) == -1, "hold(NULL) is refused");
+	cc_runtime *rt = driver_start(lang, 1, 0);
+	cc_runtime_bind_tool_async(rt, "ask", ask, NULL, &err);
+
+	/* Approved after 1.5 s: longer than the eval's 1 s deadline. */
+	approve_after_s = 1.5;
+	approval_s = 30;
+	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
+	const cc_value *v = cc_result_value(r);
+	CHECK(cc_result_ok(r) && v && v->type == CC_VALUE_INT && v->u.i == 42,
+	      "a held call waits past the eval's deadline (%s %s)",
+	      cc_error_kind_name(cc_result_error_kind(r)), cc_result_error_message(r));
+	CHECK(hold_rc[0] == -1 && hold_rc[1] == -1 && hold_rc[2] == 0,
+	      "approval timeouts outside (0, 86400] are refused (%d %d %d)", hold_rc[0], hold_rc[1],
+	      hold_rc[2]);
+	CHECK(cc_result_duration(r) >= 1.5, "the duration counts the wait (%.3g s)",
+	      cc_result_duration(r));
+	cc_result_free(r);
+
+	/* Not answered within its approval timeout: the eval ends as timeout,
+	 * saying so; the runtime goes on; the late answer is dropped. */
+	approve_after_s = 1.5;
+	approval_s = 0.3;
+	r = cc_runtime_eval(rt, code, strlen(code), 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT &&
+		      strstr(cc_result_error_message(r), "approval timeout of 0.3 s") &&
+		      strstr(cc_result_error_message(r), "approval_timeout_s"),
+	      "an approval timeout ends the eval naming it (%s)", cc_result_error_message(r));
+	CHECK(cc_result_duration(r) < 1.2, "it ends at the approval timeout (%.3g s)",
+	      cc_result_duration(r));
+	cc_result_free(r);
+	CHECK(cc_runtime_alive(rt), "the runtime is still alive after an approval timeout");
+	struct timespec ts = { 1, 500000000 };
+	nanosleep(&ts, NULL);
+	CHECK(answers_queued == 1, "the late answer was dropped (%d)", answers_queued);
+	r = cc_runtime_eval(rt, "6 * 7", 5, 0);
+	v = cc_result_value(r);
+	CHECK(cc_result_ok(r) && v && v->u.i == 42, "and serves the next eval");
+	cc_result_free(r);
+	cc_runtime_close(rt);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: cc-asyncdriver fanout LANG | late LANG | budget | "
-				"interrupt LANG | cap LANG\n");
+				"interrupt LANG | cap LANG | approval LANG\n");
 		return 2;
 	}
 	cc_language lang =
@@ -435,6 +511,8 @@ int main(int argc, char **argv)
 		interrupt(lang);
 	else if (!strcmp(argv[1], "cap"))
 		cap(lang);
+	else if (!strcmp(argv[1], "approval"))
+		approval(lang);
 	printf("children=%ld\n", children());
 	printf("%d failed\n", failures);
 	return failures != 0;

@@ -3,7 +3,8 @@ API (tests/integration/async_tools_driver.c): calls answered later, out of
 order, from another thread; answers after the eval or the runtime is gone;
 a tool's own budget; cc_runtime_interrupt from another thread; the
 in-flight cap (max_pending_calls) and cancellation of unanswered calls
-when their eval ends (cc_tool_call_on_cancel)."""
+when their eval ends (cc_tool_call_on_cancel); calls held for approval
+(cc_tool_call_hold)."""
 import conftest
 
 
@@ -29,3 +30,7 @@ def test_interrupt_from_another_thread(lang):
 
 def test_in_flight_cap_and_cancel_at_eval_end(lang):
     drive("cap", lang)
+
+
+def test_a_held_call_waits_outside_the_deadline_within_its_approval_timeout(lang):
+    drive("approval", lang)

@@ -200,3 +200,27 @@ Test(protocol, ready)
 	cr_assert_str_eq(m.missing->u.str.ptr, "seccomp");
 	cc_msg_free(&m);
 }
+
+Test(protocol, wait_frames)
+{
+	begin(2);
+	kv_str("t", "wait");
+	kv_int("id", 9);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(m.what, CC_MSG_WAIT);
+	cr_assert_eq(m.id, 9);
+	cc_msg_free(&m);
+
+	begin(3);
+	kv_str("t", "wait");
+	kv_int("id", 9);
+	kv_int("call", 1);
+	expect_violation("wait with a call", "unknown fields");
+
+	begin(2);
+	kv_str("t", "wait");
+	kv_str("id", "9");
+	expect_violation("wait with a str id", "wrong type");
+}
