@@ -457,12 +457,13 @@ static void *request_thread(void *arg)
 	char *url = NULL, *error = NULL;
 	int64_t t0 = cc_now_ns();
 	cc_value *v = perform(j, &status, &bytes, &url, &error);
-	cc_tool_call_return(j->call, v);
+	/* Audit first: the guest sees the answer only once the host has. */
 	if (j->p->on_response) {
 		cc_net_request rq = { j->req.method, url ? url : j->req.url, "", 0, "" };
 		j->p->on_response(j->p->hook_user, &rq, (int)status, bytes,
 				  (double)(cc_now_ns() - t0) / 1e6, error);
 	}
+	cc_tool_call_return(j->call, v);
 	free(url);
 	free(error);
 	cc_net_req_free(&j->req);

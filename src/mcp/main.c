@@ -12,6 +12,7 @@ static const char mcp_usage[] =
 	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--max-sessions N]\n"
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
+	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -20,7 +21,10 @@ static const char mcp_usage[] =
 	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
 	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
-	"stderr each, per call).\n";
+	"stderr each, per call); no network: --allow-net HOST, HOST:PORT,\n"
+	"*.DOMAIN[:PORT] or https://HOST[:PORT] (repeat it) lets guest code reach\n"
+	"those hosts through the host (fetch, urllib, requests); --ca-file names the\n"
+	"CA bundle for https.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -52,6 +56,8 @@ int cc_mcp_main(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "max-request", required_argument, NULL, 'r' },
 		{ "max-output", required_argument, NULL, 'o' },
+		{ "allow-net", required_argument, NULL, 'n' },
+		{ "ca-file", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -71,6 +77,17 @@ int cc_mcp_main(int argc, char **argv)
 		switch (c) {
 		case 'H':
 			cfg.http = optarg;
+			break;
+		case 'n': {
+			const char **l = realloc(cfg.allow_net, (cfg.n_allow_net + 1) * sizeof(*l));
+			if (!l)
+				return usage("%s", "out of memory");
+			cfg.allow_net = l;
+			l[cfg.n_allow_net++] = optarg;
+			break;
+		}
+		case 'c':
+			cfg.ca_file = optarg;
 			break;
 		case 't':
 			if (number(optarg, 0.001, 86400, &v) < 0)
@@ -128,6 +145,17 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage("unexpected argument '%s'", argv[optind]);
+	cc_net_options net;
+	cc_net_options_init(&net);
+	net.allow = cfg.allow_net;
+	net.n_allow = cfg.n_allow_net;
+	net.ca_file = cfg.ca_file;
+	cc_error nerr = { 0 };
+	if (cc_net_check(&net, &nerr) < 0) {
+		int st = usage("%s", nerr.message ? nerr.message : "bad --allow-net");
+		cc_error_clear(&nerr);
+		return st;
+	}
 	if (cfg.sandbox == CC_SANDBOX_OFF)
 		fprintf(stderr,
 			"codecage mcp: WARNING: --sandbox off: guest code runs with process "
@@ -141,5 +169,6 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	int rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
 	mcp_server_free(srv);
+	free(cfg.allow_net);
 	return rc;
 }

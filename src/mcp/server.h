@@ -28,6 +28,9 @@ struct mcp_config {
 	size_t max_request;	 /* bytes of one JSON-RPC message; 4 MiB */
 	uint64_t max_output;	 /* captured stdout and stderr, each, bytes; 64 KiB */
 	const char *http;	 /* "HOST:PORT" for streamable HTTP; NULL = stdio */
+	const char **allow_net;	 /* --allow-net entries (argv strings); NULL = none */
+	size_t n_allow_net;
+	const char *ca_file; /* --ca-file; NULL = the system store */
 };
 
 /* Sink for the messages one incoming message produces (notifications

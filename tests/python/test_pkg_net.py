@@ -352,9 +352,8 @@ def test_hooks_refuse_add_headers_and_audit(srv, srv2):
         assert json.loads(body)["headers"]["authorization"] == "Bearer host-secret"
         with pytest.raises(GuestError, match="refused by the host: the audit hook refuses"):
             fetch_js(rt, srv2.url())
-    deadline = time.monotonic() + 5
-    while len(seen) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    # The audit hook runs before the guest gets each answer, so in order.
+    assert len(seen) == 2
     assert seen[0]["status"] == 200 and seen[0]["url"] == srv.url() and seen[0]["bytes"] > 0
     assert seen[0]["method"] == "GET" and seen[0]["ms"] >= 0 and seen[0]["error"] is None
     assert seen[1]["status"] == 0 and "refused by the host" in seen[1]["error"]
@@ -392,3 +391,17 @@ def test_forked_sessions_get_the_network(srv):
             assert fetch_js(rt, srv.url())[0] == 200
             with pytest.raises(GuestError, match="not in allow_net"):
                 fetch_js(rt, "http://127.0.0.2:1/")
+
+
+def test_the_broker_name_is_reserved_and_spares_the_tool_budget(srv):
+    """A user tool cannot take the broker's name, and requests do not use
+    up the tool call budget."""
+    from codecage import ToolBridge
+    with js(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])) as rt:
+        with pytest.raises(InvalidInputError, match="reserved for the network broker"):
+            rt.bind_function("__codecage_net", lambda *a: 1)
+        b = ToolBridge({"f": lambda: 7}, max_calls=1)
+        b.attach(rt)
+        assert rt.eval(f"Promise.all([fetch('{srv.url()}'), fetch('{srv.url()}')])"
+                       ".then(rs => rs.map(r => r.status).concat([f()]))") == [200, 200, 7]
+        assert b.calls_made == 1

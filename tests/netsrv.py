@@ -1,4 +1,5 @@
-"""Local HTTP(S) servers for the network tests (tests/python/test_pkg_net*.py).
+"""Local HTTP(S) servers for the network tests (tests/python/test_pkg_net.py,
+tests/integration/test_cli_net.py, tests/mcp/test_net_mcp.py).
 
 Only loopback addresses (127.0.0.0/8). Paths: /echo (JSON of the method,
 path, headers and body), /slow (0.3 s, then /echo; /peak says how many
