@@ -160,13 +160,28 @@
     return e;
   };
 
+  // At most MAX_IN_FLIGHT requests wait on the host at once (the host
+  // refuses calls past limits.max_pending_calls, 64 by default); the rest
+  // queue here, so Promise.all over many fetches just works.
+  const MAX_IN_FLIGHT = 32;
+  let inFlight = 0;
+  const queue = [];
+  const slot = () => {
+    if (inFlight < MAX_IN_FLIGHT) { inFlight++; return Promise.resolve(); }
+    return new Promise((resolve) => queue.push(resolve));
+  };
+  const release = () => {
+    const next = queue.shift();
+    if (next) next(); else inFlight--;
+  };
+
   function fetch(input, init = {}) {
     let req;
     try { req = new Request(input, init); } catch (e) { return Promise.reject(e); }
     const signal = req.signal;
     if (signal && signal.aborted) return Promise.reject(abortError(signal));
-    const sent = net({ method: req.method, url: req.url, headers: Headers._raw(req.headers),
-      body: Body._peek(req) });
+    const sent = slot().then(() => net({ method: req.method, url: req.url,
+      headers: Headers._raw(req.headers), body: Body._peek(req) })).finally(release);
     const answer = sent.then((r) => {
       if (r.error !== undefined) throw new TypeError(`fetch failed: ${r.error}`);
       return new Response(r.body, { status: r.status, statusText: r.statusText,

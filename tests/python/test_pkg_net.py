@@ -140,6 +140,9 @@ def test_concurrent_fetches_run_concurrently(srv):
                       ".then(r => r.status)))")
         assert got == [200] * 5
         assert fetch_js(rt, srv.url("/peak")) == [200, "5"]
+        # More than the host's max_pending_calls (64) queue in the guest.
+        assert rt.eval(f"Promise.all(Array.from({{length: 100}}, () => fetch('{srv.url()}')"
+                       ".then(r => r.status)))") == [200] * 100
         # In reverse: awaited one by one, they never overlap.
         rt.eval(f"(async () => {{ for (let i = 0; i < 3; i++) await fetch('{srv.url('/slow')}'); }})()")
         assert fetch_js(rt, srv.url("/peak")) == [200, "1"]
