@@ -88,7 +88,8 @@ class Server:
 
     def __init__(self, addr="127.0.0.1", name=None, tls=None):
         handler = type("H", (Handler,), {"name": name or addr})
-        self.httpd = http.server.ThreadingHTTPServer((addr, 0), handler)
+        server = type("S", (http.server.ThreadingHTTPServer,), {"request_queue_size": 256})
+        self.httpd = server((addr, 0), handler)
         self.httpd.daemon_threads = True
         if tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

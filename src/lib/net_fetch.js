@@ -28,24 +28,42 @@
     }
     return new Uint8Array(out);
   };
-  const utf8Decode = (b) => {
-    let s = '';
+  // UTF-8 to a string, U+FFFD for each bad sequence; code units are
+  // flushed with String.fromCharCode in chunks (string concatenation per
+  // character is slow in QuickJS).
+  const latin1 = (b) => {
     const parts = [];
+    for (let i = 0; i < b.length; i += 8192)
+      parts.push(String.fromCharCode.apply(null, b.subarray(i, i + 8192)));
+    return parts.join('');
+  };
+  const utf8Decode = (b) => {
     b = b || new Uint8Array(0);
+    // Valid UTF-8 (nearly always): the engine's own decoder, in C.
+    try { return decodeURIComponent(escape(latin1(b))); } catch (e) { /* below */ }
+    const parts = [];
+    let units = [];
+    const flush = () => { parts.push(String.fromCharCode.apply(null, units)); units = []; };
     for (let i = 0; i < b.length;) {
       const c = b[i];
-      let n = c < 0x80 ? 0 : c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xf0 && c < 0xf5 ? 3 : -1;
-      let cp = n === 0 ? c : n === 1 ? c & 31 : n === 2 ? c & 15 : c & 7;
-      let ok = n >= 0 && i + n < b.length;
+      if (c < 0x80) { units.push(c); i++; if (units.length >= 8192) flush(); continue; }
+      const n = c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xf0 && c < 0xf5 ? 3 : -1;
+      let cp = n === 1 ? c & 31 : n === 2 ? c & 15 : c & 7;
+      let ok = n > 0 && i + n < b.length + 0 && i + n <= b.length - 1;
       for (let k = 1; ok && k <= n; k++) {
         const d = b[i + k];
-        if (d === undefined || (d & 0xc0) !== 0x80) ok = false; else cp = (cp << 6) | (d & 63);
+        if ((d & 0xc0) !== 0x80) ok = false; else cp = (cp << 6) | (d & 63);
       }
       if (ok && ((n === 2 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (n === 3 && (cp < 0x10000 || cp > 0x10ffff)))) ok = false;
-      if (!ok) { s += '\ufffd'; i++; } else { s += String.fromCodePoint(cp); i += n + 1; }
-      if (s.length > 8192) { parts.push(s); s = ''; }
+      if (!ok) { units.push(0xfffd); i++; }
+      else {
+        if (cp >= 0x10000) { cp -= 0x10000; units.push(0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff)); }
+        else units.push(cp);
+        i += n + 1;
+      }
+      if (units.length >= 8192) flush();
     }
-    parts.push(s);
+    flush();
     return parts.join('');
   };
 

@@ -408,3 +408,13 @@ def test_the_broker_name_is_reserved_and_spares_the_tool_budget(srv):
         assert rt.eval(f"Promise.all([fetch('{srv.url()}'), fetch('{srv.url()}')])"
                        ".then(rs => rs.map(r => r.status).concat([f()]))") == [200, 200, 7]
         assert b.calls_made == 1
+
+
+def test_response_bodies_decode_as_utf8_with_replacement():
+    with js(RuntimeConfig(allow_net=["x.example.test"])) as rt:
+        assert rt.eval(r"""Promise.all([
+            new Response(new Uint8Array([0x68, 0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80])).text(),
+            new Response(new Uint8Array([0x61, 0xff, 0x62, 0xed, 0xa0, 0x80, 0xc3])).text(),
+            new Response('h\u00e9llo \u{1F600} ' + 'x'.repeat(20000)).text().then(t => t.length),
+            new Response('{"a": [1]}').json()])""") == [
+            "h\u00e9\U0001F600", "a\ufffdb\ufffd\ufffd\ufffd\ufffd", 20009, {"a": [1]}]
