@@ -139,3 +139,5 @@ def __codecage_net_install(call):
 __codecage_net_install(tools.__codecage_net)
 del __codecage_net_install, __codecage_net
 delattr(tools, "__codecage_net")
+if hasattr(atools, "__codecage_net"):
+    delattr(atools, "__codecage_net")

@@ -64,6 +64,26 @@ def test_js_fetch_reaches_an_allowed_host(srv):
         assert got == [True, 5, 3]
 
 
+def test_fetch_takes_an_abort_signal(srv):
+    """Any object with aborted/addEventListener (AbortController's signal,
+    or this stand-in) aborts a fetch with an AbortError."""
+    with js(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])) as rt:
+        assert rt.eval(f"""(async () => {{
+            const sig = {{aborted: false, fns: [],
+                          addEventListener(t, fn) {{ if (t === 'abort') this.fns.push(fn); }}}};
+            const p = fetch('{srv.url("/slow")}', {{signal: sig}});
+            sig.aborted = true;
+            sig.fns.forEach(f => f());
+            const a = await p.then(() => 'done', e => e.name);
+            const b = await fetch('{srv.url()}', {{signal: {{aborted: true}}}})
+                .then(() => 'done', e => e.name);
+            const c = await fetch('{srv.url()}', {{signal: sig}}).then(() => 'done', e => e.name);
+            const d = await fetch('{srv.url()}', {{signal: {{aborted: false,
+                addEventListener() {{}}}}}}).then(r => r.status);
+            return [a, b, c, d];
+        }})()""") == ["AbortError", "AbortError", "AbortError", 200]
+
+
 def test_python_urllib_requests_and_pandas(srv):
     with py(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])) as rt:
         assert rt.eval(f"""
