@@ -668,7 +668,9 @@ typedef struct cc_net_options {
 	uint64_t max_total_bytes;    /* response bytes of one eval; 16 MiB */
 	uint64_t max_body_bytes;     /* one request body, bytes; 1 MiB */
 	double timeout_s;	     /* one request, seconds; 30; never past the
-					eval's deadline */
+					eval: a request still running when its
+					eval ends (result, timeout, close) is
+					cancelled */
 	const char *ca_file;	     /* PEM CA bundle; NULL = the system store */
 	/* TEST ONLY: "NAME=ADDRESS" entries answering the broker's name
 	 * lookups instead of the system resolver (a test maps a name to a

@@ -295,7 +295,7 @@ static void hop_error(struct hop *h, CURLcode rc, const struct xfer *x, const ch
 	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
 		h->code = "timeout";
 		h->error = fmt("the request to %s did not finish in time (the net option "
-			       "timeout_s, %g s, or the eval's deadline)",
+			       "timeout_s, %g s)",
 			       host, p->timeout_s);
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		h->code = "cancelled";
@@ -527,7 +527,11 @@ void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int
 		j->p = p;
 		j->ev = ev;
 		j->call = call;
-		j->deadline_ns = end < soft_ns ? end : soft_ns;
+		/* Past the eval's deadline the eval stops as a timeout and its end
+		 * cancels the request (cancel_eval): the margin lets that, not the
+		 * request's own timeout, be what the guest is told. */
+		int64_t eval_end = soft_ns + 250 * 1000000LL;
+		j->deadline_ns = end < eval_end ? end : eval_end;
 		cc_tool_call_on_cancel(call, cancel_eval, ev);
 		pthread_attr_t a;
 		pthread_t tid;

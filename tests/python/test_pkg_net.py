@@ -321,7 +321,8 @@ def test_responses_are_cut_at_their_caps(srv):
         with pytest.raises(GuestError, match="over 100000 bytes .*max_response_bytes"):
             fetch_js(rt, srv.url("/gzipbomb"))
         t = time.monotonic()
-        with pytest.raises(GuestError, match="did not finish in time .*timeout_s"):
+        with pytest.raises(GuestError,
+                           match="did not finish in time \\(the net option timeout_s, 1 s\\)"):
             fetch_js(rt, srv.url("/drip"))
         assert time.monotonic() - t < 10
         assert rt.alive
@@ -438,3 +439,24 @@ def test_response_bodies_decode_as_utf8_with_replacement():
             new Response('h\u00e9llo \u{1F600} ' + 'x'.repeat(20000)).text().then(t => t.length),
             new Response('{"a": [1]}').json()])""") == [
             "h\u00e9\U0001F600", "a\ufffdb\ufffd\ufffd\ufffd\ufffd", 20009, {"a": [1]}]
+
+
+def test_requests_end_with_their_eval(srv):
+    """A request still running when its eval ends (not awaited, or the
+    eval's deadline) is cancelled on the host; the runtime serves on."""
+    from codecage import TimeoutError as CCTimeout
+    with js(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"], timeout=1.0)) as rt:
+        assert rt.eval(f"fetch('{srv.url('/drip')}'); 1") == 1
+        with pytest.raises(CCTimeout):
+            rt.eval(f"fetch('{srv.url('/drip')}').then(r => r.text())")
+        assert rt.alive
+        assert fetch_js(rt, srv.url())[0] == 200
+
+
+def test_pooled_sessions_get_the_network(srv):
+    from codecage import SessionPool
+    cfg = RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])
+    with SessionPool(cfg, language="python", size=1) as pool:
+        with pool.checkout(timeout=30) as rt:
+            assert rt.eval(f"import urllib.request\nurllib.request.urlopen('{srv.url()}')"
+                           ".status") == 200
