@@ -10,6 +10,7 @@ import gzip
 import http.server
 import json
 import os
+import socket
 import ssl
 import subprocess
 import threading
@@ -88,7 +89,9 @@ class Server:
 
     def __init__(self, addr="127.0.0.1", name=None, tls=None):
         handler = type("H", (Handler,), {"name": name or addr})
-        server = type("S", (http.server.ThreadingHTTPServer,), {"request_queue_size": 256})
+        server = type("S", (http.server.ThreadingHTTPServer,), {
+            "request_queue_size": 256,
+            "address_family": socket.AF_INET6 if ":" in addr else socket.AF_INET})
         self.httpd = server((addr, 0), handler)
         self.httpd.daemon_threads = True
         if tls:
@@ -100,7 +103,8 @@ class Server:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def url(self, path="/echo", host=None, scheme="http"):
-        return f"{scheme}://{host or self.addr}:{self.port}{path}"
+        host = host or (f"[{self.addr}]" if ":" in self.addr else self.addr)
+        return f"{scheme}://{host}:{self.port}{path}"
 
     def close(self):
         self.httpd.shutdown()

@@ -341,14 +341,17 @@ static void run_hop(struct job *j, const struct cc_net_target *t, const char *ur
 	}
 	struct curl_slist *n = curl_slist_append(hl, "Expect:");
 	hl = n ? n : hl;
-	bool v6 = t->sa.ss_family == AF_INET6;
-	char *pinline =
-		fmt("%s:%d:%s%s%s", t->host, t->port, v6 ? "[" : "", t->addr, v6 ? "]" : "");
+	/* A name is pinned to the checked address (an address needs no
+	 * lookup); on_socket refuses any other either way. */
+	bool v6 = t->sa.ss_family == AF_INET6, literal = !strcmp(t->host, t->addr);
+	char *pinline = literal ? NULL
+				: fmt("%s:%d:%s%s%s", t->host, t->port, v6 ? "[" : "", t->addr,
+				      v6 ? "]" : "");
 	pin = pinline ? curl_slist_append(NULL, pinline) : NULL;
 	free(pinline);
 	CURL *c = curl_easy_init();
 	char errbuf[CURL_ERROR_SIZE] = "";
-	if (!c || !pin) {
+	if (!c || (!literal && !pin)) {
 		h->code = "failed";
 		h->error = fmt("the host is out of memory");
 	} else {

@@ -260,6 +260,22 @@ def test_bad_urls_are_refused(srv, url, match):
             fetch_js(rt, url.format(port=srv.port))
 
 
+def test_ipv6_literals_and_names_mapped_to_ipv6():
+    s = netsrv.Server("::1")
+    try:
+        m = {"v6.example.test": "::1"}
+        with js(RuntimeConfig(allow_net=[f"[::1]:{s.port}", f"v6.example.test:{s.port}"],
+                              net_test_resolve=m)) as rt:
+            assert fetch_js(rt, s.url())[0] == 200
+            assert fetch_js(rt, s.url(host="v6.example.test"))[0] == 200
+        # In reverse: a wildcard match never reaches ::1.
+        with js(RuntimeConfig(allow_net=["*.example.test"], net_test_resolve=m)) as rt:
+            with pytest.raises(GuestError, match="::1, a loopback address"):
+                fetch_js(rt, s.url(host="v6.example.test"))
+    finally:
+        s.close()
+
+
 def test_mixed_case_names_are_the_same_name(srv):
     cfg = RuntimeConfig(allow_net=[f"svc.example.test:{srv.port}"],
                         net_test_resolve={"svc.example.test": "127.0.0.1"})
