@@ -5,7 +5,8 @@ Only loopback addresses (127.0.0.0/8). Paths: /echo (JSON of the method,
 path, headers and body), /slow (0.3 s, then /echo; /peak says how many
 were in /slow at once at most, and resets), /redir?to=URL (302),
 /drip (a body that never ends: one byte every 0.1 s), /gzipbomb (8 MiB of
-zeros, gzip-encoded: about 8 KiB on the wire), /csv, /big?n=N (N bytes)."""
+zeros, gzip-encoded: about 8 KiB on the wire), /csv, /big?n=N (N bytes),
+/setcookie (sets a cookie)."""
 import gzip
 import http.server
 import json
@@ -72,6 +73,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if u.path == "/gzipbomb":
             return self.reply(200, BOMB, "text/plain", [("Content-Encoding", "gzip")])
+        if u.path == "/setcookie":
+            return self.reply(200, b"ok", "text/plain", [("Set-Cookie", "sid=secret; Path=/")])
         if u.path == "/csv":
             return self.reply(200, b"a,b\n1,2\n3,4\n", "text/csv")
         if u.path == "/big":

@@ -276,6 +276,21 @@ def test_ipv6_literals_and_names_mapped_to_ipv6():
         s.close()
 
 
+def test_no_cookies_are_kept(srv):
+    """The host keeps no cookie jar: a cookie a server sets is never sent
+    back by the broker (the guest sees the header and may send it itself)."""
+    with js(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])) as rt:
+        got = rt.eval(f"""(async () => {{
+            const a = await fetch('{srv.url("/setcookie")}');
+            const b = await (await fetch('{srv.url()}')).json();
+            const r = await fetch('{srv.url("/redir?to=")}' +
+                                  encodeURIComponent('{srv.url("/setcookie")}'));
+            const c = await (await fetch('{srv.url()}')).json();
+            return [a.headers.get('set-cookie'), 'cookie' in b.headers, 'cookie' in c.headers];
+        }})()""")
+        assert got == ["sid=secret; Path=/", False, False]
+
+
 def test_mixed_case_names_are_the_same_name(srv):
     cfg = RuntimeConfig(allow_net=[f"svc.example.test:{srv.port}"],
                         net_test_resolve={"svc.example.test": "127.0.0.1"})
