@@ -75,17 +75,32 @@ static json_t *input_schema(double timeout_s)
 			 "code", "additionalProperties", 0);
 }
 
+/* With --allow-net, what the model may reach, appended to a description. */
+static void net_line(char *desc, size_t cap, const char *name, const struct mcp_config *cfg)
+{
+	size_t n = strlen(desc);
+	if (!cfg->n_allow_net || n >= cap)
+		return;
+	n += (size_t)snprintf(desc + n, cap - n,
+			      "\n- Network, despite the above: only these hosts, through %s: ",
+			      strcmp(name, "run_python") ? "fetch(url, {method, headers, body})"
+							 : "urllib.request or requests");
+	for (size_t i = 0; i < cfg->n_allow_net && n < cap; i++)
+		n += (size_t)snprintf(desc + n, cap - n, "%s%s", i ? ", " : "", cfg->allow_net[i]);
+}
+
 static json_t *tool(const char *name, const char *title, const char *fmt,
 		    const struct mcp_config *cfg)
 {
-	char desc[2048];
+	char desc[4096];
 	unsigned long long mib = cfg->memory_mib ? cfg->memory_mib : 512;
 	snprintf(desc, sizeof(desc), fmt, cfg->timeout_s, mib,
 		 (unsigned long long)(cfg->max_output >> 10));
+	net_line(desc, sizeof(desc), name, cfg);
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name, "title",
 			 title, "description", desc, "inputSchema", input_schema(cfg->timeout_s),
 			 "outputSchema", mcp_output_schema(), "annotations", "readOnlyHint", 0,
-			 "destructiveHint", 0, "openWorldHint", 0);
+			 "destructiveHint", 0, "openWorldHint", cfg->n_allow_net > 0);
 }
 
 json_t *mcp_tools_list(const struct mcp_config *cfg)

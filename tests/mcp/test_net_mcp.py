@@ -10,6 +10,11 @@ def test_mcp_allow_net_both_languages():
     s = netsrv.Server("127.0.0.1")
     try:
         m = Stdio("--allow-net", f"127.0.0.1:{s.port}")
+        tools = m.request({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})["result"]["tools"]
+        for t in tools:
+            assert "only these hosts" in t["description"] and \
+                f"127.0.0.1:{s.port}" in t["description"], t
+            assert t["annotations"]["openWorldHint"] is True
         r = m.call("run_javascript",
                    f"fetch('{s.url('/echo?mcp')}').then(r => r.json()).then(j => j.path)")
         assert r["structuredContent"]["value"] == "/echo?mcp", r
