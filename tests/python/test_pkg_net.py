@@ -491,3 +491,14 @@ def test_pooled_sessions_get_the_network(srv):
         with pool.checkout(timeout=30) as rt:
             assert rt.eval(f"import urllib.request\nurllib.request.urlopen('{srv.url()}')"
                            ".status") == 200
+
+
+def test_no_proxy_is_taken_from_the_environment(srv, monkeypatch):
+    """libcurl would use http_proxy/ALL_PROXY from the host's environment;
+    the broker never does (a dead proxy here would fail every request)."""
+    for k in ("http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(k, "http://127.0.0.1:9")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    with js(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])) as rt:
+        assert fetch_js(rt, srv.url())[0] == 200
