@@ -4,20 +4,16 @@
 # Every request is one call of the reserved host tool, which checks it and
 # performs it on the host: nothing here is trusted by the host.
 def __codecage_net_install(call):
-    import errno
-    import http.client
-    import importlib.abc
-    import io
-    import socket
+    # Each module is patched when the guest first imports it (nothing is
+    # imported here: a guest that never uses the network pays nothing).
     import sys
-    import urllib.error
-    import urllib.request
 
     # Set by the host itself (curl): a guest library's own are dropped.
     host_set = {"host", "content-length", "transfer-encoding", "connection", "te",
                 "upgrade", "expect", "keep-alive", "trailer"}
 
     def send(method, url, headers, body):
+        import io
         hs = [[str(k), str(v)] for k, v in headers
               if str(k).lower() not in host_set and not str(k).lower().startswith("proxy-")]
         if isinstance(body, str):
@@ -33,55 +29,64 @@ def __codecage_net_install(call):
             body = bytes(body)
         return call({"method": method, "url": url, "headers": hs, "body": body})
 
-    class BrokeredResponse(io.BytesIO):
-        """What urlopen returns: the body, status, reason and headers."""
+    def patch_urllib(request):
+        import http.client
+        import io
+        import urllib.error
 
-        def __init__(self, r):
-            super().__init__(r["body"])
-            self.status = self.code = r["status"]
-            self.reason = self.msg = r["statusText"]
-            self.url = r["url"]
-            self.headers = http.client.HTTPMessage()
-            for k, v in r["headers"]:
-                self.headers[k] = v
+        class BrokeredResponse(io.BytesIO):
+            """What urlopen returns: the body, status, reason and headers."""
 
-        def getcode(self):
-            return self.status
+            def __init__(self, r):
+                super().__init__(r["body"])
+                self.status = self.code = r["status"]
+                self.reason = self.msg = r["statusText"]
+                self.url = r["url"]
+                self.headers = http.client.HTTPMessage()
+                for k, v in r["headers"]:
+                    self.headers[k] = v
 
-        def geturl(self):
-            return self.url
+            def getcode(self):
+                return self.status
 
-        def info(self):
-            return self.headers
+            def geturl(self):
+                return self.url
 
-        def getheader(self, name, default=None):
-            return self.headers.get(name, default)
+            def info(self):
+                return self.headers
 
-        def getheaders(self):
-            return list(self.headers.items())
+            def getheader(self, name, default=None):
+                return self.headers.get(name, default)
 
-    class BrokerHandler(urllib.request.BaseHandler):
-        """http and https through the host (allow_net decides)."""
-        handler_order = 50
+            def getheaders(self):
+                return list(self.headers.items())
 
-        def _open(self, req):
-            r = send(req.get_method(), req.full_url, req.header_items(), req.data)
-            if "error" in r:
-                raise urllib.error.URLError(r["error"])
-            return BrokeredResponse(r)
+        class BrokerHandler(request.BaseHandler):
+            """http and https through the host (allow_net decides)."""
+            handler_order = 50
 
-        http_open = https_open = _open
+            def _open(self, req):
+                r = send(req.get_method(), req.full_url, req.header_items(), req.data)
+                if "error" in r:
+                    raise urllib.error.URLError(r["error"])
+                return BrokeredResponse(r)
 
-    urllib.request.install_opener(urllib.request.build_opener(BrokerHandler))
-    urllib.request.BrokerHandler = BrokerHandler
+            http_open = https_open = _open
 
-    def create_connection(address, *args, **kwargs):
-        raise OSError(errno.EPERM, f"the sandbox has no network of its own, so {address!r} "
-                      "cannot be reached by a socket; use urllib.request or requests, "
-                      "which the host performs for hosts allow_net lists")
-    socket.create_connection = create_connection
+        request.install_opener(request.build_opener(BrokerHandler))
+        request.BrokerHandler = BrokerHandler
+
+    def patch_socket(socket):
+        import errno
+
+        def create_connection(address, *args, **kwargs):
+            raise OSError(errno.EPERM, f"the sandbox has no network of its own, so {address!r} "
+                          "cannot be reached by a socket; use urllib.request or requests, "
+                          "which the host performs for hosts allow_net lists")
+        socket.create_connection = create_connection
 
     def patch_requests(adapters):
+        import io
         import requests
         from requests.structures import CaseInsensitiveDict
         from requests.utils import get_encoding_from_headers
@@ -108,11 +113,14 @@ def __codecage_net_install(call):
 
         adapters.HTTPAdapter.send = brokered_send
 
-    class PatchRequests(importlib.abc.MetaPathFinder):
-        """Give requests' HTTPAdapter the broker when it is first imported."""
+    patches = {"urllib.request": patch_urllib, "requests.adapters": patch_requests,
+               "socket": patch_socket}
+
+    class PatchOnImport:
+        """Patch a module of `patches` when it is first imported."""
 
         def find_spec(self, name, path, target=None):
-            if name != "requests.adapters":
+            if name not in patches:
                 return None
             for f in sys.meta_path:
                 if f is self or not hasattr(f, "find_spec"):
@@ -122,18 +130,20 @@ def __codecage_net_install(call):
                     break
             else:
                 return None
+            if spec.loader is None:
+                return spec
             run = spec.loader.exec_module
 
             def exec_module(module):
                 run(module)
-                patch_requests(module)
+                patches[name](module)
             spec.loader.exec_module = exec_module
             return spec
 
-    if "requests.adapters" in sys.modules:
-        patch_requests(sys.modules["requests.adapters"])
-    else:
-        sys.meta_path.insert(0, PatchRequests())
+    for name, patch in patches.items():
+        if name in sys.modules:
+            patch(sys.modules[name])
+    sys.meta_path.insert(0, PatchOnImport())
 
 
 __codecage_net_install(tools.__codecage_net)

@@ -502,3 +502,14 @@ def test_no_proxy_is_taken_from_the_environment(srv, monkeypatch):
     monkeypatch.delenv("NO_PROXY", raising=False)
     with js(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])) as rt:
         assert fetch_js(rt, srv.url())[0] == 200
+
+
+def test_python_pays_for_the_network_only_when_it_imports_it(srv):
+    """The bootstrap imports nothing: urllib.request and requests are
+    patched when the guest first imports them."""
+    with py(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])) as rt:
+        assert rt.eval("import sys\n[m in sys.modules for m in "
+                       "('urllib.request', 'http.client', 'email', 'requests')]") == [
+            False, False, False, False]
+        assert rt.eval(f"from urllib.request import urlopen\nurlopen('{srv.url()}').status") \
+            == 200
