@@ -4,8 +4,8 @@
  * A guest request arrives as a call of the reserved tool CC_NET_TOOL,
  * dispatched here by tools.c without the tool budget: the arguments are
  * validated (protocol.c), counted against the eval's request limit, and
- * performed by libcurl on a thread of its own, so concurrent requests run
- * concurrently while the eval's thread keeps reading frames; the answer
+ * performed by libcurl on a thread of the broker's pool (net_pool.c), so
+ * concurrent requests run concurrently while the eval's thread keeps reading frames; the answer
  * goes back through the deferred-reply queue (deferred.c). Each hop (the
  * request, then every redirect, at most 5) is checked by net_policy.c and
  * pinned to the checked address (CURLOPT_RESOLVE, and a socket callback
@@ -452,7 +452,7 @@ static cc_value *perform(struct job *j, long *status, uint64_t *bytes, char **ur
 	}
 }
 
-static void *request_thread(void *arg)
+static void request_thread(void *arg)
 {
 	struct job *j = arg;
 	long status = 0;
@@ -473,7 +473,6 @@ static void *request_thread(void *arg)
 	eval_unref(j->ev);
 	cc_net_policy_unref(j->p);
 	free(j);
-	return NULL;
 }
 
 /* ---- dispatch (the eval's thread) ---- */
@@ -536,13 +535,7 @@ void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int
 		int64_t eval_end = soft_ns + 250 * 1000000LL;
 		j->deadline_ns = end < eval_end ? end : eval_end;
 		cc_tool_call_on_cancel(call, cancel_eval, ev);
-		pthread_attr_t a;
-		pthread_t tid;
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		int rc = pthread_create(&tid, &a, request_thread, j);
-		pthread_attr_destroy(&a);
-		if (rc == 0)
+		if (cc_net_pool_submit(request_thread, j) == 0)
 			return;
 		cc_tool_call_on_cancel(call, NULL, NULL);
 		refuse(call, "failed", fmt("the host could not start a thread for the request"));

@@ -99,6 +99,10 @@ struct cc_net_req {
 int cc_net_req_parse(const cc_value *args, uint64_t max_body, struct cc_net_req *r, char **why);
 void cc_net_req_free(struct cc_net_req *r);
 
+/* Run fn(arg) on one of the broker's threads (net_pool.c). Returns 0, or
+ * -1 when no thread could take it (fn then never runs). */
+int cc_net_pool_submit(void (*fn)(void *arg), void *arg);
+
 /* The bootstrap that gives the guest its network APIs (net_guest.c). */
 const char *cc_net_bootstrap(cc_language lang);
 

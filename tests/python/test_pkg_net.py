@@ -513,3 +513,24 @@ def test_python_pays_for_the_network_only_when_it_imports_it(srv):
             False, False, False, False]
         assert rt.eval(f"from urllib.request import urlopen\nurlopen('{srv.url()}').status") \
             == 200
+
+
+def test_a_forked_host_process_gets_a_fresh_broker_pool(srv):
+    """The broker's threads stay in the parent: a host process forked after
+    requests were made still makes its own (concurrently)."""
+    import os
+    cfg = RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])
+    with js(cfg) as rt:
+        assert fetch_js(rt, srv.url())[0] == 200
+    pid = os.fork()
+    if pid == 0:
+        code = 4
+        try:
+            with js(cfg) as rt:
+                got = rt.eval(f"Promise.all([1, 2, 3].map(() => fetch('{srv.url()}')"
+                              ".then(r => r.status)))")
+            code = 0 if got == [200] * 3 else 3
+        finally:
+            os._exit(code)
+    _, st = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(st) == 0
