@@ -519,9 +519,10 @@ def test_a_forked_host_process_gets_a_fresh_broker_pool(srv):
     """The broker's threads stay in the parent: a host process forked after
     requests were made still makes its own (concurrently)."""
     import os
-    cfg = RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"])
+    cfg = RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"], timeout=5)
     with js(cfg) as rt:
         assert fetch_js(rt, srv.url())[0] == 200
+    time.sleep(0.3)  # the parent's broker thread is idle, waiting for work
     pid = os.fork()
     if pid == 0:
         code = 4
