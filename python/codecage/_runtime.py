@@ -389,7 +389,8 @@ class IsolatedRuntime:
 
     def _start(self) -> None:
         """What every new session gets from the config, whoever made its
-        worker: redaction, the output handler, then the bootstrap."""
+        worker: redaction, the output handler, the network policy
+        (``allow_net``), then the bootstrap."""
         config = self.config
         if config.redact_host_errors:
             self._rt.set_redaction(True)
