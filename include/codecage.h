@@ -652,9 +652,10 @@ CC_EXPORT int cc_net_add_header(cc_net_headers *h, const char *name, const char 
  * after "refused by the host: "; freed by the library). */
 typedef int (*cc_net_request_fn)(void *user, const cc_net_request *req, cc_net_headers *add,
 				 char **reason);
-/* Sees each request's outcome, for audit, before the guest gets it: status
- * (0 when it failed; error then says why), response body bytes, wall time
- * in milliseconds. Same thread rules as cc_net_request_fn. */
+/* Sees each request's outcome, for audit, before the guest gets it: req
+ * holds the method and the last URL (host and address empty, port 0),
+ * status (0 when it failed; error then says why), response body bytes,
+ * wall time in milliseconds. Same thread rules as cc_net_request_fn. */
 typedef void (*cc_net_response_fn)(void *user, const cc_net_request *req, int status,
 				   uint64_t bytes, double ms, const char *error);
 
