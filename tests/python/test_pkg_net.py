@@ -536,3 +536,17 @@ def test_a_forked_host_process_gets_a_fresh_broker_pool(srv):
             os._exit(code)
     _, st = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(st) == 0
+
+
+def test_a_hook_header_with_cr_lf_refuses_the_request(srv):
+    cfg = RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"],
+                        on_request=lambda req: {"X-Key": "a\r\nInjected: 1"})
+    with js(cfg) as rt:
+        with pytest.raises(GuestError, match="refused by the host: the request hook returned "
+                                             "a header that is not"):
+            fetch_js(rt, srv.url())
+    # In reverse: a clean header is sent.
+    cfg = RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"],
+                        on_request=lambda req: {"X-Key": "clean"})
+    with js(cfg) as rt:
+        assert json.loads(fetch_js(rt, srv.url())[1])["headers"]["x-key"] == "clean"
