@@ -522,9 +522,15 @@ int cc_net_check_url(const struct cc_net_policy *p, const char *url, struct cc_n
 		t->https = true;
 	} else {
 		const char *c = strchr(url, ':');
+		if (!c || c == url || strcspn(url, "/?#") < (size_t)(c - url))
+			return *why = msg(
+				       "refused: '%.200s' is not an absolute http:// or https:// "
+				       "URL",
+				       url),
+			       -1;
 		return *why = msg("refused: the scheme '%.*s' is not http or https (the only "
 				  "ones the network allows)",
-				  c ? (int)(c - url) : 0, url),
+				  (int)(c - url) > 32 ? 32 : (int)(c - url), url),
 		       -1;
 	}
 	size_t alen = strcspn(rest, "/?#");

@@ -151,6 +151,8 @@ Test(net, urls)
 		{ "http://b.ex.test\\@x/", "user name" },
 		{ "http://c.ex.test:80/", "loopback" },
 		{ "http://b.ex.test/\r\n", "control character" },
+		{ "/relative", "not an absolute" },
+		{ "b.ex.test/x:y", "not an absolute" },
 	};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
 		char *why = check(p, refused[i][0], &t);
