@@ -178,6 +178,27 @@ class RuntimeConfig:
       when libraries are given) run first. ``()``.
     - ``node_modules``: the directory package names in ``libraries`` are
       looked up in; None.
+    - ``allow_net``: hosts the guest may reach, brokered by the host (README,
+      "Network"): ``HOST``, ``HOST:PORT``, ``*.DOMAIN[:PORT]``,
+      ``https://HOST[:PORT]``; empty (the default) = no network. With
+      entries, JavaScript gets ``fetch`` and Python's ``urllib.request`` and
+      ``requests`` work. A malformed entry is ``InvalidInputError`` here.
+    - ``net_max_requests``: requests per eval; 100.
+    - ``net_max_response_bytes``: one response body, decompressed, bytes;
+      4 MiB (cut there, with an error). ``net_max_total_bytes``: responses
+      of one eval, bytes; 16 MiB. ``net_max_body_bytes``: one request body,
+      bytes; 1 MiB. ``net_timeout``: one request, seconds; 30 (never past
+      the eval's deadline).
+    - ``ca_file``: PEM CA bundle for https; None = the system store.
+    - ``on_request``: ``fn(request)`` called on a broker thread before each
+      request and redirect hop goes, with a dict (method, url, host, port,
+      address); return None to let it go, a dict of headers to add (an API
+      key the guest never sees), or False or raise to refuse it (the
+      exception's text is the reason the guest sees).
+    - ``on_response``: ``fn(info)`` for audit, after each request: a dict
+      (method, url, status, bytes, ms, error).
+    - ``net_test_resolve``: TEST ONLY: ``{name: address}`` answering the
+      broker's name lookups instead of the system resolver.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -203,6 +224,31 @@ class RuntimeConfig:
     libraries: Sequence[Union[str, "os.PathLike[str]"]] = ()
     node_modules: Optional[Union[str, "os.PathLike[str]"]] = None
     web_polyfills: bool = False
+    allow_net: Sequence[str] = ()
+    net_max_requests: int = 100
+    net_max_response_bytes: int = 4 * MiB
+    net_max_total_bytes: int = 16 * MiB
+    net_max_body_bytes: int = 1 * MiB
+    net_timeout: float = 30.0
+    ca_file: Optional[str] = None
+    on_request: Optional[Callable[[dict], Any]] = None
+    on_response: Optional[Callable[[dict], Any]] = None
+    net_test_resolve: Optional[Mapping[str, str]] = None
+
+    def _net_spec(self) -> dict:
+        """The extension's network spec (``_codecage.Runtime.set_net``)."""
+        return {
+            "allow_net": list(self.allow_net),
+            "max_requests": self.net_max_requests,
+            "max_response_bytes": self.net_max_response_bytes,
+            "max_total_bytes": self.net_max_total_bytes,
+            "max_body_bytes": self.net_max_body_bytes,
+            "timeout": float(self.net_timeout),
+            "ca_file": os.fspath(self.ca_file) if self.ca_file is not None else None,
+            "test_resolve": [f"{k}={v}" for k, v in (self.net_test_resolve or {}).items()],
+            "on_request": self.on_request,
+            "on_response": self.on_response,
+        }
 
     def __post_init__(self) -> None:
         for f in ("timeout", "grace"):
@@ -243,6 +289,18 @@ class RuntimeConfig:
         if self.node_modules is not None and not isinstance(self.node_modules,
                                                             (str, os.PathLike)):
             raise TypeError("RuntimeConfig.node_modules must be a path")
+        if isinstance(self.allow_net, (str, bytes)) or not all(
+                isinstance(e, str) for e in self.allow_net):
+            raise TypeError("RuntimeConfig.allow_net must be a list of str entries "
+                            "(HOST, HOST:PORT, *.DOMAIN[:PORT], https://HOST[:PORT])")
+        for f in ("on_request", "on_response"):
+            if getattr(self, f) is not None and not callable(getattr(self, f)):
+                raise TypeError(f"RuntimeConfig.{f} must be callable")
+        if self.allow_net:
+            try:
+                _codecage.check_net(self._net_spec())
+            except InvalidInputError as e:
+                raise InvalidInputError(f"RuntimeConfig: {e}") from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -442,12 +500,19 @@ class IsolatedRuntime:
 
     def _start(self) -> None:
         """What every new session gets from the config, whoever made its
-        worker: redaction, the output handler, then the bootstrap."""
+        worker: redaction, the output handler, the network policy
+        (``allow_net``), then the bootstrap."""
         config = self.config
         if config.redact_host_errors:
             self._rt.set_redaction(True)
         if config.on_output is not None:
             self._rt.set_output_handler(self._output_handler(config.on_output))
+        if config.allow_net:
+            try:
+                self._rt.set_net(config._net_spec())
+            except BaseException:
+                self.close()
+                raise
         if config.bootstrap and not (config.libraries
                                      and _is_web_polyfills(config.bootstrap)):
             try:

@@ -24,11 +24,13 @@ static const char usage_text[] =
 	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
 	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
+	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
 	"                    [--json|--raw] [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
 	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
+	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
 	"                    [--json|--raw] [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
@@ -48,6 +50,9 @@ static const char usage_text[] =
 	"On a terminal, control characters in guest text show as ^[ or <U+202E>,\n"
 	"and guest lines starting with 'codecage' as '[guest] codecage...';\n"
 	"--raw passes them unchanged. Pipes and files always get the bytes as is.\n"
+	"--allow-net HOST, HOST:PORT, *.DOMAIN[:PORT] or https://HOST[:PORT] (repeat\n"
+	"it) lets the guest reach those hosts through the host (fetch, urllib,\n"
+	"requests); none by default. --ca-file names the CA bundle for https.\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -58,6 +63,8 @@ static int usage(const char *fmt, const char *arg)
 	fprintf(stderr, "\n%s", usage_text);
 	return 2;
 }
+
+#define CLI_MAX_ALLOW 256
 
 struct args {
 	const char *cmd;
@@ -76,6 +83,9 @@ struct args {
 	size_t n_mounts;
 	uint64_t scratch_mib;
 	const char *out_dir;
+	const char *allow[CLI_MAX_ALLOW]; /* --allow-net entries */
+	size_t nallow;
+	const char *ca_file; /* --ca-file */
 };
 
 static int parse_lang(const char *s)
@@ -102,6 +112,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "mount", required_argument, NULL, 'M' },
 		{ "scratch", required_argument, NULL, 'S' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "allow-net", required_argument, NULL, 'n' },
+		{ "ca-file", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,6 +186,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'o':
 			a->out_dir = optarg;
+			break;
+		case 'n':
+			if (a->nallow == CLI_MAX_ALLOW)
+				return usage("%s", "at most 256 --allow-net entries");
+			a->allow[a->nallow++] = optarg;
+			break;
+		case 'c':
+			a->ca_file = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -400,8 +420,15 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_result *r = NULL;
 	cc_runtime *rt = NULL;
 	bool out_failed = false;
+	cc_net_options net;
+	cc_net_options_init(&net);
+	net.allow = a->allow;
+	net.n_allow = a->nallow;
+	net.ca_file = a->ca_file;
+	/* A bad entry is invalid_input before anything starts. */
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
-	    cc_runtime_new(&o, &rt, &err) == 0) {
+	    cc_net_check(&net, &err) == 0 && cc_runtime_new(&o, &rt, &err) == 0 &&
+	    (!a->nallow || cc_runtime_set_net(rt, &net, &err) == 0)) {
 		r = cc_runtime_eval(rt, code, len, 0);
 		if (!r)
 			cc_fail(&err, CC_ERR_INTERNAL, "out of memory");

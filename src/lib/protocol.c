@@ -10,13 +10,21 @@
  *        | {t, id:int, ok:false, error:{kind, type, message, traceback: str}}
  *   call   {t, id:int, call:int > 0, name:str, args:array[, kwargs:map]}
  *          (kwargs, when present, is a non-empty map: keyword arguments)
+ * A call of the reserved name "__codecage_net" (net.h) is a network
+ * request; its arguments are checked by cc_net_req_parse below.
  * Unknown or missing fields, wrong types and kinds a worker may not report
  * are protocol violations. Strings were already checked for UTF-8 and the
  * value for depth and size caps by the decoder. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "error.h"
 #include "frame.h"
+#include "net.h"
 #include "supervisor.h"
 
 struct field {
@@ -260,4 +268,167 @@ void cc_msg_free(struct cc_msg *m)
 	cc_value_free(m->root);
 	cc_value_free(m->value);
 	memset(m, 0, sizeof(*m));
+}
+
+/* ---- a guest's network request (the arguments of a net call) ---- */
+
+static char *why_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *why_msg(const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+bool cc_net_token(const char *s, size_t n)
+{
+	static const char extra[] = "!#$%&'*+-.^_`|~";
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && (!s[i] || !strchr(extra, s[i])))
+			return false;
+	return true;
+}
+
+bool cc_net_value_ok(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\r' || s[i] == '\n' || s[i] == '\0')
+			return false;
+	return true;
+}
+
+/* Headers the broker sets itself: a guest's would desynchronise what was
+ * checked from what is sent. */
+static bool header_reserved(const char *n)
+{
+	static const char *const r[] = {
+		"host",	   "content-length", "transfer-encoding", "connection", "te",
+		"upgrade", "expect",	     "keep-alive",	  "trailer"
+	};
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (!strcasecmp(n, r[i]))
+			return true;
+	return !strncasecmp(n, "proxy-", 6);
+}
+
+static int req_headers(const cc_value *h, struct cc_net_req *r, char **why)
+{
+	size_t n = h->u.array.len, total = 0;
+	if (n > CC_NET_MAX_HEADERS)
+		return *why = why_msg("%zu headers; at most %d", n, CC_NET_MAX_HEADERS), -1;
+	r->name = calloc(n + 1, sizeof(char *));
+	r->value = calloc(n + 1, sizeof(char *));
+	if (!r->name || !r->value)
+		return *why = why_msg("out of memory"), -1;
+	for (size_t i = 0; i < n; i++) {
+		const cc_value *p = h->u.array.items[i];
+		if (cc_value_type_of(p) != CC_VALUE_ARRAY || p->u.array.len != 2 ||
+		    cc_value_type_of(p->u.array.items[0]) != CC_VALUE_STRING ||
+		    cc_value_type_of(p->u.array.items[1]) != CC_VALUE_STRING)
+			return *why = why_msg("header %zu is not a [name, value] pair of strings",
+					      i),
+			       -1;
+		const cc_value *k = p->u.array.items[0], *v = p->u.array.items[1];
+		total += k->u.str.len + v->u.str.len;
+		if (!cc_net_token(k->u.str.ptr, k->u.str.len))
+			return *why = why_msg("the header name '%.64s' is not an HTTP token (no "
+					      "spaces, CR, LF, NUL or separators)",
+					      k->u.str.ptr),
+			       -1;
+		if (!cc_net_value_ok(v->u.str.ptr, v->u.str.len))
+			return *why = why_msg("the value of header '%.64s' has a CR, LF or NUL",
+					      k->u.str.ptr),
+			       -1;
+		if (header_reserved(k->u.str.ptr))
+			return *why = why_msg(
+				       "the header '%.64s' is set by the host, not the guest",
+				       k->u.str.ptr),
+			       -1;
+		if (total > CC_NET_MAX_HEADER_BYTES)
+			return *why = why_msg("the headers are over %d bytes",
+					      CC_NET_MAX_HEADER_BYTES),
+			       -1;
+		r->name[i] = strndup(k->u.str.ptr, k->u.str.len);
+		r->value[i] = strndup(v->u.str.ptr, v->u.str.len);
+		r->nh = i + 1;
+		if (!r->name[i] || !r->value[i])
+			return *why = why_msg("out of memory"), -1;
+	}
+	return 0;
+}
+
+static const struct field net_fields[] = {
+	{ "method", CC_VALUE_STRING },
+	{ "url", CC_VALUE_STRING },
+	{ "headers", CC_VALUE_ARRAY },
+	{ "body", CC_VALUE_NULL },
+	{ NULL, 0 },
+};
+
+int cc_net_req_parse(const cc_value *args, uint64_t max_body, struct cc_net_req *r, char **why)
+{
+	memset(r, 0, sizeof(*r));
+	*why = NULL;
+	cc_error e = { 0 };
+	const cc_value *m = cc_value_type_of(args) == CC_VALUE_ARRAY && args->u.array.len == 1
+				    ? args->u.array.items[0]
+				    : NULL;
+	if (cc_value_type_of(m) != CC_VALUE_MAP || check_fields(m, net_fields, "net", &e) < 0) {
+		*why = why_msg("malformed network request: %s",
+			       e.message ? e.message : "not one map");
+		cc_error_clear(&e);
+		return -1;
+	}
+	const cc_value *meth = cc_value_map_get(m, "method", NULL);
+	const cc_value *url = cc_value_map_get(m, "url", NULL);
+	const cc_value *body = cc_value_map_get(m, "body", NULL);
+	if (meth->u.str.len > 16 || !cc_net_token(meth->u.str.ptr, meth->u.str.len))
+		return *why = why_msg("the method is not an HTTP token of at most 16 bytes"), -1;
+	for (size_t i = 0; i < meth->u.str.len; i++)
+		r->method[i] = (char)toupper((unsigned char)meth->u.str.ptr[i]);
+	if (!strcmp(r->method, "CONNECT") || !strcmp(r->method, "TRACE") ||
+	    !strcmp(r->method, "TRACK"))
+		return *why = why_msg("the method %s is not allowed", r->method), -1;
+	if (strlen(url->u.str.ptr) != url->u.str.len)
+		return *why = why_msg("the URL has a NUL byte"), -1;
+	r->url = strdup(url->u.str.ptr);
+	if (!r->url)
+		return *why = why_msg("out of memory"), -1;
+	if (req_headers(cc_value_map_get(m, "headers", NULL), r, why) < 0)
+		return -1;
+	cc_value_type bt = cc_value_type_of(body);
+	if (bt == CC_VALUE_NULL)
+		return 0;
+	if (bt != CC_VALUE_BYTES && bt != CC_VALUE_STRING)
+		return *why = why_msg("the body is not bytes, a string or null"), -1;
+	if (body->u.str.len > max_body)
+		return *why = why_msg("the request body of %zu bytes is over the net option "
+				      "max_body_bytes (%llu bytes)",
+				      body->u.str.len, (unsigned long long)max_body),
+		       -1;
+	r->body = malloc(body->u.str.len + 1);
+	if (!r->body)
+		return *why = why_msg("out of memory"), -1;
+	memcpy(r->body, body->u.str.ptr, body->u.str.len);
+	r->body_len = body->u.str.len;
+	return 0;
+}
+
+void cc_net_req_free(struct cc_net_req *r)
+{
+	for (size_t i = 0; i < r->nh; i++) {
+		free(r->name[i]);
+		free(r->value[i]);
+	}
+	free(r->name);
+	free(r->value);
+	free(r->url);
+	free(r->body);
+	memset(r, 0, sizeof(*r));
 }

@@ -425,6 +425,7 @@ static void runtime_free(cc_runtime *rt)
 		cc_forkserver_unref(rt->forkserver);
 	pthread_mutex_destroy(&rt->kill_lock);
 	cc_tools_free(rt);
+	cc_net_free(rt);
 	free(rt->death);
 	free(rt->version);
 	free(rt->applied);

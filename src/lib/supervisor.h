@@ -183,6 +183,7 @@ struct cc_runtime {
 	uint64_t last_call;	  /* the highest call id seen; ids must grow */
 	bool close_pending;	  /* cc_runtime_close ran inside a tool */
 	struct cc_replyq *replyq; /* deferred.c: made by the first async bind */
+	struct cc_net *net;	  /* net.c: made by cc_runtime_set_net */
 	/* Held around closing the worker's pidfd, so cc_runtime_interrupt
 	 * (another thread) never signals a reused descriptor. */
 	pthread_mutex_t kill_lock;
@@ -270,6 +271,20 @@ int cc_runtime_request_value(cc_runtime *rt, uint64_t id, const struct cc_msgbuf
 int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
 		     cc_error *err);
 void cc_tools_free(cc_runtime *rt);
+/* Bind the reserved network tool (net.h), which user tools may not name.
+ * Errors: those of cc_runtime_bind_tool_async. */
+int cc_tools_bind_net(cc_runtime *rt, cc_error *err);
+
+/* ---- net.c: the network broker ---- */
+
+/* Take one guest request (a call of the network tool: args as the guest
+ * sent them, borrowed) of eval eval_id, whose deadline is soft_ns; answer
+ * `call` now (refused) or from the request's thread. */
+void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int64_t soft_ns,
+		     cc_tool_call *call);
+/* Cancel the current eval's requests and free the runtime's policy
+ * (requests in flight keep what they use). After cc_tools_free. */
+void cc_net_free(cc_runtime *rt);
 
 /* Send one reply frame for `call` (tools.c): a value (ename NULL), or a
  * failure name + message (cut to 4 KiB; redaction applied by the caller)

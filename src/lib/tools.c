@@ -11,6 +11,7 @@
 #include "error.h"
 #include "frame.h"
 #include "message.h"
+#include "net.h"
 #include "supervisor.h"
 #include "utf8.h"
 
@@ -203,6 +204,11 @@ static int bind_tool(cc_runtime *rt, const char *name, struct tool_fns f, void *
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "a tool needs a function and a name that is an ASCII identifier "
 			       "([A-Za-z_][A-Za-z0-9_]*, at most 256 characters)");
+	if (!strcmp(name, CC_NET_TOOL) && user != (void *)&rt->net)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "the tool name '%s' is reserved for the network broker "
+			       "(cc_runtime_set_net)",
+			       name);
 	if (__atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "cannot bind a tool while the runtime runs a request (from inside "
@@ -257,6 +263,20 @@ CC_EXPORT int cc_runtime_bind_tool_async_kw(cc_runtime *rt, const char *name,
 					    cc_tool_async_kw_fn fn, void *user, cc_error *err)
 {
 	return bind_tool(rt, name, (struct tool_fns){ .akfn = fn }, user, err);
+}
+
+/* Never called: net calls go to cc_net_dispatch (cc_tool_dispatch). */
+static void net_placeholder(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	(void)args;
+	cc_tool_call_fail(call, "Error", "the network broker is not running");
+}
+
+int cc_tools_bind_net(cc_runtime *rt, cc_error *err)
+{
+	return bind_tool(rt, CC_NET_TOOL, (struct tool_fns){ .afn = net_placeholder }, &rt->net,
+			 err);
 }
 
 CC_EXPORT int cc_runtime_bind_tool_async(cc_runtime *rt, const char *name, cc_tool_async_fn fn,
@@ -449,8 +469,9 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 		return cc_tool_send_reply(rt, m->call, NULL, "ToolConcurrencyError", NULL, msg,
 					  deadline_ns, err);
 	}
+	bool net = t->afn == net_placeholder && rt->net;
 	uint64_t limit = 0;
-	cc_budget *budget = t->budget ? t->budget : rt->budget;
+	cc_budget *budget = net ? NULL : t->budget ? t->budget : rt->budget;
 	const char *broke = budget ? budget_take(budget, name, &limit) : NULL;
 	if (broke) {
 		rt->budget_refused = true;
@@ -467,7 +488,9 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 		if (!pending)
 			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError", NULL,
 						  "the host is out of memory", deadline_ns, err);
-		if (t->akfn)
+		if (net)
+			cc_net_dispatch(rt, m->id, m->args, soft_ns, pending);
+		else if (t->akfn)
 			t->akfn(t->user, m->args, m->kwargs, pending);
 		else
 			t->afn(t->user, m->args, pending);

@@ -14,6 +14,7 @@ static const char mcp_usage[] =
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
+	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -30,7 +31,11 @@ static const char mcp_usage[] =
 	"AbortController, crypto, performance).\n"
 	"--library (repeatable) loads a browser bundle into every JavaScript runtime\n"
 	"before its first call, after the polyfills: a .js file, a package directory,\n"
-	"or a package name found in --node-modules DIR (each at most --max-request bytes).\n";
+	"or a package name found in --node-modules DIR (each at most --max-request bytes).\n"
+	"No network unless --allow-net HOST, HOST:PORT,\n"
+	"*.DOMAIN[:PORT] or https://HOST[:PORT] (repeat it): it lets guest code reach\n"
+	"those hosts through the host (fetch, urllib, requests); --ca-file names the\n"
+	"CA bundle for https.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -118,6 +123,8 @@ int cc_mcp_main(int argc, char **argv)
 		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "scratch", required_argument, NULL, 'T' },
 		{ "mount", required_argument, NULL, 'M' },
+		{ "allow-net", required_argument, NULL, 'n' },
+		{ "ca-file", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -138,6 +145,17 @@ int cc_mcp_main(int argc, char **argv)
 		switch (c) {
 		case 'H':
 			cfg.http = optarg;
+			break;
+		case 'n': {
+			const char **l = realloc(cfg.allow_net, (cfg.n_allow_net + 1) * sizeof(*l));
+			if (!l)
+				return usage("%s", "out of memory");
+			cfg.allow_net = l;
+			l[cfg.n_allow_net++] = optarg;
+			break;
+		}
+		case 'c':
+			cfg.ca_file = optarg;
 			break;
 		case 't':
 			if (number(optarg, 0.001, 86400, &v) < 0)
@@ -222,6 +240,17 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage("unexpected argument '%s'", argv[optind]);
+	cc_net_options net;
+	cc_net_options_init(&net);
+	net.allow = cfg.allow_net;
+	net.n_allow = cfg.n_allow_net;
+	net.ca_file = cfg.ca_file;
+	cc_error nerr = { 0 };
+	if (cc_net_check(&net, &nerr) < 0) {
+		int st = usage("%s", nerr.message ? nerr.message : "bad --allow-net");
+		cc_error_clear(&nerr);
+		return st;
+	}
 	if (cfg.sandbox == CC_SANDBOX_OFF)
 		fprintf(stderr,
 			"codecage mcp: WARNING: --sandbox off: guest code runs with process "
@@ -237,5 +266,6 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	int rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
 	mcp_server_free(srv);
+	free(cfg.allow_net);
 	return rc;
 }

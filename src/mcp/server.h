@@ -39,6 +39,9 @@ struct mcp_config {
 	 * gets (strings point into argv). */
 	cc_mount mounts[CC_MAX_MOUNTS];
 	size_t n_mounts;
+	const char **allow_net; /* --allow-net entries (argv strings); NULL = none */
+	size_t n_allow_net;
+	const char *ca_file; /* --ca-file; NULL = the system store */
 };
 
 /* Sink for the messages one incoming message produces (notifications

@@ -136,10 +136,24 @@ static void files_text(struct cc_buf *d, const struct mcp_config *cfg)
 		       "codecage://LANGUAGE/PATH.");
 }
 
+/* With --allow-net, what the model may reach, appended to a description. */
+static void net_line(char *desc, size_t cap, const char *name, const struct mcp_config *cfg)
+{
+	size_t n = strlen(desc);
+	if (!cfg->n_allow_net || n >= cap)
+		return;
+	n += (size_t)snprintf(desc + n, cap - n,
+			      "\n- Network, despite the above: only these hosts, through %s: ",
+			      strcmp(name, "run_python") ? "fetch(url, {method, headers, body})"
+							 : "urllib.request or requests");
+	for (size_t i = 0; i < cfg->n_allow_net && n < cap; i++)
+		n += (size_t)snprintf(desc + n, cap - n, "%s%s", i ? ", " : "", cfg->allow_net[i]);
+}
+
 static json_t *tool(const char *name, const char *title, const char *fmt,
 		    const struct mcp_config *cfg)
 {
-	char desc[2048];
+	char desc[4096];
 	unsigned long long mib = cfg->memory_mib ? cfg->memory_mib : 512;
 	int n = snprintf(desc, sizeof(desc), fmt, cfg->timeout_s, mib,
 			 (unsigned long long)(cfg->max_output >> 10));
@@ -153,6 +167,7 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 			n += snprintf(desc + n, sizeof(desc) - (size_t)n, "%s %s", i ? "," : "",
 				      cfg->libraries[i]);
 	}
+	net_line(desc, sizeof(desc), name, cfg);
 	struct cc_buf d = { 0 };
 	cc_buf_puts(&d, desc);
 	files_text(&d, cfg);
@@ -160,7 +175,7 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 			      "title", title, "description", d.data ? d.data : "", d.len,
 			      "inputSchema", input_schema(cfg->timeout_s), "outputSchema",
 			      mcp_output_schema(), "annotations", "readOnlyHint", 0,
-			      "destructiveHint", 0, "openWorldHint", 0);
+			      "destructiveHint", 0, "openWorldHint", cfg->n_allow_net > 0);
 	cc_buf_free(&d);
 	return t;
 }

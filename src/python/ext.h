@@ -77,6 +77,21 @@ void cc_py_options_free(cc_options *o);
  * cc_forkserver_spawn and cc_pool_checkout. NULL with MemoryError set. */
 PyObject *cc_py_runtime_adopt(cc_runtime *rt);
 
+/* ---- net.c: the network policy ---- */
+
+/* Fill *n from a spec dict (allow_net, test_resolve: lists of str;
+ * max_requests, max_response_bytes, max_total_bytes, max_body_bytes: int;
+ * timeout: float seconds; ca_file: str; on_request, on_response:
+ * callables, only when with_hooks). The lists point into spec's strings.
+ * Returns 0, or -1 with an exception set. Free with cc_py_net_options_free. */
+int cc_py_net_options(PyObject *spec, cc_net_options *n, bool with_hooks);
+void cc_py_net_options_free(cc_net_options *n);
+/* _codecage.check_net(spec): InvalidInputError for a bad policy. */
+PyObject *cc_py_net_check(PyObject *mod, PyObject *spec);
+/* Give rt the policy (the GIL released while it applies). Returns 0, or -1
+ * with an exception set. */
+int cc_py_net_apply(cc_runtime *rt, PyObject *spec);
+
 /* A confinement report as a dict (mode, applied, missing, landlock_abi,
  * seccomp_allowed); None for NULL. s is borrowed. */
 PyObject *cc_py_sandbox_dict(const cc_sandbox_report *s);

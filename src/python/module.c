@@ -434,6 +434,8 @@ static PyMethodDef module_methods[] = {
 	  "Register make(kind_name, message) -> exception (codecage.errors)." },
 	{ "kind_names", kind_names, METH_NOARGS,
 	  "The closed set of error kind names, in cc_error_kind order." },
+	{ "check_net", cc_py_net_check, METH_O,
+	  "check_net(spec): InvalidInputError when the network policy is malformed." },
 	{ NULL, NULL, 0, NULL },
 };
 

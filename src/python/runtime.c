@@ -709,6 +709,18 @@ static PyObject *rt_set_redaction(rt_obj *self, PyObject *on)
 	Py_RETURN_NONE;
 }
 
+static PyObject *rt_set_net(rt_obj *self, PyObject *spec)
+{
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	int rc = cc_py_net_apply(rt, spec);
+	give(self);
+	if (rc < 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
 static PyObject *rt_set_output_handler(rt_obj *self, PyObject *fn)
 {
 	if (fn != Py_None && !PyCallable_Check(fn))
@@ -871,6 +883,8 @@ static PyMethodDef rt_methods[] = {
 	  "set_tool_budget(name, Budget | None): count one tool against its own budget." },
 	{ "set_redaction", (PyCFunction)rt_set_redaction, METH_O,
 	  "set_redaction(bool): hide failing tools' messages from the guest." },
+	{ "set_net", (PyCFunction)rt_set_net, METH_O,
+	  "set_net(spec): the network policy (see codecage.RuntimeConfig.allow_net)." },
 	{ "set_output_handler", (PyCFunction)rt_set_output_handler, METH_O,
 	  "set_output_handler(fn(fd, line) | None)" },
 	{ "set_wait_handler", (PyCFunction)rt_set_wait_handler, METH_O,

@@ -1,0 +1,41 @@
+"""`codecage run/eval --allow-net`: the guest reaches the listed hosts
+through the host broker and nothing else; a malformed entry is a usage
+error before anything starts."""
+import json
+
+import pytest
+
+import netsrv
+from conftest import cli, ev
+
+
+@pytest.fixture(scope="module")
+def srv():
+    s = netsrv.Server("127.0.0.1")
+    yield s
+    s.close()
+
+
+def test_cli_allow_net_both_languages(srv):
+    allow = ["--allow-net", f"127.0.0.1:{srv.port}"]
+    r = ev("javascript", f"fetch('{srv.url('/echo?js')}').then(r => r.json()).then(j => j.path)",
+           *allow)
+    assert (r.rc, r.value) == (0, "/echo?js"), r
+    r = ev("python", "import urllib.request, json\n"
+           f"json.loads(urllib.request.urlopen('{srv.url('/echo?py')}').read())['path']", *allow)
+    assert (r.rc, r.value) == (0, "/echo?py"), r
+    # Another host is refused, with the option named.
+    r = ev("javascript", "fetch('http://127.0.0.2:1/').then(() => 'reached', e => e.message)",
+           *allow)
+    assert r.rc == 0 and "not in allow_net" in r.value, r
+
+
+def test_cli_without_allow_net_has_no_fetch(srv):
+    r = ev("javascript", "typeof fetch")
+    assert (r.rc, r.value) == (0, "undefined"), r
+
+
+def test_cli_bad_entry_is_invalid_input():
+    r = ev("javascript", "1", "--allow-net", "http://x.test")
+    assert r.rc == 2, r
+    assert "allow_net entry 'http://x.test'" in r.stdout + r.stderr, r
