@@ -513,8 +513,14 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
  * the captured text in the result). fd is 1 or 2; line is borrowed, without
  * its newline, at most the stream's cap in total per eval (the captured
  * text's cap applies). A last line without a newline is delivered when the
- * eval ends. The worker sends output in chunks of up to 64 KiB and before
- * every tool call, so lines may arrive in bursts. NULL fn turns it off. */
+ * eval ends. Output streams: the worker sends what the guest wrote at each
+ * newline or explicit flush (Python's flush(), print(flush=True)), within
+ * about 20 ms even while the guest then sleeps or computes, and at most
+ * one frame per 20 ms plus one per 64 KiB, so a flood arrives as a few
+ * large batches of lines. fn runs on the eval's thread, inside
+ * cc_runtime_eval; to stop the eval from it, call cc_runtime_interrupt
+ * (the eval then ends with worker_crashed, the runtime dead). NULL fn
+ * turns it off. */
 typedef void (*cc_output_fn)(void *user, int fd, const char *line, size_t len);
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user);
 

@@ -97,7 +97,8 @@ class RuntimeConfig:
       guest, only its name; False.
     - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
       ``"stderr"`` and each line of guest output as it arrives (on the
-      eval's thread); None. An exception it raises stops the eval at once
+      eval's thread), while the eval runs: a line is sent at its newline
+      or at an explicit flush, within about 20 ms; None. An exception it raises stops the eval at once
       and reaches the caller of ``eval``/``run``/``eval_async`` as is; the
       worker is stopped for it (as by ``interrupt()``), so the runtime is
       dead afterwards.

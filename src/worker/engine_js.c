@@ -135,6 +135,7 @@ static int js_interrupt(JSRuntime *r, void *opaque)
 {
 	(void)r;
 	(void)opaque;
+	cc_worker_output_tick(); /* held output whose gap has passed */
 	if (!cc_worker_should_stop())
 		return 0;
 	js_stopped = true;

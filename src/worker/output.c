@@ -1,9 +1,17 @@
 /* Guest output, the per-eval stop conditions, and outcome helpers.
  *
  * Output is buffered per stream and sent as "out" frames of at most
- * CC_OUTPUT_CHUNK bytes when a buffer fills and when the eval ends. The
- * worker keeps at most cap + 1 bytes per stream: the extra byte lets the
- * supervisor see the overflow for itself instead of trusting us. */
+ * CC_OUTPUT_CHUNK bytes when a buffer fills, when the eval ends, before a
+ * tool call, and as it is printed: at a newline or an explicit flush (a
+ * "flush point"), unless a frame went out less than CC_STREAM_GAP_NS ago.
+ * Then the bytes are held and go at the first of: the next flush point or
+ * tick (cc_worker_output_tick, which the engines call from their
+ * interrupt points and, for a guest that waits, from a timer the
+ * cc_worker_output_due hook arms) after the gap. So a line reaches the
+ * supervisor within about one gap, and a flood costs at most one frame
+ * per gap plus one per full chunk. The worker keeps at most cap + 1 bytes
+ * per stream: the extra byte lets the supervisor see the overflow for
+ * itself instead of trusting us. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,7 +33,11 @@ static struct {
 	uint64_t sent[3];   /* bytes accepted per stream (index = fd) */
 	char buf[3][CC_OUTPUT_CHUNK];
 	size_t used[3];
+	int64_t last_send_ns; /* when the last "out" frame went */
+	bool held;	      /* a flush point waits for the gap to pass */
 } ev;
+
+void (*cc_worker_output_due)(int64_t due_ns);
 
 static int64_t now_ns(void)
 {
@@ -41,6 +53,8 @@ void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms)
 	ev.stop = CC_OK;
 	memset(ev.sent, 0, sizeof(ev.sent));
 	memset(ev.used, 0, sizeof(ev.used));
+	ev.last_send_ns = 0;
+	ev.held = false;
 }
 
 static void flush_stream(int fd)
@@ -59,12 +73,35 @@ static void flush_stream(int fd)
 	cc_worker_send_frame(m.sb.data, m.sb.size);
 	cc_msgbuf_free(&m);
 	ev.used[fd] = 0;
+	ev.last_send_ns = now_ns();
+	if (!ev.used[1] && !ev.used[2])
+		ev.held = false;
 }
 
 void cc_worker_flush_output(void)
 {
 	flush_stream(1);
 	flush_stream(2);
+}
+
+void cc_worker_output_flush_point(void)
+{
+	if (!ev.used[1] && !ev.used[2])
+		return;
+	int64_t due = ev.last_send_ns + CC_STREAM_GAP_NS;
+	if (now_ns() >= due) {
+		cc_worker_flush_output();
+		return;
+	}
+	if (!ev.held && cc_worker_output_due)
+		cc_worker_output_due(due);
+	ev.held = true;
+}
+
+void cc_worker_output_tick(void)
+{
+	if (ev.held && now_ns() >= ev.last_send_ns + CC_STREAM_GAP_NS)
+		cc_worker_flush_output();
 }
 
 int cc_worker_output(int fd, const char *data, size_t len)
@@ -74,6 +111,7 @@ int cc_worker_output(int fd, const char *data, size_t len)
 	/* Keep the order across the two streams: what the other stream
 	 * buffered was written first. */
 	flush_stream(fd == 1 ? 2 : 1);
+	const char *start = data;
 	uint64_t cap = fd == 1 ? cc_worker_limits.max_stdout : cc_worker_limits.max_stderr;
 	uint64_t room = cap + 1 > ev.sent[fd] ? cap + 1 - ev.sent[fd] : 0;
 	size_t take = len < room ? len : (size_t)room;
@@ -94,6 +132,8 @@ int cc_worker_output(int fd, const char *data, size_t len)
 			ev.stop = CC_ERR_OUTPUT_LIMIT;
 		return -1;
 	}
+	if (memchr(start, '\n', len))
+		cc_worker_output_flush_point();
 	return 0;
 }
 

@@ -43,6 +43,19 @@ extern pid_t cc_worker_ppid;
  * turns true with reason CC_ERR_OUTPUT_LIMIT). */
 int cc_worker_output(int fd, const char *data, size_t len);
 
+/* Streaming (output.c's header comment): a flush point is a newline,
+ * which cc_worker_output finds itself, or the guest's explicit flush, for
+ * which the engine calls cc_worker_output_flush_point(). Buffered output
+ * goes at once unless a frame went less than CC_STREAM_GAP_NS ago; then
+ * it is held, and cc_worker_output_due (when an engine set it) is called
+ * once with the CLOCK_MONOTONIC time in ns from which a call to
+ * cc_worker_output_tick() sends it. Engines call cc_worker_output_tick()
+ * where they poll for a stop; it is cheap (a vDSO clock read at most). */
+#define CC_STREAM_GAP_NS (20 * 1000000LL)
+void cc_worker_output_flush_point(void);
+void cc_worker_output_tick(void);
+extern void (*cc_worker_output_due)(int64_t due_ns);
+
 /* True when the running eval must stop: its deadline passed or an output
  * cap was exceeded. Cheap enough for an interrupt handler (a vDSO clock
  * read). */
