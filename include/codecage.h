@@ -524,6 +524,16 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
 typedef void (*cc_output_fn)(void *user, int fd, const char *line, size_t len);
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user);
 
+/* The same stream in batches, for a front end that passes output through
+ * (the CLI, the MCP server): fn(user, fd, text, len) gets every complete
+ * line the worker sent in one frame at once, newlines kept, and at the
+ * eval's end what is left (a last line without its newline, as written).
+ * text is borrowed, repaired UTF-8. So a flood costs one call per frame,
+ * not per line, and the bytes passed through add up to the captured text
+ * (less the truncation marker). Runs before the line handler for the
+ * same lines, on the eval's thread. NULL fn turns it off. */
+CC_EXPORT void cc_runtime_set_output_text_handler(cc_runtime *rt, cc_output_fn fn, void *user);
+
 /* A process id in the caller's pid namespace, for monitoring from
  * outside (memory, CPU): for a forked session, the process running the
  * guest; for a spawned worker, the process the library started (with

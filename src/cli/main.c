@@ -253,10 +253,26 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 	free(b.data);
 }
 
-/* Text mode: guest output, the value (stdout) and errors (stderr). On a
- * terminal, guest text is made inert and cannot forge codecage's own
+/* Text mode passes guest output through while the eval runs: each batch
+ * of lines the worker sends goes to our stdout or stderr at once. */
+struct live {
+	struct cc_term term[3]; /* [1] stdout, [2] stderr */
+	size_t passed[3];	/* bytes written per stream */
+};
+
+static void live_output(void *user, int fd, const char *text, size_t len)
+{
+	struct live *l = user;
+	cc_term_guest(&l->term[fd], text, len);
+	fflush(l->term[fd].f);
+	l->passed[fd] += len;
+}
+
+/* Text mode: guest output (passed through live; here only what it did not
+ * see: the truncation marker), the value (stdout) and errors (stderr). On
+ * a terminal, guest text is made inert and cannot forge codecage's own
  * lines (term.h), unless raw. */
-static void emit_text(const cc_result *r, const cc_error *err, bool raw)
+static void emit_text(const cc_result *r, const cc_error *err, const struct live *l, bool raw)
 {
 	struct cc_term out, errs;
 	cc_term_init(&out, stdout, raw);
@@ -264,10 +280,12 @@ static void emit_text(const cc_result *r, const cc_error *err, bool raw)
 	size_t n = 0;
 	if (r) {
 		const char *s = cc_result_stdout(r, &n);
-		cc_term_guest(&out, s, n);
+		if (n > l->passed[1])
+			cc_term_guest(&out, s + l->passed[1], n - l->passed[1]);
 		s = cc_result_stderr(r, &n);
 		fflush(stdout);
-		cc_term_guest(&errs, s, n);
+		if (n > l->passed[2])
+			cc_term_guest(&errs, s + l->passed[2], n - l->passed[2]);
 		fflush(stderr);
 	}
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err->kind;
@@ -329,8 +347,13 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_error err = { 0 };
 	cc_result *r = NULL;
 	cc_runtime *rt = NULL;
+	struct live live = { 0 };
+	cc_term_init(&live.term[1], stdout, a->raw);
+	cc_term_init(&live.term[2], stderr, a->raw);
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
 	    cc_runtime_new(&o, &rt, &err) == 0) {
+		if (!a->json)
+			cc_runtime_set_output_text_handler(rt, live_output, &live);
 		r = cc_runtime_eval(rt, code, len, 0);
 		if (!r)
 			cc_fail(&err, CC_ERR_INTERNAL, "out of memory");
@@ -338,7 +361,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	if (a->json)
 		emit_json(r, &err, rt, a->sandbox);
 	else
-		emit_text(r, &err, a->raw);
+		emit_text(r, &err, &live, a->raw);
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;
 	cc_result_free(r);
 	cc_runtime_close(rt);

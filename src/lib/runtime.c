@@ -346,24 +346,36 @@ struct capture {
 	size_t line_start; /* where the output handler's next line begins */
 };
 
-/* Hand complete lines of the kept text to the runtime's output handler
- * (all of what is left when `final`). The handler sees repaired UTF-8. */
+/* Hand complete lines of the kept text to the runtime's output handlers
+ * (all of what is left when `final`): the text handler once with all of
+ * them, newlines kept, then the line handler once per line. Both see
+ * repaired UTF-8. */
 static void emit_lines(cc_runtime *rt, struct capture *c, int fd, bool final)
 {
-	if (!rt->on_output || !c->buf)
+	if ((!rt->on_output && !rt->on_text) || !c->buf || c->line_start >= c->len)
 		return;
-	for (;;) {
-		char *nl = memchr(c->buf + c->line_start, '\n', c->len - c->line_start);
-		size_t end = nl ? (size_t)(nl - c->buf) : c->len;
-		if (!nl && (!final || end == c->line_start))
+	const char *from = c->buf + c->line_start;
+	size_t end = c->len;
+	if (!final) {
+		const char *nl = memrchr(from, '\n', c->len - c->line_start);
+		if (!nl)
 			return;
-		size_t n = 0;
-		char *line = cc_utf8_repair(c->buf + c->line_start, end - c->line_start, &n);
-		if (line)
-			rt->on_output(rt->on_output_user, fd, line, n);
-		free(line);
-		c->line_start = nl ? end + 1 : end;
+		end = (size_t)(nl - c->buf) + 1;
 	}
+	size_t n = 0;
+	char *text = cc_utf8_repair(from, end - c->line_start, &n);
+	c->line_start = end;
+	if (!text)
+		return;
+	if (rt->on_text)
+		rt->on_text(rt->on_text_user, fd, text, n);
+	for (char *p = text; rt->on_output && p < text + n;) {
+		char *nl = memchr(p, '\n', (size_t)(text + n - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(text + n - p);
+		rt->on_output(rt->on_output_user, fd, p, len);
+		p += len + (nl ? 1 : 0);
+	}
+	free(text);
 }
 
 static int capture_add(struct capture *c, const char *p, size_t n)
@@ -389,6 +401,14 @@ CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, vo
 		return;
 	rt->on_output = fn;
 	rt->on_output_user = user;
+}
+
+CC_EXPORT void cc_runtime_set_output_text_handler(cc_runtime *rt, cc_output_fn fn, void *user)
+{
+	if (!rt)
+		return;
+	rt->on_text = fn;
+	rt->on_text_user = user;
 }
 
 /* Hand the capture to the result as repaired UTF-8, with a marker when

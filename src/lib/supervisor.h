@@ -148,6 +148,8 @@ struct cc_runtime {
 	bool redact;
 	cc_output_fn on_output;
 	void *on_output_user;
+	cc_output_fn on_text; /* whole batches of lines (the CLI, MCP) */
+	void *on_text_user;
 	bool budget_refused;	  /* a call was refused for budget in this request */
 	uint64_t last_call;	  /* the highest call id seen; ids must grow */
 	bool close_pending;	  /* cc_runtime_close ran inside a tool */
