@@ -215,6 +215,58 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	return 0;
 }
 
+/* Guest output while a call runs: each batch of lines the worker sends
+ * (cc_runtime_set_output_text_handler) becomes one notifications/message
+ * {level: info, logger: stdout|stderr, data: the lines, without the last
+ * newline}, unless the client set a level above info, and, when the
+ * request carried params._meta.progressToken, one notifications/progress
+ * {progressToken, progress: lines so far, message: the last line}. */
+struct live {
+	struct mcp_session *s;
+	const struct mcp_sink *sink;
+	const json_t *token; /* borrowed from the request, or NULL */
+	bool logs;
+	json_int_t lines;
+};
+
+static void live_output(void *user, int fd, const char *text, size_t len)
+{
+	struct live *l = user;
+	size_t n = len && text[len - 1] == '\n' ? len - 1 : len;
+	for (size_t i = 0; i < len; i++)
+		l->lines += text[i] == '\n' || i == len - 1;
+	if (l->logs) {
+		json_t *p = json_pack("{s:s, s:s, s:s%}", "level", "info", "logger",
+				      fd == 1 ? "stdout" : "stderr", "data", text, n);
+		emit_text(l->sink, p ? jsonrpc_notification("notifications/message", p) : NULL);
+	}
+	if (l->token) {
+		const char *last = memrchr(text, '\n', n);
+		last = last ? last + 1 : text;
+		json_t *p = json_pack("{s:O, s:I, s:s%}", "progressToken", l->token, "progress",
+				      l->lines, "message", last, (size_t)(text + n - last));
+		emit_text(l->sink, p ? jsonrpc_notification("notifications/progress", p) : NULL);
+	}
+}
+
+static cc_result *eval_live(struct mcp_call *c, cc_runtime *rt, const char *code, size_t len,
+			    double timeout_s, const struct mcp_sink *sink)
+{
+	const json_t *token =
+		json_object_get(json_object_get(c->msg.params, "_meta"), "progressToken");
+	struct live l = { .s = c->s, .sink = sink };
+	if (json_is_string(token) || json_is_integer(token))
+		l.token = token;
+	pthread_mutex_lock(&c->s->lock);
+	l.logs = !c->s->level_set || c->s->log_level <= MCP_INFO;
+	pthread_mutex_unlock(&c->s->lock);
+	if (l.logs || l.token)
+		cc_runtime_set_output_text_handler(rt, live_output, &l);
+	cc_result *r = cc_runtime_eval(rt, code, len, timeout_s);
+	cc_runtime_set_output_text_handler(rt, NULL, NULL);
+	return r;
+}
+
 static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
 {
 	struct mcp_session *s = c->s;
@@ -263,7 +315,7 @@ static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct 
 		cc_runtime *rt = s->rt[c->lang];
 		pthread_mutex_unlock(&s->lock);
 		if (go) {
-			r = cc_runtime_eval(rt, code, len, timeout_s);
+			r = eval_live(c, rt, code, len, timeout_s, sink);
 			if (!r)
 				cc_fail(&err, CC_ERR_INTERNAL, "out of memory");
 		}
