@@ -302,9 +302,26 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_value *value,
 				    cc_error *err);
 
+/* Values that cannot cross. Off (the default): an eval whose last value
+ * has no mapping (a set, a date, a Decimal, a pandas DataFrame, a
+ * JavaScript function or Symbol...) fails with guest_error, TypeError, as
+ * DESIGN.md says. On: it succeeds and its value is that value's text form
+ * as a string (Python repr(), a repr that raises giving "<T object>";
+ * JavaScript's console.log form), cut to stay under limits.max_result
+ * with a "[codecage: text shortened]" marker, and cc_result_value_type
+ * names the type. Only type errors fall back: a value over the caps
+ * still fails. The text is made inside the worker, under the eval's
+ * deadline (a __repr__ is guest code). The CLI and the MCP server turn it
+ * on. Applies to the evals started after the call. */
+CC_EXPORT void cc_runtime_set_value_fallback(cc_runtime *rt, bool on);
+
 CC_EXPORT bool cc_result_ok(const cc_result *r);
 /* The value (borrowed from r; NULL for null/None or on error). */
 CC_EXPORT const cc_value *cc_result_value(const cc_result *r);
+/* With cc_runtime_set_value_fallback on, when the last value could not be
+ * converted: the name of its type ("DataFrame", "set", "function"; borrowed
+ * from r), and the value is a string, its text form. NULL otherwise. */
+CC_EXPORT const char *cc_result_value_type(const cc_result *r);
 /* Captured output (borrowed, valid UTF-8: invalid bytes become U+FFFD).
  * When a cap was hit the text ends with a "[codecage: ... truncated ...]"
  * marker line. len may be NULL. */

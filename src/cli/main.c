@@ -299,6 +299,13 @@ static void emit_text(const cc_result *r, const cc_error *err, const struct live
 				cc_term_guest(&out, b.data, b.len);
 			free(b.data);
 		}
+		const char *vt = cc_result_value_type(r);
+		if (vt) {
+			fflush(stdout);
+			fputs("codecage: note: the value (type ", stderr);
+			cc_term_inline(&errs, vt);
+			fputs(") has no JSON form; shown as its text\n", stderr);
+		}
 		return;
 	}
 	fflush(stdout);
@@ -352,8 +359,12 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_term_init(&live.term[2], stderr, a->raw);
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
 	    cc_runtime_new(&o, &rt, &err) == 0) {
-		if (!a->json)
+		/* Text mode is for people: output live, and a value with no
+		 * JSON form as its text. --json keeps the strict value rule. */
+		if (!a->json) {
 			cc_runtime_set_output_text_handler(rt, live_output, &live);
+			cc_runtime_set_value_fallback(rt, true);
+		}
 		r = cc_runtime_eval(rt, code, len, 0);
 		if (!r)
 			cc_fail(&err, CC_ERR_INTERNAL, "out of memory");

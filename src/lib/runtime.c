@@ -403,6 +403,12 @@ CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, vo
 	rt->on_output_user = user;
 }
 
+CC_EXPORT void cc_runtime_set_value_fallback(cc_runtime *rt, bool on)
+{
+	if (rt)
+		rt->value_fallback = on;
+}
+
 CC_EXPORT void cc_runtime_set_output_text_handler(cc_runtime *rt, cc_output_fn fn, void *user)
 {
 	if (!rt)
@@ -531,9 +537,16 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 					    (unsigned long long)l->max_result);
 			break;
 		}
+		if (m.ok && m.value_type && !(is_eval && rt->value_fallback)) {
+			cc_msg_free(&m);
+			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
+				"the worker gave a text-form value that was not asked for");
+			goto failed;
+		}
 		if (m.ok) {
 			r->value = m.value;
 			m.value = NULL;
+			r->value_type = m.value_type ? dup_str(m.value_type) : NULL;
 		} else {
 			r->type = dup_str(m.etype);
 			r->message = dup_str(m.message);
@@ -663,7 +676,7 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	uint64_t id = rt->next_id++;
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
-	cc_msgbuf_begin(&m, 4, "eval");
+	cc_msgbuf_begin(&m, rt->value_fallback ? 5 : 4, "eval");
 	cc_pack_cstr(pk, "id");
 	msgpack_pack_uint64(pk, id);
 	cc_pack_cstr(pk, "code");
@@ -671,6 +684,10 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	msgpack_pack_str_body(pk, code, len);
 	cc_pack_cstr(pk, "timeout_ms");
 	msgpack_pack_uint64(pk, (uint64_t)ceil(timeout_s * 1000));
+	if (rt->value_fallback) {
+		cc_pack_cstr(pk, "fallback");
+		msgpack_pack_true(pk);
+	}
 	round_trip(rt, id, &m.sb, timeout_s, true, r);
 	cc_runtime_leave(rt);
 	cc_msgbuf_free(&m);

@@ -91,6 +91,9 @@ enum cc_msg_type {
 	CC_MSG_CALL
 };
 
+/* The longest type name a worker may give for a text-form value. */
+#define CC_VALUE_TYPE_MAX 256
+
 struct cc_msg {
 	enum cc_msg_type what;
 	cc_value *root; /* owned; the fields below borrow from it */
@@ -106,7 +109,8 @@ struct cc_msg {
 	const cc_value *data;
 	/* result */
 	bool ok;
-	cc_value *value; /* owned (stolen from root) */
+	cc_value *value;	    /* owned (stolen from root) */
+	const cc_value *value_type; /* string, or NULL: the value is a text form */
 	/* call */
 	uint64_t call;		     /* the call's id, chosen by the worker */
 	const cc_value *tool, *args; /* name (string), arguments (array) */
@@ -146,6 +150,7 @@ struct cc_runtime {
 	size_t ntools;
 	cc_budget *budget; /* a reference, or NULL */
 	bool redact;
+	bool value_fallback; /* cc_runtime_set_value_fallback */
 	cc_output_fn on_output;
 	void *on_output_user;
 	cc_output_fn on_text; /* whole batches of lines (the CLI, MCP) */
@@ -258,6 +263,7 @@ struct cc_result {
 	char *out[3]; /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
 	size_t out_len[3];
 	char *type, *message, *traceback;
+	char *value_type; /* the value is the text form of a value of this type */
 	double duration;
 };
 

@@ -169,6 +169,8 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 	/* No host tools are bound here, but keep host error text away from
 	 * the guest should one ever be. */
 	cc_runtime_set_redaction(*out, true);
+	/* A value with no JSON form comes back as its text, never a failure. */
+	cc_runtime_set_value_fallback(*out, true);
 	return 0;
 }
 

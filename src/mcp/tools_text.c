@@ -48,7 +48,7 @@ json_t *mcp_output_schema(void)
 {
 	return json_pack(
 		"{s:s, s:{s:{s:s, s:[s, s]}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:[s, s], s:s}, "
-		"s:{s:s, s:s}, s:{s:[s, s], s:s}}, s:[s, s, s, s, s, s]}",
+		"s:{s:s, s:s}, s:{s:[s, s], s:s}, s:{s:[s, s], s:s}}, s:[s, s, s, s, s, s]}",
 		"type", "object", "properties", "status", "type", "string", "enum", "ok", "error",
 		"value", "description",
 		"the value of the last expression; JSON, with NaN/Infinity, big integers, bytes "
@@ -58,8 +58,11 @@ json_t *mcp_output_schema(void)
 		"null", "description", "null, or {kind, type, message, traceback}", "duration_ms",
 		"type", "number", "description", "wall-clock time of the run, milliseconds", "note",
 		"type", "string", "null", "description",
-		"set when the runtime was replaced or reset before this run", "required", "status",
-		"value", "stdout", "stderr", "error", "duration_ms");
+		"set when the runtime was replaced or reset before this run", "value_type", "type",
+		"string", "null", "description",
+		"set when the last value has no JSON form (a DataFrame, a set, a function): its "
+		"type; value is then its text (Python repr, JavaScript console form)",
+		"required", "status", "value", "stdout", "stderr", "error", "duration_ms");
 }
 
 static json_t *input_schema(double timeout_s)
@@ -142,12 +145,27 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	if (note)
 		cc_buf_printf(&t, "note: %s\n", note);
 	cc_buf_puts(&s, "{\"status\":");
+	const char *vtype = kind == CC_OK ? cc_result_value_type(r) : NULL;
+	if (vtype) {
+		/* A value with no JSON form: its text, as the model would read
+		 * it in a notebook, after a line naming the type. */
+		const cc_value *v = cc_result_value(r);
+		cc_buf_printf(&t,
+			      "status: ok\nvalue (type %.256s, shown as its text; it has no JSON "
+			      "form):\n",
+			      vtype);
+		cc_buf_add(&t, v->u.str.ptr, v->u.str.len);
+		if (!v->u.str.len || v->u.str.ptr[v->u.str.len - 1] != '\n')
+			cc_buf_puts(&t, "\n");
+	}
 	if (kind == CC_OK) {
 		struct cc_buf v = { 0 };
 		cc_json_value(&v, cc_result_value(r));
-		cc_buf_puts(&t, "status: ok\nvalue: ");
-		cc_buf_add(&t, v.data ? v.data : "null", v.data ? v.len : 4);
-		cc_buf_puts(&t, "\n");
+		if (!vtype) {
+			cc_buf_puts(&t, "status: ok\nvalue: ");
+			cc_buf_add(&t, v.data ? v.data : "null", v.data ? v.len : 4);
+			cc_buf_puts(&t, "\n");
+		}
 		cc_buf_puts(&s, "\"ok\",\"value\":");
 		cc_buf_add(&s, v.data ? v.data : "null", v.data ? v.len : 4);
 		if (v.oom)
@@ -172,6 +190,11 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 		json_field(&s, "traceback", tb, strlen(tb));
 		cc_buf_puts(&s, "}");
 	}
+	cc_buf_puts(&s, ",\"value_type\":");
+	if (vtype)
+		cc_json_string(&s, vtype, strlen(vtype));
+	else
+		cc_buf_puts(&s, "null");
 	cc_buf_printf(&s,
 		      ",\"duration_ms\":%.3f,\"note\":", r ? cc_result_duration(r) * 1000 : 0.0);
 	if (note)

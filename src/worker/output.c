@@ -158,6 +158,38 @@ int64_t cc_worker_deadline_ns(void)
 	return ev.deadline_ns;
 }
 
+bool cc_worker_value_fallback;
+
+void cc_outcome_fallback(struct cc_outcome *o, const char *type_name, const char *text, size_t len)
+{
+	static const char cut[] = "\n[codecage: text shortened]";
+	/* msgpack's str header and the marker fit in the rest of the cap */
+	size_t keep =
+		cc_worker_limits.max_result > 64 ? (size_t)cc_worker_limits.max_result - 64 : 0;
+	bool shorten = len > keep;
+
+	if (shorten) {
+		len = keep;
+		while (len && ((unsigned char)text[len] & 0xc0) == 0x80)
+			len--; /* whole UTF-8 sequences only */
+	}
+	free(o->type);
+	free(o->message);
+	free(o->traceback);
+	o->type = o->message = o->traceback = NULL;
+	o->ok = true;
+	o->kind = CC_OK;
+	o->value.size = 0;
+	msgpack_packer pk;
+	msgpack_packer_init(&pk, &o->value, msgpack_sbuffer_write);
+	msgpack_pack_str(&pk, len + (shorten ? sizeof(cut) - 1 : 0));
+	msgpack_pack_str_body(&pk, text, len);
+	if (shorten)
+		msgpack_pack_str_body(&pk, cut, sizeof(cut) - 1);
+	free(o->value_type);
+	o->value_type = strdup(type_name && *type_name ? type_name : "?");
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -187,6 +219,7 @@ void cc_outcome_init(struct cc_outcome *o)
 void cc_outcome_reset(struct cc_outcome *o)
 {
 	msgpack_sbuffer_destroy(&o->value);
+	free(o->value_type);
 	free(o->type);
 	free(o->message);
 	free(o->traceback);

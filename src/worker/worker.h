@@ -80,7 +80,24 @@ struct cc_outcome {
 	char *type; /* "TypeError", "ZeroDivisionError", ... */
 	char *message;
 	char *traceback; /* guest frames only */
+	/* When ok and the value is the text form of one that cannot be
+	 * converted (cc_worker_value_fallback): its type's name (heap). */
+	char *value_type;
+	/* Set by a packer that refused a value for its type or shape (no
+	 * mapping, too deep), not for a cap: the fallback may apply. */
+	bool unconvertible;
 };
+
+/* The running eval asked for the fallback ("fallback" in its frame): a
+ * last value of a type that cannot be converted comes back as its text
+ * (Python repr, JavaScript's console form), value_type naming the type,
+ * instead of a TypeError. Engines set it with cc_outcome_fallback. */
+extern bool cc_worker_value_fallback;
+
+/* Make o an ok outcome whose value is text[0..len) as a string (copied; cut
+ * to stay well under max_result, with a marker) from a value of type
+ * type_name (copied). */
+void cc_outcome_fallback(struct cc_outcome *o, const char *type_name, const char *text, size_t len);
 
 /* Replace an error outcome's message with message (copied), and the line
  * "<type>: <old message>" of its traceback with the new one, so both say

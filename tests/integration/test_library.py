@@ -65,6 +65,8 @@ FAKES = {
     "claims-require": ("new=sandbox_unavailable", "seccomp"),
     "liar-kind": ("eval=protocol_violation alive=0", "kind"),
     "wrong-id": ("eval=protocol_violation alive=0", "id mismatch"),
+    "text-unasked": ("eval=protocol_violation alive=0", "not asked for"),
+    "text-not-string": ("eval=protocol_violation alive=0", "wrong type"),
     "invalid-utf8": ("eval=protocol_violation alive=0", "UTF-8"),
     "truncated": ("eval=worker_crashed alive=0", ""),
     "deep": ("eval=protocol_violation alive=0", "deeper"),
