@@ -824,32 +824,6 @@ static void syntax_hint(struct cc_outcome *o, const char *code, size_t len)
 		cc_outcome_append(o, CC_HINT_LOOKS_JAVASCRIPT);
 }
 
-/* The value could not be converted (the TypeError cc_py_pack raised is
- * pending): give its repr() instead, named by its type, when the eval
- * asked for that. A repr that raises gives "<T object>". Returns whether
- * it did; false leaves the TypeError pending. Guest code may run (repr). */
-static bool fallback(PyObject *value, struct cc_outcome *o)
-{
-	if (!PyErr_ExceptionMatches(PyExc_TypeError))
-		return false;
-	PyErr_Clear();
-	const char *type = Py_TYPE(value)->tp_name;
-	PyObject *r = PyObject_Repr(value);
-	PyObject *text = r ? PyUnicode_AsEncodedString(r, "utf-8", "backslashreplace") : NULL;
-	Py_XDECREF(r);
-	if (!text) {
-		PyErr_Clear();
-		text = PyBytes_FromFormat("<%s object>", type);
-	}
-	if (!text) {
-		PyErr_SetString(PyExc_TypeError, "the value's text form could not be made");
-		return false;
-	}
-	cc_outcome_fallback(o, type, PyBytes_AS_STRING(text), (size_t)PyBytes_GET_SIZE(text));
-	Py_DECREF(text);
-	return true;
-}
-
 static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	PyObject *src = NULL, *parts = NULL, *value = NULL;
@@ -893,10 +867,10 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 			 cc_value_node_budget(cc_worker_limits.max_result),
 			 (unsigned long long)cc_worker_limits.max_result);
 		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimitError", msg, NULL);
-	} else if (rc < 0 && !(cc_worker_value_fallback && fallback(value, o))) {
+	} else if (rc < 0 && !(cc_worker_value_fallback && cc_py_fallback(value, o))) {
 		report(o, PH_RESULT);
 	} else if (rc < 0) {
-		/* fallback() made the outcome */
+		/* cc_py_fallback made the outcome */
 	} else {
 		o->ok = true;
 	}
