@@ -142,3 +142,32 @@ def test_http_event_stream_carries_output_before_the_result(lang):
         rest = [json.loads(x[6:]) for x in r.read().splitlines() if x.startswith(b"data: ")]
         c.close()
         assert rest and rest[-1]["id"] == 1 and "aborted" in rest[-1]["error"]["message"]
+
+
+def test_http_client_that_leaves_mid_stream_does_not_stop_the_server():
+    """The client reads the first event and hangs up while the call runs:
+    the call finishes on its own thread, its events are dropped, the
+    session serves the next call, and the server still exits cleanly
+    (http_server checks the exit status) after waiting for that thread."""
+    with http_server() as url:
+        u = urlsplit(url)
+        c, r = _post(u.hostname, u.port, INIT)
+        sid = r.getheader("Mcp-Session-Id")
+        r.read()
+        c.close()
+        code = "import time\nfor i in range(20):\n    print(i, flush=True)\n    time.sleep(0.05)\n"
+        c, r = _post(u.hostname, u.port, _call(1, "python", code), sid)
+        while not r.readline().startswith(b"data: "):
+            pass
+        c.sock.close()
+        c.close()
+        c, r = _post(u.hostname, u.port, _call(2, "python", "6 * 7"), sid)
+        events = [json.loads(x[6:]) for x in r.read().splitlines() if x.startswith(b"data: ")]
+        c.close()
+        assert events[-1]["id"] == 2 and events[-1]["result"]["structuredContent"]["value"] == 42
+        # a streamed call still running when the server is told to stop
+        c, r = _post(u.hostname, u.port, _call(3, "python", "import time\nprint(1)\n"
+                                                "time.sleep(60)"), sid)
+        while not r.readline().startswith(b"data: "):
+            pass
+    c.close()
