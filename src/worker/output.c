@@ -111,10 +111,10 @@ int cc_worker_output(int fd, const char *data, size_t len)
 	/* Keep the order across the two streams: what the other stream
 	 * buffered was written first. */
 	flush_stream(fd == 1 ? 2 : 1);
-	const char *start = data;
 	uint64_t cap = fd == 1 ? cc_worker_limits.max_stdout : cc_worker_limits.max_stderr;
 	uint64_t room = cap + 1 > ev.sent[fd] ? cap + 1 - ev.sent[fd] : 0;
 	size_t take = len < room ? len : (size_t)room;
+	bool newline = take && memchr(data, '\n', take); /* of what is kept */
 	ev.sent[fd] += take;
 	while (take > 0) {
 		size_t n = CC_OUTPUT_CHUNK - ev.used[fd];
@@ -132,7 +132,7 @@ int cc_worker_output(int fd, const char *data, size_t len)
 			ev.stop = CC_ERR_OUTPUT_LIMIT;
 		return -1;
 	}
-	if (memchr(start, '\n', len))
+	if (newline)
 		cc_worker_output_flush_point();
 	return 0;
 }
