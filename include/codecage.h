@@ -312,7 +312,9 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
  * names the type. Only type errors fall back: a value over the caps
  * still fails. The text is made inside the worker, under the eval's
  * deadline (a __repr__ is guest code). The CLI and the MCP server turn it
- * on. Applies to the evals started after the call. */
+ * on. Applies to the evals started after the call (each eval's frame
+ * carries the choice; a worker's text-form value for an eval that did not
+ * ask is a protocol_violation). */
 CC_EXPORT void cc_runtime_set_value_fallback(cc_runtime *rt, bool on);
 
 CC_EXPORT bool cc_result_ok(const cc_result *r);

@@ -537,7 +537,7 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 					    (unsigned long long)l->max_result);
 			break;
 		}
-		if (m.ok && m.value_type && !(is_eval && rt->value_fallback)) {
+		if (m.ok && m.value_type && !(is_eval && rt->asked_fallback)) {
 			cc_msg_free(&m);
 			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
 				"the worker gave a text-form value that was not asked for");
@@ -676,7 +676,8 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	uint64_t id = rt->next_id++;
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
-	cc_msgbuf_begin(&m, rt->value_fallback ? 5 : 4, "eval");
+	rt->asked_fallback = rt->value_fallback;
+	cc_msgbuf_begin(&m, rt->asked_fallback ? 5 : 4, "eval");
 	cc_pack_cstr(pk, "id");
 	msgpack_pack_uint64(pk, id);
 	cc_pack_cstr(pk, "code");
@@ -684,7 +685,7 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	msgpack_pack_str_body(pk, code, len);
 	cc_pack_cstr(pk, "timeout_ms");
 	msgpack_pack_uint64(pk, (uint64_t)ceil(timeout_s * 1000));
-	if (rt->value_fallback) {
+	if (rt->asked_fallback) {
 		cc_pack_cstr(pk, "fallback");
 		msgpack_pack_true(pk);
 	}

@@ -151,6 +151,7 @@ struct cc_runtime {
 	cc_budget *budget; /* a reference, or NULL */
 	bool redact;
 	bool value_fallback; /* cc_runtime_set_value_fallback */
+	bool asked_fallback; /* the running eval's frame asked for it */
 	cc_output_fn on_output;
 	void *on_output_user;
 	cc_output_fn on_text; /* whole batches of lines (the CLI, MCP) */
