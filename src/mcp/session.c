@@ -222,9 +222,10 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
  * {level: info, logger: stdout|stderr, data: the lines, without the last
  * newline}, unless the client set a level above info, and, when the
  * request carried params._meta.progressToken, one notifications/progress
- * {progressToken, progress: lines so far, message: the last line}. */
+ * {progressToken, progress: lines so far, message: the last line}.
+ * Nothing more once the client cancelled the call. */
 struct live {
-	struct mcp_session *s;
+	struct mcp_call *c;
 	const struct mcp_sink *sink;
 	const json_t *token; /* borrowed from the request, or NULL */
 	bool logs;
@@ -234,6 +235,11 @@ struct live {
 static void live_output(void *user, int fd, const char *text, size_t len)
 {
 	struct live *l = user;
+	pthread_mutex_lock(&l->c->s->lock);
+	bool cancelled = l->c->cancelled;
+	pthread_mutex_unlock(&l->c->s->lock);
+	if (cancelled)
+		return;
 	size_t n = len && text[len - 1] == '\n' ? len - 1 : len;
 	for (size_t i = 0; i < len; i++)
 		l->lines += text[i] == '\n' || i == len - 1;
@@ -256,7 +262,7 @@ static cc_result *eval_live(struct mcp_call *c, cc_runtime *rt, const char *code
 {
 	const json_t *token =
 		json_object_get(json_object_get(c->msg.params, "_meta"), "progressToken");
-	struct live l = { .s = c->s, .sink = sink };
+	struct live l = { .c = c, .sink = sink };
 	if (json_is_string(token) || json_is_integer(token))
 		l.token = token;
 	pthread_mutex_lock(&c->s->lock);

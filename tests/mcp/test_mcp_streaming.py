@@ -6,6 +6,7 @@ waits far longer than BOUND; the notifications must come while the call
 still runs, then the test ends the call."""
 import http.client
 import json
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -171,3 +172,34 @@ def test_http_client_that_leaves_mid_stream_does_not_stop_the_server():
         while not r.readline().startswith(b"data: "):
             pass
     c.close()
+
+
+def test_stdio_nothing_streamed_after_a_cancel():
+    """A partial last line ('tail', flushed without its newline) reaches
+    the output handler only when the eval ends; when that end is the
+    client's cancellation, the server sends nothing more for the call."""
+    s = Stdio()
+    try:
+        code = ("import time\nprint('first', flush=True)\nprint('tail', end='', flush=True)\n"
+                "time.sleep(60)")
+        s.send(_call(1, "python", code, token="t"))
+        while True:
+            m = s.read(BOUND)
+            assert "method" in m, m
+            if m["method"] == "notifications/message" and m["params"]["data"] == "first":
+                break
+        time.sleep(0.2)  # 'tail' reaches the supervisor (a flush point, no newline)
+        s.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 1}})
+        s.send(_call(2, "python", "2"))
+        after = []
+        while True:
+            m = s.read(BOUND)
+            if m.get("id") == 2:
+                break
+            after.append(m)
+        assert not [x for x in after if x.get("method") in ("notifications/message",
+                                                            "notifications/progress")
+                    and "tail" in json.dumps(x)], after
+    finally:
+        s.close()
