@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """codecage against the alternatives: one command, one run, medians and ratios.
 
-usage: /usr/bin/python3 bench/all.py [--quick] [--only startup,compute,humaneval]
-                                     [--cold N] [--warm N] [--markdown FILE]
+usage: /usr/bin/python3 bench/all.py [--quick] [--only startup,compute,humaneval,streaming]
+                                     [--cold N] [--warm N] [--stream-base BUILD]
+                                     [--markdown FILE]
 
 Builds what it needs (`ninja -C build`, `ninja -C build bench/qjs`, and
 `npm ci --prefix bench` for Pyodide when bench/node_modules is missing),
@@ -42,6 +43,10 @@ with libpython linked statically; the worker embeds Debian's
 libpython3.11.so (same version, built as PIC).
 HumanEval-X: bench/humaneval.py (every program as a fresh `codecage run`
 process against python3/node); --quick runs its first 20 per language.
+Streaming: bench/streaming.py (its docstring): first streamed line latency
+through the CLI and the MCP server, and a 100,000-line flood, against
+--stream-base's build (the commit before streaming) when given; 20 runs
+per row (--quick 5).
 """
 import argparse
 import datetime
@@ -320,10 +325,25 @@ def floor_section(a, out):
     out.append(table(["operation", "cost"], rows) + "\n")
 
 
+def streaming_section(a, out):
+    sys.path.insert(0, HERE)
+    import streaming
+    runs = 5 if a.quick else 20
+    out.append("First streamed line (`bench/streaming.py`), ms from the guest's print "
+               "to the host\n")
+    out.append(streaming.table(("path", "first: median", "first: worst",
+                                "later lines: median", "later lines: worst"),
+                               streaming.latency_rows(runs)) + "\n")
+    out.append("Flood of 100,000 lines (Python)\n")
+    out.append(streaming.table(("build", "CLI mode", "guest loop", "wall"),
+                               streaming.flood_rows(runs, 100000, a.stream_base)) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer runs, HumanEval-X subsampled")
-    ap.add_argument("--only", default="floor,startup,compute,humaneval")
+    ap.add_argument("--only", default="floor,startup,compute,humaneval,streaming")
+    ap.add_argument("--stream-base", help="build dir of the commit before streaming")
     ap.add_argument("--cold", type=int, help="runs per start-up median (30; --quick 10)")
     ap.add_argument("--warm", type=int, help="warm evals (3000; --quick 1000)")
     ap.add_argument("--markdown", help="also write the tables to this file")
@@ -335,7 +355,8 @@ def main():
     out = [machine() + "\n", "Command: `%s`\n" % " ".join(["bench/all.py"] + sys.argv[1:])]
     for name, fn in (("floor", floor_section), ("startup", startup),
                      ("compute", compute_section),
-                     ("humaneval", humaneval_section)):
+                     ("humaneval", humaneval_section),
+                     ("streaming", streaming_section)):
         if name in a.only:
             fn(a, out)
     text = "\n".join(out)

@@ -366,9 +366,28 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_value *value,
 				    cc_error *err);
 
+/* Values that cannot cross. Off (the default): an eval whose last value
+ * has no mapping (a set, a date, a Decimal, a pandas DataFrame, a
+ * JavaScript function or Symbol...) fails with guest_error, TypeError, as
+ * DESIGN.md says. On: it succeeds and its value is that value's text form
+ * as a string (Python repr(), a repr that raises giving "<T object>";
+ * JavaScript's console.log form), cut to stay under limits.max_result
+ * with a "[codecage: text shortened]" marker, and cc_result_value_type
+ * names the type. Only type errors fall back: a value over the caps
+ * still fails. The text is made inside the worker, under the eval's
+ * deadline (a __repr__ is guest code). The CLI and the MCP server turn it
+ * on. Applies to the evals started after the call (each eval's frame
+ * carries the choice; a worker's text-form value for an eval that did not
+ * ask is a protocol_violation). */
+CC_EXPORT void cc_runtime_set_value_fallback(cc_runtime *rt, bool on);
+
 CC_EXPORT bool cc_result_ok(const cc_result *r);
 /* The value (borrowed from r; NULL for null/None or on error). */
 CC_EXPORT const cc_value *cc_result_value(const cc_result *r);
+/* With cc_runtime_set_value_fallback on, when the last value could not be
+ * converted: the name of its type ("DataFrame", "set", "function"; borrowed
+ * from r), and the value is a string, its text form. NULL otherwise. */
+CC_EXPORT const char *cc_result_value_type(const cc_result *r);
 /* Captured output (borrowed, valid UTF-8: invalid bytes become U+FFFD).
  * When a cap was hit the text ends with a "[codecage: ... truncated ...]"
  * marker line. len may be NULL. */
@@ -600,8 +619,14 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
  * the captured text in the result). fd is 1 or 2; line is borrowed, without
  * its newline, at most the stream's cap in total per eval (the captured
  * text's cap applies). A last line without a newline is delivered when the
- * eval ends. The worker sends output in chunks of up to 64 KiB and before
- * every tool call, so lines may arrive in bursts. NULL fn turns it off. */
+ * eval ends. Output streams: the worker sends what the guest wrote at each
+ * newline or explicit flush (Python's flush(), print(flush=True)), within
+ * about 20 ms even while the guest then sleeps or computes, and at most
+ * one frame per 20 ms plus one per 64 KiB, so a flood arrives as a few
+ * large batches of lines. fn runs on the eval's thread, inside
+ * cc_runtime_eval; to stop the eval from it, call cc_runtime_interrupt
+ * (the eval then ends with worker_crashed, the runtime dead). NULL fn
+ * turns it off. */
 typedef void (*cc_output_fn)(void *user, int fd, const char *line, size_t len);
 CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, void *user);
 
@@ -613,6 +638,16 @@ CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, vo
  * guest still computing sends none): never base a limit on it. NULL fn
  * turns it off. fn must not call into the runtime. */
 CC_EXPORT void cc_runtime_set_wait_handler(cc_runtime *rt, void (*fn)(void *user), void *user);
+
+/* The same stream in batches, for a front end that passes output through
+ * (the CLI, the MCP server): fn(user, fd, text, len) gets every complete
+ * line the worker sent in one frame at once, newlines kept, and at the
+ * eval's end what is left (a last line without its newline, as written).
+ * text is borrowed, repaired UTF-8. So a flood costs one call per frame,
+ * not per line, and the bytes passed through add up to the captured text
+ * (less the truncation marker). Runs before the line handler for the
+ * same lines, on the eval's thread. NULL fn turns it off. */
+CC_EXPORT void cc_runtime_set_output_text_handler(cc_runtime *rt, cc_output_fn fn, void *user);
 
 /* A process id in the caller's pid namespace, for monitoring from
  * outside (memory, CPU): for a forked session, the process running the

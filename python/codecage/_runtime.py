@@ -153,11 +153,18 @@ class RuntimeConfig:
       in [1, 65536]. A call beyond it fails in the guest at once with a
       catchable ``ToolConcurrencyError`` naming this option; it never
       reaches the host nor counts against a budget.
+    - ``value_fallback``: a last value that cannot be converted (a set, a
+      ``date``, a ``Decimal``, a pandas DataFrame; a JavaScript function
+      or Symbol) comes back as its text form (``repr``; JavaScript's
+      console form) with :attr:`EvalResult.value_type` naming its type,
+      instead of raising ``GuestError`` (``TypeError``); False (strict, as
+      DESIGN.md says). A value over ``max_result`` still fails.
     - ``redact_host_errors``: a failing tool's message never reaches the
       guest, only its name; False.
     - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
       ``"stderr"`` and each line of guest output as it arrives (on the
-      eval's thread); None. An exception it raises stops the eval at once
+      eval's thread), while the eval runs: a line is sent at its newline
+      or at an explicit flush, within about 20 ms; None. An exception it raises stops the eval at once
       and reaches the caller of ``eval``/``run``/``eval_async`` as is; the
       worker is stopped for it (as by ``interrupt()``), so the runtime is
       dead afterwards.
@@ -219,6 +226,7 @@ class RuntimeConfig:
     scratch: int = 0
     mounts: Sequence["Mount"] = ()
     redact_host_errors: bool = False
+    value_fallback: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
     libraries: Sequence[Union[str, "os.PathLike[str]"]] = ()
@@ -277,6 +285,8 @@ class RuntimeConfig:
         object.__setattr__(self, "mounts", tuple(self.mounts))
         if self.bootstrap is not None and not isinstance(self.bootstrap, str):
             raise TypeError("RuntimeConfig.bootstrap must be source text (str)")
+        if not isinstance(self.value_fallback, bool):
+            raise TypeError("RuntimeConfig.value_fallback must be True or False")
         if self.on_output is not None and not callable(self.on_output):
             raise TypeError("RuntimeConfig.on_output must be callable")
         if self.worker_dir is not None and not isinstance(self.worker_dir, (str, os.PathLike)):
@@ -307,12 +317,16 @@ class RuntimeConfig:
 class EvalResult:
     """What a successful eval produced: ``value``, the guest's ``stdout`` and
     ``stderr`` (str, each capped by the config), ``duration`` (float,
-    seconds of wall clock seen by the supervisor)."""
+    seconds of wall clock seen by the supervisor), and ``value_type``: with
+    ``RuntimeConfig(value_fallback=True)``, the name of the type of a last
+    value that could not be converted (``value`` is then its text), else
+    None."""
 
     value: Any
     stdout: str
     stderr: str
     duration: float
+    value_type: Optional[str] = None
 
 
 def _failure_text(e: BaseException) -> str:
@@ -505,6 +519,8 @@ class IsolatedRuntime:
         config = self.config
         if config.redact_host_errors:
             self._rt.set_redaction(True)
+        if config.value_fallback:
+            self._rt.set_value_fallback(True)
         if config.on_output is not None:
             self._rt.set_output_handler(self._output_handler(config.on_output))
         if config.allow_net:
@@ -613,7 +629,7 @@ class IsolatedRuntime:
             self._local.calls = None
 
     def _finish(self, t: tuple) -> EvalResult:
-        kind, value, out, err, name, message, tb, duration = t
+        kind, value, out, err, name, message, tb, duration, value_type = t
         exc, self._tool_exc = self._tool_exc, None
         out_exc, self._out_exc = self._out_exc, None
         if out_exc is not None:
@@ -621,7 +637,7 @@ class IsolatedRuntime:
         if exc is not None:
             raise exc  # KeyboardInterrupt or SystemExit raised inside a tool
         if kind == "ok":
-            return EvalResult(value, out, err, duration)
+            return EvalResult(value, out, err, duration, value_type)
         raise make(kind, message, name=name, traceback=tb, stdout=out, stderr=err,
                    duration=duration)
 

@@ -336,10 +336,26 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 	free(b.data);
 }
 
-/* Text mode: guest output, the value (stdout) and errors (stderr). On a
- * terminal, guest text is made inert and cannot forge codecage's own
+/* Text mode passes guest output through while the eval runs: each batch
+ * of lines the worker sends goes to our stdout or stderr at once. */
+struct live {
+	struct cc_term term[3]; /* [1] stdout, [2] stderr */
+	size_t passed[3];	/* bytes written per stream */
+};
+
+static void live_output(void *user, int fd, const char *text, size_t len)
+{
+	struct live *l = user;
+	cc_term_guest(&l->term[fd], text, len);
+	fflush(l->term[fd].f);
+	l->passed[fd] += len;
+}
+
+/* Text mode: guest output (passed through live; here only what it did not
+ * see: the truncation marker), the value (stdout) and errors (stderr). On
+ * a terminal, guest text is made inert and cannot forge codecage's own
  * lines (term.h), unless raw. */
-static void emit_text(const cc_result *r, const cc_error *err, bool raw)
+static void emit_text(const cc_result *r, const cc_error *err, const struct live *l, bool raw)
 {
 	struct cc_term out, errs;
 	cc_term_init(&out, stdout, raw);
@@ -347,10 +363,12 @@ static void emit_text(const cc_result *r, const cc_error *err, bool raw)
 	size_t n = 0;
 	if (r) {
 		const char *s = cc_result_stdout(r, &n);
-		cc_term_guest(&out, s, n);
+		if (n > l->passed[1])
+			cc_term_guest(&out, s + l->passed[1], n - l->passed[1]);
 		s = cc_result_stderr(r, &n);
 		fflush(stdout);
-		cc_term_guest(&errs, s, n);
+		if (n > l->passed[2])
+			cc_term_guest(&errs, s + l->passed[2], n - l->passed[2]);
 		fflush(stderr);
 	}
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err->kind;
@@ -363,6 +381,13 @@ static void emit_text(const cc_result *r, const cc_error *err, bool raw)
 			if (b.data)
 				cc_term_guest(&out, b.data, b.len);
 			free(b.data);
+		}
+		const char *vt = cc_result_value_type(r);
+		if (vt) {
+			fflush(stdout);
+			fputs("codecage: note: the value (type ", stderr);
+			cc_term_inline(&errs, vt);
+			fputs(") has no JSON form; shown as its text\n", stderr);
 		}
 		return;
 	}
@@ -425,10 +450,19 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	net.allow = a->allow;
 	net.n_allow = a->nallow;
 	net.ca_file = a->ca_file;
+	struct live live = { 0 };
+	cc_term_init(&live.term[1], stdout, a->raw);
+	cc_term_init(&live.term[2], stderr, a->raw);
 	/* A bad entry is invalid_input before anything starts. */
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
 	    cc_net_check(&net, &err) == 0 && cc_runtime_new(&o, &rt, &err) == 0 &&
 	    (!a->nallow || cc_runtime_set_net(rt, &net, &err) == 0)) {
+		/* Text mode is for people: output live, and a value with no
+		 * JSON form as its text. --json keeps the strict value rule. */
+		if (!a->json) {
+			cc_runtime_set_output_text_handler(rt, live_output, &live);
+			cc_runtime_set_value_fallback(rt, true);
+		}
 		r = cc_runtime_eval(rt, code, len, 0);
 		if (!r)
 			cc_fail(&err, CC_ERR_INTERNAL, "out of memory");
@@ -447,7 +481,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	if (a->json)
 		emit_json(r, &err, rt, a->sandbox);
 	else
-		emit_text(r, &err, a->raw);
+		emit_text(r, &err, &live, a->raw);
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;
 	if (out_failed)
 		kind = CC_ERR_INVALID_INPUT;

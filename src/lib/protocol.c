@@ -67,6 +67,11 @@ static const struct field result_ok_fields[] = {
 	{ "value", CC_VALUE_NULL },
 	{ NULL, 0 },
 };
+static const struct field result_text_fields[] = {
+	{ "t", CC_VALUE_STRING },	   { "id", CC_VALUE_INT },
+	{ "ok", CC_VALUE_BOOL },	   { "value", CC_VALUE_STRING },
+	{ "value_type", CC_VALUE_STRING }, { NULL, 0 },
+};
 static const struct field result_err_fields[] = {
 	{ "t", CC_VALUE_STRING },
 	{ "id", CC_VALUE_INT },
@@ -193,9 +198,22 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 				       "result message without 'ok'");
 		m->ok = ok->u.b;
-		if (check_fields(root, m->ok ? result_ok_fields : result_err_fields, "result",
-				 err) < 0)
+		bool text = m->ok && cc_value_map_get(root, "value_type", NULL);
+		if (check_fields(root,
+				 text	 ? result_text_fields
+				 : m->ok ? result_ok_fields
+					 : result_err_fields,
+				 "result", err) < 0)
 			return -1;
+		m->value_type = text ? cc_value_map_get(root, "value_type", NULL) : NULL;
+		if (m->value_type &&
+		    (m->value_type->u.str.len == 0 ||
+		     m->value_type->u.str.len > CC_VALUE_TYPE_MAX ||
+		     memchr(m->value_type->u.str.ptr, 0, m->value_type->u.str.len)))
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "result message field 'value_type' is empty, over %d bytes "
+				       "or holds a NUL",
+				       CC_VALUE_TYPE_MAX);
 		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
 		if (m->ok) {
 			/* Steal the value out of the tree: it can be large. */

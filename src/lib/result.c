@@ -22,6 +22,8 @@ void cc_result_set_error(cc_result *r, cc_error_kind kind, const char *type, con
 	free(r->type);
 	free(r->message);
 	free(r->traceback);
+	free(r->value_type);
+	r->value_type = NULL;
 	cc_value_free(r->value);
 	r->value = NULL;
 	r->kind = kind;
@@ -82,6 +84,11 @@ CC_EXPORT const char *cc_result_error_traceback(const cc_result *r)
 	return r && r->traceback ? r->traceback : "";
 }
 
+CC_EXPORT const char *cc_result_value_type(const cc_result *r)
+{
+	return r && r->kind == CC_OK ? r->value_type : NULL;
+}
+
 CC_EXPORT double cc_result_duration(const cc_result *r)
 {
 	return r ? r->duration : 0;
@@ -97,5 +104,6 @@ CC_EXPORT void cc_result_free(cc_result *r)
 	free(r->type);
 	free(r->message);
 	free(r->traceback);
+	free(r->value_type);
 	free(r);
 }

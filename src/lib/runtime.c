@@ -441,24 +441,36 @@ struct capture {
 	size_t line_start; /* where the output handler's next line begins */
 };
 
-/* Hand complete lines of the kept text to the runtime's output handler
- * (all of what is left when `final`). The handler sees repaired UTF-8. */
+/* Hand complete lines of the kept text to the runtime's output handlers
+ * (all of what is left when `final`): the text handler once with all of
+ * them, newlines kept, then the line handler once per line. Both see
+ * repaired UTF-8. */
 static void emit_lines(cc_runtime *rt, struct capture *c, int fd, bool final)
 {
-	if (!rt->on_output || !c->buf)
+	if ((!rt->on_output && !rt->on_text) || !c->buf || c->line_start >= c->len)
 		return;
-	for (;;) {
-		char *nl = memchr(c->buf + c->line_start, '\n', c->len - c->line_start);
-		size_t end = nl ? (size_t)(nl - c->buf) : c->len;
-		if (!nl && (!final || end == c->line_start))
+	const char *from = c->buf + c->line_start;
+	size_t end = c->len;
+	if (!final) {
+		const char *nl = memrchr(from, '\n', c->len - c->line_start);
+		if (!nl)
 			return;
-		size_t n = 0;
-		char *line = cc_utf8_repair(c->buf + c->line_start, end - c->line_start, &n);
-		if (line)
-			rt->on_output(rt->on_output_user, fd, line, n);
-		free(line);
-		c->line_start = nl ? end + 1 : end;
+		end = (size_t)(nl - c->buf) + 1;
 	}
+	size_t n = 0;
+	char *text = cc_utf8_repair(from, end - c->line_start, &n);
+	c->line_start = end;
+	if (!text)
+		return;
+	if (rt->on_text)
+		rt->on_text(rt->on_text_user, fd, text, n);
+	for (char *p = text; rt->on_output && p < text + n;) {
+		char *nl = memchr(p, '\n', (size_t)(text + n - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(text + n - p);
+		rt->on_output(rt->on_output_user, fd, p, len);
+		p += len + (nl ? 1 : 0);
+	}
+	free(text);
 }
 
 static int capture_add(struct capture *c, const char *p, size_t n)
@@ -492,6 +504,20 @@ CC_EXPORT void cc_runtime_set_output_handler(cc_runtime *rt, cc_output_fn fn, vo
 		return;
 	rt->on_output = fn;
 	rt->on_output_user = user;
+}
+
+CC_EXPORT void cc_runtime_set_value_fallback(cc_runtime *rt, bool on)
+{
+	if (rt)
+		rt->value_fallback = on;
+}
+
+CC_EXPORT void cc_runtime_set_output_text_handler(cc_runtime *rt, cc_output_fn fn, void *user)
+{
+	if (!rt)
+		return;
+	rt->on_text = fn;
+	rt->on_text_user = user;
 }
 
 /* Hand the capture to the result as repaired UTF-8, with a marker when
@@ -712,9 +738,16 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 					    (unsigned long long)l->max_result);
 			break;
 		}
+		if (m.ok && m.value_type && !(is_eval && rt->asked_fallback)) {
+			cc_msg_free(&m);
+			cc_fail(&err, CC_ERR_PROTOCOL_VIOLATION,
+				"the worker gave a text-form value that was not asked for");
+			goto failed;
+		}
 		if (m.ok) {
 			r->value = m.value;
 			m.value = NULL;
+			r->value_type = m.value_type ? dup_str(m.value_type) : NULL;
 		} else {
 			r->type = dup_str(m.etype);
 			r->message = dup_str(m.message);
@@ -849,7 +882,8 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	uint64_t id = rt->next_id++;
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
-	cc_msgbuf_begin(&m, 4, "eval");
+	rt->asked_fallback = rt->value_fallback;
+	cc_msgbuf_begin(&m, rt->asked_fallback ? 5 : 4, "eval");
 	cc_pack_cstr(pk, "id");
 	msgpack_pack_uint64(pk, id);
 	cc_pack_cstr(pk, "code");
@@ -857,6 +891,10 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	msgpack_pack_str_body(pk, code, len);
 	cc_pack_cstr(pk, "timeout_ms");
 	msgpack_pack_uint64(pk, (uint64_t)ceil(timeout_s * 1000));
+	if (rt->asked_fallback) {
+		cc_pack_cstr(pk, "fallback");
+		msgpack_pack_true(pk);
+	}
 	round_trip(rt, id, &m.sb, timeout_s, true, r);
 	cc_runtime_leave(rt);
 	cc_msgbuf_free(&m);

@@ -120,6 +120,9 @@ enum cc_msg_type {
 	CC_MSG_WAIT /* the worker blocks for replies (a hint) */
 };
 
+/* The longest type name a worker may give for a text-form value. */
+#define CC_VALUE_TYPE_MAX 256
+
 struct cc_msg {
 	enum cc_msg_type what;
 	cc_value *root; /* owned; the fields below borrow from it */
@@ -135,7 +138,8 @@ struct cc_msg {
 	const cc_value *data;
 	/* result */
 	bool ok;
-	cc_value *value; /* owned (stolen from root) */
+	cc_value *value;	    /* owned (stolen from root) */
+	const cc_value *value_type; /* string, or NULL: the value is a text form */
 	/* call */
 	uint64_t call;		     /* the call's id, chosen by the worker */
 	const cc_value *tool, *args; /* name (string), arguments (array) */
@@ -175,10 +179,14 @@ struct cc_runtime {
 	size_t ntools;
 	cc_budget *budget; /* a reference, or NULL */
 	bool redact;
+	bool value_fallback; /* cc_runtime_set_value_fallback */
+	bool asked_fallback; /* the running eval's frame asked for it */
 	cc_output_fn on_output;
 	void *on_output_user;
 	void (*on_wait)(void *user); /* cc_runtime_set_wait_handler */
 	void *on_wait_user;
+	cc_output_fn on_text; /* whole batches of lines (the CLI, MCP) */
+	void *on_text_user;
 	bool budget_refused;	  /* a call was refused for budget in this request */
 	uint64_t last_call;	  /* the highest call id seen; ids must grow */
 	bool close_pending;	  /* cc_runtime_close ran inside a tool */
@@ -336,6 +344,7 @@ struct cc_result {
 	char *out[3]; /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
 	size_t out_len[3];
 	char *type, *message, *traceback;
+	char *value_type; /* the value is the text form of a value of this type */
 	double duration;
 };
 

@@ -3,8 +3,9 @@
  * another. One endpoint, /mcp:
  *  - POST one JSON-RPC message. A request is answered with application/json,
  *    or, for tools/call when the client accepts it, a text/event-stream
- *    carrying the call's log notifications and then its response (a
- *    cancelled call's stream ends without one). Notifications and
+ *    carrying the call's notifications as they happen (guest output, logs,
+ *    progress) and then its response (a cancelled call's stream ends
+ *    without one). Notifications and
  *    responses get 202 and no body.
  *  - initialize (without Mcp-Session-Id) opens a session; its id comes back
  *    in the Mcp-Session-Id header and must accompany every later request
@@ -30,6 +31,10 @@ struct http {
 	struct mcp_server *srv;
 	const struct mcp_config *cfg;
 	bool loopback;
+	/* tools/calls running on their own thread for an event stream */
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	unsigned streams;
 };
 
 /* Per-request state: the body, read up to max_request bytes. */
@@ -118,6 +123,146 @@ static void collect_emit(void *ctx, const char *json, size_t len)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* A tools/call answered as an event stream that goes out while it runs:
+ * the call runs on a thread of its own, its sink appends each message as
+ * an event, and MHD's reader (on the connection's thread) sends events as
+ * they come, then ends the stream when the call is done. Two references:
+ * the thread's and the response's. A client that goes away does not stop
+ * the call (MCP: a disconnect is not a cancellation); its events are
+ * dropped. */
+struct stream {
+	struct http *h;
+	struct mcp_session *s; /* the thread's reference */
+	struct jsonrpc_msg m;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct cc_buf sse;
+	size_t sent; /* bytes of sse the reader has passed on */
+	bool done, gone;
+	int refs;
+};
+
+static void stream_unref(struct stream *st)
+{
+	pthread_mutex_lock(&st->lock);
+	bool last = --st->refs == 0;
+	pthread_mutex_unlock(&st->lock);
+	if (!last)
+		return;
+	cc_buf_free(&st->sse);
+	pthread_cond_destroy(&st->more);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+static void stream_emit(void *ctx, const char *json, size_t len)
+{
+	struct stream *st = ctx;
+	pthread_mutex_lock(&st->lock);
+	if (!st->gone) {
+		cc_buf_puts(&st->sse, "event: message\ndata: ");
+		cc_buf_add(&st->sse, json, len);
+		cc_buf_puts(&st->sse, "\n\n");
+		pthread_cond_broadcast(&st->more);
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void *stream_run(void *arg)
+{
+	struct stream *st = arg;
+	struct http *h = st->h;
+	struct mcp_sink sink = { .emit = stream_emit, .ctx = st };
+	mcp_handle(h->srv, st->s, &st->m, &sink);
+	mcp_session_unref(st->s);
+	pthread_mutex_lock(&st->lock);
+	st->done = true;
+	pthread_cond_broadcast(&st->more);
+	pthread_mutex_unlock(&st->lock);
+	stream_unref(st);
+	pthread_mutex_lock(&h->lock);
+	if (--h->streams == 0)
+		pthread_cond_broadcast(&h->idle);
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream *st = cls;
+	(void)pos;
+	pthread_mutex_lock(&st->lock);
+	while (st->sent == st->sse.len && !st->done)
+		pthread_cond_wait(&st->more, &st->lock);
+	ssize_t n = MHD_CONTENT_READER_END_OF_STREAM;
+	if (st->sent < st->sse.len) {
+		size_t take = st->sse.len - st->sent < max ? st->sse.len - st->sent : max;
+		memcpy(buf, st->sse.data + st->sent, take);
+		st->sent += take;
+		n = (ssize_t)take;
+	} else if (st->sse.oom) {
+		n = MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
+static void stream_gone(void *cls)
+{
+	struct stream *st = cls;
+	pthread_mutex_lock(&st->lock);
+	st->gone = true;
+	pthread_mutex_unlock(&st->lock);
+	stream_unref(st);
+}
+
+/* Start the call in *m (taken) for session s (its reference taken) and
+ * queue an event-stream response that follows it. */
+static enum MHD_Result stream_call(struct http *h, struct MHD_Connection *conn,
+				   struct mcp_session *s, struct jsonrpc_msg *m)
+{
+	struct stream *st = calloc(1, sizeof(*st));
+	struct MHD_Response *r = NULL;
+	pthread_t t;
+	if (st) {
+		*st = (struct stream){ .h = h, .s = s, .m = *m, .refs = 2 };
+		pthread_mutex_init(&st->lock, NULL);
+		pthread_cond_init(&st->more, NULL);
+		r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, st,
+						      stream_gone);
+	}
+	pthread_mutex_lock(&h->lock);
+	h->streams++;
+	pthread_mutex_unlock(&h->lock);
+	if (!r || pthread_create(&t, NULL, stream_run, st) != 0) {
+		pthread_mutex_lock(&h->lock);
+		h->streams--;
+		pthread_mutex_unlock(&h->lock);
+		if (r)
+			MHD_destroy_response(r); /* calls stream_gone */
+		else if (st)
+			stream_unref(st);
+		if (st) {
+			memset(m, 0, sizeof(*m));
+			jsonrpc_msg_clear(&st->m);
+			stream_unref(st);
+		} else {
+			jsonrpc_msg_clear(m);
+		}
+		mcp_session_unref(s);
+		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, JSONRPC_INTERNAL_ERROR,
+				     "Internal error: cannot start the call (out of memory or "
+				     "threads)");
+	}
+	memset(m, 0, sizeof(*m));
+	pthread_detach(t);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static bool accepts_sse(struct MHD_Connection *conn)
 {
 	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
@@ -184,6 +329,8 @@ static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, stru
 
 	bool request = m.kind == JSONRPC_REQUEST;
 	bool sse = request && !strcmp(m.method, "tools/call") && accepts_sse(conn);
+	if (sse && mcp_session_initialized(s))
+		return stream_call(h, conn, s, &m);
 	struct collect c = { .sse = { 0 } };
 	pthread_mutex_init(&c.lock, NULL);
 	struct mcp_sink sink = { .emit = collect_emit, .ctx = &c };
@@ -338,7 +485,10 @@ static int resolve(const char *spec, struct sockaddr_storage *ss, bool *loopback
 
 int mcp_serve_http(struct mcp_server *srv)
 {
-	struct http h = { .srv = srv, .cfg = mcp_server_config(srv) };
+	struct http h = { .srv = srv,
+			  .cfg = mcp_server_config(srv),
+			  .lock = PTHREAD_MUTEX_INITIALIZER,
+			  .idle = PTHREAD_COND_INITIALIZER };
 	struct sockaddr_storage ss;
 	if (resolve(h.cfg->http, &ss, &h.loopback) < 0) {
 		fprintf(stderr, "codecage mcp: cannot resolve --http '%s' (want HOST:PORT)\n",
@@ -381,5 +531,10 @@ int mcp_serve_http(struct mcp_server *srv)
 	fprintf(stderr, "codecage mcp: stopping (signal %d)\n", sig);
 	mcp_server_interrupt_all(srv);
 	MHD_stop_daemon(d);
+	/* Streamed calls run on threads of their own: the server outlives them. */
+	pthread_mutex_lock(&h.lock);
+	while (h.streams)
+		pthread_cond_wait(&h.idle, &h.lock);
+	pthread_mutex_unlock(&h.lock);
 	return 0;
 }

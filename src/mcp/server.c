@@ -368,6 +368,7 @@ static void do_set_level(struct mcp_session *s, struct jsonrpc_msg *m, const str
 		if (!strcmp(level, level_names[i])) {
 			pthread_mutex_lock(&s->lock);
 			s->log_level = (enum mcp_level)i;
+			s->level_set = true;
 			pthread_mutex_unlock(&s->lock);
 			send_text(sink, jsonrpc_result(m->id, json_object()));
 			return;

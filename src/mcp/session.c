@@ -206,6 +206,8 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 	/* No host tools are bound here, but keep host error text away from
 	 * the guest should one ever be. */
 	cc_runtime_set_redaction(*out, true);
+	/* A value with no JSON form comes back as its text, never a failure. */
+	cc_runtime_set_value_fallback(*out, true);
 	return 0;
 }
 
@@ -254,12 +256,70 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	return 0;
 }
 
+/* Guest output while a call runs: each batch of lines the worker sends
+ * (cc_runtime_set_output_text_handler) becomes one notifications/message
+ * {level: info, logger: stdout|stderr, data: the lines, without the last
+ * newline}, unless the client set a level above info, and, when the
+ * request carried params._meta.progressToken, one notifications/progress
+ * {progressToken, progress: lines so far, message: the last line}.
+ * Nothing more once the client cancelled the call. */
+struct live {
+	struct mcp_call *c;
+	const struct mcp_sink *sink;
+	const json_t *token; /* borrowed from the request, or NULL */
+	bool logs;
+	json_int_t lines;
+};
+
+static void live_output(void *user, int fd, const char *text, size_t len)
+{
+	struct live *l = user;
+	pthread_mutex_lock(&l->c->s->lock);
+	bool cancelled = l->c->cancelled;
+	pthread_mutex_unlock(&l->c->s->lock);
+	if (cancelled)
+		return;
+	size_t n = len && text[len - 1] == '\n' ? len - 1 : len;
+	for (size_t i = 0; i < len; i++)
+		l->lines += text[i] == '\n' || i == len - 1;
+	if (l->logs) {
+		json_t *p = json_pack("{s:s, s:s, s:s%}", "level", "info", "logger",
+				      fd == 1 ? "stdout" : "stderr", "data", text, n);
+		emit_text(l->sink, p ? jsonrpc_notification("notifications/message", p) : NULL);
+	}
+	if (l->token) {
+		const char *last = memrchr(text, '\n', n);
+		last = last ? last + 1 : text;
+		json_t *p = json_pack("{s:O, s:I, s:s%}", "progressToken", l->token, "progress",
+				      l->lines, "message", last, (size_t)(text + n - last));
+		emit_text(l->sink, p ? jsonrpc_notification("notifications/progress", p) : NULL);
+	}
+}
+
+static cc_result *eval_live(struct mcp_call *c, cc_runtime *rt, const char *code, size_t len,
+			    double timeout_s, const struct mcp_sink *sink)
+{
+	const json_t *token =
+		json_object_get(json_object_get(c->msg.params, "_meta"), "progressToken");
+	struct live l = { .c = c, .sink = sink };
+	if (json_is_string(token) || json_is_integer(token))
+		l.token = token;
+	pthread_mutex_lock(&c->s->lock);
+	l.logs = !c->s->level_set || c->s->log_level <= MCP_INFO;
+	pthread_mutex_unlock(&c->s->lock);
+	if (l.logs || l.token)
+		cc_runtime_set_output_text_handler(rt, live_output, &l);
+	cc_result *r = cc_runtime_eval(rt, code, len, timeout_s);
+	cc_runtime_set_output_text_handler(rt, NULL, NULL);
+	return r;
+}
+
 /* Run the eval of a call on its live runtime, with its files written
  * first and what it created or changed listed after. *r is the result
  * (NULL with err when no eval ran). */
 static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *code, size_t len,
 		      double timeout_s, const json_t *files, cc_result **r, cc_error *err,
-		      struct cc_buf *fjson, struct cc_buf *ftext)
+		      struct cc_buf *fjson, struct cc_buf *ftext, const struct mcp_sink *sink)
 {
 	struct mcp_session *s = c->s;
 	const struct mcp_config *cfg = mcp_server_config(srv);
@@ -279,7 +339,7 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	c->running = go;
 	pthread_mutex_unlock(&s->lock);
 	if (go) {
-		*r = cc_runtime_eval(rt, code, len, timeout_s);
+		*r = eval_live(c, rt, code, len, timeout_s, sink);
 		if (!*r)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
@@ -347,7 +407,7 @@ static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mc
 	cc_result *r = NULL;
 	struct cc_buf fjson = { 0 }, ftext = { 0 };
 	if (ensure_runtime(srv, s, c->lang, reset, sink, &note, &err) == 0)
-		eval_call(srv, c, code, len, timeout_s, files, &r, &err, &fjson, &ftext);
+		eval_call(srv, c, code, len, timeout_s, files, &r, &err, &fjson, &ftext, sink);
 	pthread_mutex_lock(&s->lock);
 	bool cancelled = c->cancelled, aborted = c->aborted;
 	pthread_mutex_unlock(&s->lock);

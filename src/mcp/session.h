@@ -60,6 +60,7 @@ struct mcp_session {
 	bool closed;
 	const char *version;
 	enum mcp_level log_level;
+	bool level_set;		   /* the client sent logging/setLevel */
 	struct timespec last_used; /* CLOCK_MONOTONIC */
 	int busy;		   /* calls registered and not finished */
 	struct mcp_call *calls;

@@ -64,7 +64,7 @@ json_t *mcp_output_schema(void)
 {
 	json_t *schema = json_pack(
 		"{s:s, s:{s:{s:s, s:[s, s]}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:[s, s], s:s}, "
-		"s:{s:s, s:s}, s:{s:[s, s], s:s}}, s:[s, s, s, s, s, s]}",
+		"s:{s:s, s:s}, s:{s:[s, s], s:s}, s:{s:[s, s], s:s}}, s:[s, s, s, s, s, s]}",
 		"type", "object", "properties", "status", "type", "string", "enum", "ok", "error",
 		"value", "description",
 		"the value of the last expression; JSON, with NaN/Infinity, big integers, bytes "
@@ -74,8 +74,11 @@ json_t *mcp_output_schema(void)
 		"null", "description", "null, or {kind, type, message, traceback}", "duration_ms",
 		"type", "number", "description", "wall-clock time of the run, milliseconds", "note",
 		"type", "string", "null", "description",
-		"set when the runtime was replaced or reset before this run", "required", "status",
-		"value", "stdout", "stderr", "error", "duration_ms");
+		"set when the runtime was replaced or reset before this run", "value_type", "type",
+		"string", "null", "description",
+		"set when the last value has no JSON form (a DataFrame, a set, a function): its "
+		"type; value is then its text (Python repr, JavaScript console form)",
+		"required", "status", "value", "stdout", "stderr", "error", "duration_ms");
 	json_t *files = json_pack(
 		"{s:s, s:s, s:{s:s, s:{s:{s:s}, s:{s:s}}}}", "type", "array", "description",
 		"files this call created or changed under /tmp and writable mounts (path, bytes); "
@@ -236,12 +239,27 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	if (note)
 		cc_buf_printf(&t, "note: %s\n", note);
 	cc_buf_puts(&s, "{\"status\":");
+	const char *vtype = kind == CC_OK ? cc_result_value_type(r) : NULL;
+	if (vtype) {
+		/* A value with no JSON form: its text, as the model would read
+		 * it in a notebook, after a line naming the type. */
+		const cc_value *v = cc_result_value(r);
+		cc_buf_printf(&t,
+			      "status: ok\nvalue (type %.256s, shown as its text; it has no JSON "
+			      "form):\n",
+			      vtype);
+		cc_buf_add(&t, v->u.str.ptr, v->u.str.len);
+		if (!v->u.str.len || v->u.str.ptr[v->u.str.len - 1] != '\n')
+			cc_buf_puts(&t, "\n");
+	}
 	if (kind == CC_OK) {
 		struct cc_buf v = { 0 };
 		cc_json_value(&v, cc_result_value(r));
-		cc_buf_puts(&t, "status: ok\nvalue: ");
-		cc_buf_add(&t, v.data ? v.data : "null", v.data ? v.len : 4);
-		cc_buf_puts(&t, "\n");
+		if (!vtype) {
+			cc_buf_puts(&t, "status: ok\nvalue: ");
+			cc_buf_add(&t, v.data ? v.data : "null", v.data ? v.len : 4);
+			cc_buf_puts(&t, "\n");
+		}
 		cc_buf_puts(&s, "\"ok\",\"value\":");
 		cc_buf_add(&s, v.data ? v.data : "null", v.data ? v.len : 4);
 		if (v.oom)
@@ -269,6 +287,11 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	if (files && files->text && *files->text)
 		cc_buf_printf(&t, "files created or changed:\n%s", files->text);
 	cc_buf_printf(&s, ",\"files\":%s", files && files->json ? files->json : "[]");
+	cc_buf_puts(&s, ",\"value_type\":");
+	if (vtype)
+		cc_json_string(&s, vtype, strlen(vtype));
+	else
+		cc_buf_puts(&s, "null");
 	cc_buf_printf(&s,
 		      ",\"duration_ms\":%.3f,\"note\":", r ? cc_result_duration(r) * 1000 : 0.0);
 	if (note)

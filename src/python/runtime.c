@@ -507,11 +507,11 @@ static PyObject *rt_eval(rt_obj *self, PyObject *args)
 	}
 	size_t olen, elen;
 	const char *out = cc_result_stdout(r, &olen), *errs = cc_result_stderr(r, &elen);
-	PyObject *t =
-		Py_BuildValue("(sNs#s#NNNd)", cc_error_kind_name(kind), value, out,
-			      (Py_ssize_t)olen, errs, (Py_ssize_t)elen,
-			      type ? type : str_or_empty(""), message ? message : str_or_empty(""),
-			      str_or_empty(cc_result_error_traceback(r)), cc_result_duration(r));
+	PyObject *t = Py_BuildValue(
+		"(sNs#s#NNNdz)", cc_error_kind_name(kind), value, out, (Py_ssize_t)olen, errs,
+		(Py_ssize_t)elen, type ? type : str_or_empty(""),
+		message ? message : str_or_empty(""), str_or_empty(cc_result_error_traceback(r)),
+		cc_result_duration(r), kind == CC_OK ? cc_result_value_type(r) : NULL);
 	cc_result_free(r);
 	return t;
 }
@@ -696,6 +696,19 @@ static PyObject *rt_set_tool_budget(rt_obj *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+static PyObject *rt_set_value_fallback(rt_obj *self, PyObject *on)
+{
+	int r = PyObject_IsTrue(on);
+	if (r < 0)
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	cc_runtime_set_value_fallback(rt, r);
+	give(self);
+	Py_RETURN_NONE;
+}
+
 static PyObject *rt_set_redaction(rt_obj *self, PyObject *on)
 {
 	int r = PyObject_IsTrue(on);
@@ -866,7 +879,10 @@ static void rt_dealloc(rt_obj *self)
 static PyMethodDef rt_methods[] = {
 	{ "eval", (PyCFunction)rt_eval, METH_VARARGS,
 	  "eval(code, timeout=0) -> (kind, value, stdout, stderr, type, message, traceback, "
-	  "duration_s); kind 'ok' or an error kind name. The GIL is released meanwhile." },
+	  "duration_s, value_type); kind 'ok' or an error kind name; value_type names the "
+	  "type of a text-form value, else None. The GIL is released meanwhile." },
+	{ "set_value_fallback", (PyCFunction)rt_set_value_fallback, METH_O,
+	  "set_value_fallback(bool): a last value with no mapping comes back as its text." },
 	{ "set_global", (PyCFunction)rt_set_global, METH_VARARGS,
 	  "set_global(name, value): bind a guest global to a copy of value." },
 	{ "write_file", (PyCFunction)rt_write_file, METH_VARARGS,

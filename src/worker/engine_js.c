@@ -44,6 +44,8 @@ static bool js_oom;		 /* an allocation was refused */
 static JSMallocState *js_heap;	 /* rt's allocator state, as the allocator sees it */
 static size_t js_cap = SIZE_MAX; /* limits.max_memory */
 
+static void js_fallback(JSValueConst v, struct cc_outcome *o);
+
 /* ---- allocator ----
  *
  * QuickJS's default allocator, plus the js_oom flag: it records that the
@@ -136,6 +138,7 @@ static int js_interrupt(JSRuntime *r, void *opaque)
 {
 	(void)r;
 	(void)opaque;
+	cc_worker_output_tick(); /* held output whose gap has passed */
 	if (!cc_worker_should_stop())
 		return 0;
 	js_stopped = true;
@@ -734,6 +737,7 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 		js_fail(o, JS_UNDEFINED, false);
 		goto out;
 	}
+	o->unconvertible = false;
 	/* A completion value that is a function (a bundle's last statement,
 	 * `(function f() {})`) is what the script left behind, not a result:
 	 * it arrives as null, and the eval succeeds (README, "Values"). A
@@ -747,6 +751,8 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 		js_fail(o, JS_GetException(ctx), false);
 	else if (!r)
 		o->ok = true;
+	else if (cc_worker_value_fallback && o->unconvertible)
+		js_fallback(v, o);
 out:
 	JS_FreeValue(ctx, done);
 	JS_FreeValue(ctx, v);
@@ -790,6 +796,36 @@ static void js_load_library(const char *file, const char *code, size_t len, stru
 		js_fail(o, JS_UNDEFINED, false);
 out:
 	js_end();
+}
+
+/* The value could not be converted and the eval asked for the fallback:
+ * its console.log form (js_console.c, which runs no guest code), named by
+ * its constructor's name, "function", "Proxy" or its typeof. On failure
+ * (out of memory) the TypeError stays. */
+static void js_fallback(JSValueConst v, struct cc_outcome *o)
+{
+	struct cc_buf b = { .limit = (size_t)cc_worker_limits.max_result };
+	char type[128];
+	const char *name = NULL;
+
+	if (JS_IsFunction(ctx, v))
+		snprintf(type, sizeof(type), "function");
+	else if (JS_IsSymbol(v))
+		snprintf(type, sizeof(type), "symbol");
+	else if (JS_IsObject(v) && JS_GetClassID(v) == cc_js.cls_proxy)
+		snprintf(type, sizeof(type), "Proxy");
+	else if (JS_IsObject(v) && (name = cc_js_ctor_name(ctx, v)) && *name)
+		snprintf(type, sizeof(type), "%.100s", name);
+	else
+		snprintf(type, sizeof(type), "object");
+	JS_FreeCString(ctx, name);
+	if (cc_js_format(ctx, &b, 1, &v) < 0 || (b.oom && !b.len)) {
+		JS_FreeValue(ctx, JS_GetException(ctx));
+		cc_buf_free(&b);
+		return;
+	}
+	cc_outcome_fallback(o, type, b.data ? b.data : "", b.len);
+	cc_buf_free(&b);
 }
 
 /* ---- set_global ---- */

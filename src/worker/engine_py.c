@@ -14,7 +14,8 @@
  *  - Time: a POSIX timer raises KeyboardInterrupt in the guest at the
  *    deadline and every 50 ms after (see "soft stop" below).
  *  - Output: sys.stdout/sys.stderr are replaced by writers that send frames
- *    through cc_worker_output.
+ *    through cc_worker_output; their flush() is a flush point, and held
+ *    output goes out on an early tick of the stop timer (output_due).
  *  - REPL semantics: the value of a final expression statement is the
  *    result; top-level await runs on one persistent event loop.
  *  - Host tools (bind_tool): py_tools.c.
@@ -107,8 +108,9 @@ static char version[64];
 #define STUCK_CPU_NS (20 * 1000000LL)
 #define CC_PY_EXIT_STUCK 124
 static timer_t stop_timer;
-static volatile sig_atomic_t stop_asked; /* a stop is pending, not taken */
-static int64_t stop_asked_cpu;		 /* the main thread's CPU ns then */
+static volatile sig_atomic_t output_tick; /* the next tick is for held output */
+static volatile sig_atomic_t stop_asked;  /* a stop is pending, not taken */
+static int64_t stop_asked_cpu;		  /* the main thread's CPU ns then */
 
 static void stop_timer_arm(int64_t abs_ns);
 
@@ -139,6 +141,18 @@ static void on_stop_signal(int sig)
 		stop_timer_arm(0);
 		errno = saved;
 		return;
+	}
+	/* An early tick that output_due asked for: SIGUSR2's Python handler
+	 * (output_tick_handler) sends the held output at the next bytecode
+	 * boundary, and the timer goes back to the deadline. */
+	if (output_tick) {
+		output_tick = 0;
+		PyErr_SetInterruptEx(SIGUSR2);
+		if (!stop_asked && now_ns() < cc_worker_deadline_ns()) {
+			stop_timer_arm(cc_worker_deadline_ns());
+			errno = saved;
+			return;
+		}
 	}
 	/* The deadline moved later (a "clock" frame: a tool call waited for
 	 * approval) after the timer was armed: no stop yet, tick again then.
@@ -176,6 +190,46 @@ static PyObject *stop_handler(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 static PyMethodDef stop_method = { "stop_handler", _PyCFunction_CAST(stop_handler), METH_FASTCALL,
 				   NULL };
+
+/* Streaming: output is held (output.c) and the guest may now sleep or
+ * compute without writing: tick early, at due_ns, so it still goes out.
+ * Not after a cap was hit, nor past the deadline, which own the timer. */
+static void output_due(int64_t due_ns)
+{
+	if (!in_guest || cap_fd || stop_asked || due_ns >= cc_worker_deadline_ns())
+		return;
+	output_tick = 1;
+	stop_timer_arm(due_ns);
+}
+
+/* SIGUSR2's Python handler during an eval (prepare() installs it): send
+ * what output.c holds, if its gap has passed. A guest that replaces it
+ * only delays its own output to the next flush point or the eval's end. */
+static PyObject *output_tick_handler(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	(void)args;
+	(void)n;
+	if (in_guest)
+		cc_worker_output_tick();
+	Py_RETURN_NONE;
+}
+
+/* flush() of sys.stdout / sys.stderr: an explicit flush point. */
+static PyObject *flush_out(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	(void)self;
+	(void)args;
+	(void)n;
+	if (in_guest)
+		cc_worker_output_flush_point();
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef tick_method = { "output_tick", _PyCFunction_CAST(output_tick_handler),
+				   METH_FASTCALL, NULL };
+static PyMethodDef flush_method = { "flush_out", _PyCFunction_CAST(flush_out), METH_FASTCALL,
+				    NULL };
 
 /* First tick at abs_ns (CLOCK_MONOTONIC), then every STOP_REPEAT_NS;
  * abs_ns <= 0 disarms. A time already past fires at once. */
@@ -297,6 +351,7 @@ static PyObject *emit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 		rc = -1;
 	} else if (cc_worker_output((int)fd, view.buf, (size_t)view.len) < 0) {
 		/* cap hit: stop now, and keep stopping as the deadline does */
+		output_tick = 0;
 		stop_timer_arm(now_ns() + STOP_REPEAT_NS);
 		cap_fd = (int)fd;
 		rc = -1;
@@ -386,6 +441,15 @@ static int setup(cc_error *err)
 	if (!r || PyDict_SetItemString(ns, "stop_handler", r) < 0)
 		goto py_fail;
 	Py_CLEAR(r);
+	r = PyCFunction_New(&tick_method, NULL);
+	if (!r || PyDict_SetItemString(ns, "output_tick", r) < 0)
+		goto py_fail;
+	Py_CLEAR(r);
+	r = PyCFunction_New(&flush_method, NULL);
+	if (!r || PyDict_SetItemString(ns, "flush_out", r) < 0)
+		goto py_fail;
+	Py_CLEAR(r);
+	cc_worker_output_due = output_due;
 	code = Py_CompileString(cc_py_helper_src, "<codecage>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, ns, ns) : NULL;
 	if (!r)
@@ -717,6 +781,7 @@ static void guest_enter(void)
 {
 	cc_py_mem_eval_begin();
 	stop_asked = 0;
+	output_tick = 0;
 	in_guest = true;
 	cap_fd = 0;
 	cc_py_tools_eval_begin();
@@ -812,8 +877,10 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 			 cc_value_node_budget(cc_worker_limits.max_result),
 			 (unsigned long long)cc_worker_limits.max_result);
 		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimitError", msg, NULL);
-	} else if (rc < 0) {
+	} else if (rc < 0 && !(cc_worker_value_fallback && cc_py_fallback(value, o))) {
 		report(o, PH_RESULT);
+	} else if (rc < 0) {
+		/* cc_py_fallback made the outcome */
 	} else {
 		o->ok = true;
 	}

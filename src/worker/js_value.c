@@ -297,6 +297,7 @@ static int refuse_size(struct pack *p)
 
 static int refuse_type(struct pack *p, const char *what)
 {
+	p->o->unconvertible = true;
 	return refuse(p, CC_ERR_GUEST, "cannot %s %s; %s", VERB(p), what, what_fits(p));
 }
 
@@ -346,10 +347,12 @@ static int count_node(struct pack *p)
 
 static int enter(struct pack *p)
 {
-	if (p->depth >= CC_VALUE_MAX_DEPTH)
+	if (p->depth >= CC_VALUE_MAX_DEPTH) {
+		p->o->unconvertible = true;
 		return refuse(p, CC_ERR_GUEST,
 			      "the value is nested deeper than %d levels (or a cycle); %s",
 			      CC_VALUE_MAX_DEPTH, what_fits(p));
+	}
 	p->depth++;
 	return 0;
 }

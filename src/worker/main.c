@@ -176,7 +176,7 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	}
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
-	cc_msgbuf_begin(&m, 4, "result");
+	cc_msgbuf_begin(&m, o->ok && o->value_type ? 5 : 4, "result");
 	cc_pack_cstr(pk, "id");
 	msgpack_pack_uint64(pk, id);
 	cc_pack_cstr(pk, "ok");
@@ -187,6 +187,10 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 			msgpack_sbuffer_write(&m.sb, o->value.data, o->value.size);
 		else
 			msgpack_pack_nil(pk);
+		if (o->value_type) {
+			cc_pack_cstr(pk, "value_type");
+			cc_pack_cstr(pk, o->value_type);
+		}
 	} else {
 		msgpack_pack_false(pk);
 		cc_pack_cstr(pk, "error");
@@ -238,6 +242,8 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		uint64_t timeout_ms = get_u64(m, "timeout_ms", &ok);
 		if (!code || !ok || memchr(code->u.str.ptr, 0, code->u.str.len))
 			_exit(4);
+		const cc_value *fb = cc_value_map_get(m, "fallback", NULL);
+		cc_worker_value_fallback = cc_value_type_of(fb) == CC_VALUE_BOOL && fb->u.b;
 		cc_worker_begin_eval(id, timeout_ms);
 		cc_worker_tools_begin(id);
 		cc_worker_engine->eval(code->u.str.ptr, code->u.str.len, o);

@@ -1,9 +1,17 @@
 /* Guest output, the per-eval stop conditions, and outcome helpers.
  *
  * Output is buffered per stream and sent as "out" frames of at most
- * CC_OUTPUT_CHUNK bytes when a buffer fills and when the eval ends. The
- * worker keeps at most cap + 1 bytes per stream: the extra byte lets the
- * supervisor see the overflow for itself instead of trusting us. */
+ * CC_OUTPUT_CHUNK bytes when a buffer fills, when the eval ends, before a
+ * tool call, and as it is printed: at a newline or an explicit flush (a
+ * "flush point"), unless a frame went out less than CC_STREAM_GAP_NS ago.
+ * Then the bytes are held and go at the first of: the next flush point or
+ * tick (cc_worker_output_tick, which the engines call from their
+ * interrupt points and, for a guest that waits, from a timer the
+ * cc_worker_output_due hook arms) after the gap. So a line reaches the
+ * supervisor within about one gap, and a flood costs at most one frame
+ * per gap plus one per full chunk. The worker keeps at most cap + 1 bytes
+ * per stream: the extra byte lets the supervisor see the overflow for
+ * itself instead of trusting us. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,8 +35,12 @@ static struct {
 	uint64_t sent[3];   /* bytes accepted per stream (index = fd) */
 	char buf[3][CC_OUTPUT_CHUNK];
 	size_t used[3];
-	bool discard; /* libraries loading: no "out" frames before "ready" */
+	bool discard;	      /* libraries loading: no "out" frames before "ready" */
+	int64_t last_send_ns; /* when the last "out" frame went */
+	bool held;	      /* a flush point waits for the gap to pass */
 } ev;
+
+void (*cc_worker_output_due)(int64_t due_ns);
 
 static int64_t now_ns(void)
 {
@@ -44,6 +56,8 @@ void cc_worker_begin_eval(uint64_t id, uint64_t timeout_ms)
 	ev.stop = CC_OK;
 	memset(ev.sent, 0, sizeof(ev.sent));
 	memset(ev.used, 0, sizeof(ev.used));
+	ev.last_send_ns = 0;
+	ev.held = false;
 }
 
 static void flush_stream(int fd)
@@ -62,6 +76,9 @@ static void flush_stream(int fd)
 	cc_worker_send_frame(m.sb.data, m.sb.size);
 	cc_msgbuf_free(&m);
 	ev.used[fd] = 0;
+	ev.last_send_ns = now_ns();
+	if (!ev.used[1] && !ev.used[2])
+		ev.held = false;
 }
 
 void cc_worker_flush_output(void)
@@ -73,6 +90,26 @@ void cc_worker_flush_output(void)
 void cc_worker_discard_output(bool on)
 {
 	ev.discard = on;
+}
+
+void cc_worker_output_flush_point(void)
+{
+	if (!ev.used[1] && !ev.used[2])
+		return;
+	int64_t due = ev.last_send_ns + CC_STREAM_GAP_NS;
+	if (now_ns() >= due) {
+		cc_worker_flush_output();
+		return;
+	}
+	if (!ev.held && cc_worker_output_due)
+		cc_worker_output_due(due);
+	ev.held = true;
+}
+
+void cc_worker_output_tick(void)
+{
+	if (ev.held && now_ns() >= ev.last_send_ns + CC_STREAM_GAP_NS)
+		cc_worker_flush_output();
 }
 
 int cc_worker_output(int fd, const char *data, size_t len)
@@ -87,6 +124,7 @@ int cc_worker_output(int fd, const char *data, size_t len)
 	uint64_t cap = fd == 1 ? cc_worker_limits.max_stdout : cc_worker_limits.max_stderr;
 	uint64_t room = cap + 1 > ev.sent[fd] ? cap + 1 - ev.sent[fd] : 0;
 	size_t take = len < room ? len : (size_t)room;
+	bool newline = take && memchr(data, '\n', take); /* of what is kept */
 	ev.sent[fd] += take;
 	while (take > 0) {
 		size_t n = CC_OUTPUT_CHUNK - ev.used[fd];
@@ -104,6 +142,8 @@ int cc_worker_output(int fd, const char *data, size_t len)
 			ev.stop = CC_ERR_OUTPUT_LIMIT;
 		return -1;
 	}
+	if (newline)
+		cc_worker_output_flush_point();
 	return 0;
 }
 
@@ -143,6 +183,38 @@ int64_t cc_worker_deadline_ns(void)
 	return ev.deadline_ns;
 }
 
+bool cc_worker_value_fallback;
+
+void cc_outcome_fallback(struct cc_outcome *o, const char *type_name, const char *text, size_t len)
+{
+	static const char cut[] = "\n[codecage: text shortened]";
+	/* msgpack's str header and the marker fit in the rest of the cap */
+	size_t keep =
+		cc_worker_limits.max_result > 64 ? (size_t)cc_worker_limits.max_result - 64 : 0;
+	bool shorten = len > keep;
+
+	if (shorten) {
+		len = keep;
+		while (len && ((unsigned char)text[len] & 0xc0) == 0x80)
+			len--; /* whole UTF-8 sequences only */
+	}
+	free(o->type);
+	free(o->message);
+	free(o->traceback);
+	o->type = o->message = o->traceback = NULL;
+	o->ok = true;
+	o->kind = CC_OK;
+	o->value.size = 0;
+	msgpack_packer pk;
+	msgpack_packer_init(&pk, &o->value, msgpack_sbuffer_write);
+	msgpack_pack_str(&pk, len + (shorten ? sizeof(cut) - 1 : 0));
+	msgpack_pack_str_body(&pk, text, len);
+	if (shorten)
+		msgpack_pack_str_body(&pk, cut, sizeof(cut) - 1);
+	free(o->value_type);
+	o->value_type = strdup(type_name && *type_name ? type_name : "?");
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -172,6 +244,7 @@ void cc_outcome_init(struct cc_outcome *o)
 void cc_outcome_reset(struct cc_outcome *o)
 {
 	msgpack_sbuffer_destroy(&o->value);
+	free(o->value_type);
 	free(o->type);
 	free(o->message);
 	free(o->traceback);

@@ -655,3 +655,29 @@ char *cc_py_utf8(PyObject *s, size_t max)
 	Py_DECREF(b);
 	return r;
 }
+
+/* See py_value.h. The value could not be converted (the TypeError
+ * cc_py_pack raised is pending): give its repr() instead, named by its type, when the eval
+ * asked for that. A repr that raises gives "<T object>". Returns whether
+ * it did; false leaves the TypeError pending. Guest code may run (repr). */
+bool cc_py_fallback(PyObject *value, struct cc_outcome *o)
+{
+	if (!PyErr_ExceptionMatches(PyExc_TypeError))
+		return false;
+	PyErr_Clear();
+	const char *type = Py_TYPE(value)->tp_name;
+	PyObject *r = PyObject_Repr(value);
+	PyObject *text = r ? PyUnicode_AsEncodedString(r, "utf-8", "backslashreplace") : NULL;
+	Py_XDECREF(r);
+	if (!text) {
+		PyErr_Clear();
+		text = PyBytes_FromFormat("<%s object>", type);
+	}
+	if (!text) {
+		PyErr_SetString(PyExc_TypeError, "the value's text form could not be made");
+		return false;
+	}
+	cc_outcome_fallback(o, type, PyBytes_AS_STRING(text), (size_t)PyBytes_GET_SIZE(text));
+	Py_DECREF(text);
+	return true;
+}

@@ -33,6 +33,14 @@ int cc_py_value_init(void);
  * numpy's tolist), so the caller keeps the deadline armed. */
 int cc_py_pack(PyObject *obj, msgpack_sbuffer *sb, uint64_t max_bytes);
 
+/* With the TypeError of a failed cc_py_pack(obj) pending: make o an ok
+ * outcome holding obj's repr() text and type name (cc_outcome_fallback),
+ * "<T object>" when repr raises; true. false, with a TypeError pending,
+ * when it cannot (out of memory) or when the pending error is not a
+ * TypeError (a cap). Runs guest code (__repr__). */
+struct cc_outcome;
+bool cc_py_fallback(PyObject *obj, struct cc_outcome *o);
+
 /* cc_py_pack for a host tool's arguments: args must be a tuple, packed as
  * one array; same rules and return codes, with error messages that speak
  * of passing ("cannot pass a value of type 'set' ... (at args[0])"). */

@@ -48,6 +48,19 @@ extern bool cc_worker_web_polyfills;
  * turns true with reason CC_ERR_OUTPUT_LIMIT). */
 int cc_worker_output(int fd, const char *data, size_t len);
 
+/* Streaming (output.c's header comment): a flush point is a newline,
+ * which cc_worker_output finds itself, or the guest's explicit flush, for
+ * which the engine calls cc_worker_output_flush_point(). Buffered output
+ * goes at once unless a frame went less than CC_STREAM_GAP_NS ago; then
+ * it is held, and cc_worker_output_due (when an engine set it) is called
+ * once with the CLOCK_MONOTONIC time in ns from which a call to
+ * cc_worker_output_tick() sends it. Engines call cc_worker_output_tick()
+ * where they poll for a stop; it is cheap (a vDSO clock read at most). */
+#define CC_STREAM_GAP_NS (20 * 1000000LL)
+void cc_worker_output_flush_point(void);
+void cc_worker_output_tick(void);
+extern void (*cc_worker_output_due)(int64_t due_ns);
+
 /* True when the running eval must stop: its deadline passed or an output
  * cap was exceeded. Cheap enough for an interrupt handler (a vDSO clock
  * read). */
@@ -72,7 +85,24 @@ struct cc_outcome {
 	char *type; /* "TypeError", "ZeroDivisionError", ... */
 	char *message;
 	char *traceback; /* guest frames only */
+	/* When ok and the value is the text form of one that cannot be
+	 * converted (cc_worker_value_fallback): its type's name (heap). */
+	char *value_type;
+	/* Set by a packer that refused a value for its type or shape (no
+	 * mapping, too deep), not for a cap: the fallback may apply. */
+	bool unconvertible;
 };
+
+/* The running eval asked for the fallback ("fallback" in its frame): a
+ * last value of a type that cannot be converted comes back as its text
+ * (Python repr, JavaScript's console form), value_type naming the type,
+ * instead of a TypeError. Engines set it with cc_outcome_fallback. */
+extern bool cc_worker_value_fallback;
+
+/* Make o an ok outcome whose value is text[0..len) as a string (copied; cut
+ * to stay well under max_result, with a marker) from a value of type
+ * type_name (copied). */
+void cc_outcome_fallback(struct cc_outcome *o, const char *type_name, const char *text, size_t len);
 
 /* Replace an error outcome's message with message (copied), and the line
  * "<type>: <old message>" of its traceback with the new one, so both say

@@ -131,6 +131,11 @@ def main():
     if MODE == "liar-kind":
         send({"t": "result", "id": req["id"], "ok": False,
               "error": {"kind": "worker_crashed", "type": "", "message": "", "traceback": ""}})
+    elif MODE == "text-unasked":
+        # a text-form value (value_type) the eval did not ask for
+        send(result(req, value="{1}", value_type="set"))
+    elif MODE == "text-not-string":
+        send(result(req, value=1, value_type="set"))
     elif MODE == "wrong-id":
         send(dict(result(req), id=req["id"] + 1))
     elif MODE == "invalid-utf8":

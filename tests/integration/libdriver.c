@@ -403,6 +403,69 @@ static void thread(cc_language lang)
 	CHECK(children() == 0, "no child process left");
 }
 
+/* Streaming through the C API (issue 16): the line handler sees the
+ * guest's first line while the eval runs, which is shown by stopping the
+ * eval from the handler (cc_runtime_interrupt) while the guest still has
+ * 120 s to wait; the text handler sees the same bytes in batches. */
+struct seen {
+	cc_runtime *rt;
+	char lines[64], text[64];
+	int nlines;
+};
+
+static void on_line(void *user, int fd, const char *line, size_t len)
+{
+	struct seen *s = user;
+	if (fd == 1 && s->nlines++ == 0)
+		snprintf(s->lines, sizeof(s->lines), "%.*s", (int)len, line);
+	if (len == 5 && !memcmp(line, "first", 5))
+		cc_runtime_interrupt(s->rt);
+}
+
+static void on_text(void *user, int fd, const char *text, size_t len)
+{
+	struct seen *s = user;
+	size_t n = strlen(s->text);
+	if (fd == 1 && n + len < sizeof(s->text))
+		memcpy(s->text + n, text, len + 1);
+}
+
+static void stream(cc_language lang)
+{
+	struct seen s = { .rt = driver_start(lang, 120, 0) };
+	const char *code = lang == CC_LANG_PYTHON ? "import time\nprint('first')\ntime.sleep(120)"
+						  : "console.log('first'); for (;;) {}";
+	cc_runtime_set_output_handler(s.rt, on_line, &s);
+	cc_runtime_set_output_text_handler(s.rt, on_text, &s);
+	cc_result *r = cc_runtime_eval(s.rt, code, strlen(code), 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_WORKER_CRASHED && !strcmp(s.lines, "first"),
+	      "the handler saw 'first' while the eval ran and stopped it (%s, '%s')",
+	      cc_error_kind_name(cc_result_error_kind(r)), s.lines);
+	CHECK(!strcmp(s.text, "first\n"), "the text handler got 'first\\n' ('%s')", s.text);
+	cc_result_free(r);
+	cc_runtime_close(s.rt);
+
+	/* values that cannot cross: strict by default, the text on request */
+	cc_runtime *rt = driver_start(lang, 10, 0);
+	code = lang == CC_LANG_PYTHON ? "{1, 2}" : "new Set([1, 2])";
+	r = cc_runtime_eval(rt, code, strlen(code), 0);
+	CHECK(cc_result_error_kind(r) == CC_ERR_GUEST && !cc_result_value_type(r),
+	      "strict by default: guest_error (%s)", cc_error_kind_name(cc_result_error_kind(r)));
+	cc_result_free(r);
+	cc_runtime_set_value_fallback(rt, true);
+	r = cc_runtime_eval(rt, code, strlen(code), 0);
+	const cc_value *v = cc_result_value(r);
+	const char *want = lang == CC_LANG_PYTHON ? "{1, 2}" : "Set(2) { 1, 2 }";
+	const char *type = cc_result_value_type(r);
+	CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_STRING &&
+		      v->u.str.len == strlen(want) && !memcmp(v->u.str.ptr, want, strlen(want)) &&
+		      type && !strcmp(type, lang == CC_LANG_PYTHON ? "set" : "Set"),
+	      "with the fallback: its text, its type named (%s)", type ? type : "none");
+	cc_result_free(r);
+	cc_runtime_close(rt);
+	CHECK(children() == 0, "no child process left");
+}
+
 static void badopts(void)
 {
 	cc_options o;
@@ -542,9 +605,11 @@ int main(int argc, char **argv)
 		dead(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "files"))
 		files(argv[2]);
+	else if (argc >= 3 && !strcmp(argv[1], "stream"))
+		stream(lang_of(argv[2]));
 	else {
 		fprintf(stderr,
-			"usage: cc-libdriver roundtrip|state|many|dead LANG [N] | badopts | "
+			"usage: cc-libdriver roundtrip|state|many|dead|stream LANG [N] | badopts | "
 			"files DIR\n");
 		return 2;
 	}

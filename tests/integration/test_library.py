@@ -38,6 +38,13 @@ def test_runtime_outlives_the_thread_that_made_it(lang):
     drive("thread", lang)
 
 
+def test_output_streams_and_values_fall_back_through_the_c_api(lang):
+    """cc_runtime_set_output_handler sees a line while the eval runs (the
+    handler stops the eval; the guest would wait 120 s, past the driver's
+    60 s test timeout); cc_runtime_set_value_fallback (issue 16)."""
+    drive("stream", lang)
+
+
 def test_bad_options():
     drive("badopts")
 
@@ -66,6 +73,8 @@ FAKES = {
     "claims-require": ("new=sandbox_unavailable", "seccomp"),
     "liar-kind": ("eval=protocol_violation alive=0", "kind"),
     "wrong-id": ("eval=protocol_violation alive=0", "id mismatch"),
+    "text-unasked": ("eval=protocol_violation alive=0", "not asked for"),
+    "text-not-string": ("eval=protocol_violation alive=0", "wrong type"),
     "invalid-utf8": ("eval=protocol_violation alive=0", "UTF-8"),
     "truncated": ("eval=worker_crashed alive=0", ""),
     "deep": ("eval=protocol_violation alive=0", "deeper"),

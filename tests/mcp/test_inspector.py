@@ -33,7 +33,7 @@ def test_inspector_calls_run_python():
     sc = got["structuredContent"]
     assert sc.pop("duration_ms") > 0
     assert sc == {"status": "ok", "value": 42, "stdout": "hi\n", "stderr": "", "error": None,
-                  "files": [], "note": None}
+                  "files": [], "value_type": None, "note": None}
     assert got["isError"] is False
 
 

@@ -73,6 +73,53 @@ Test(protocol, result_ok_with_value)
 	cc_msg_free(&m);
 }
 
+/* A text-form value (issue 16): a string value plus value_type, 1-256
+ * bytes without NUL; anything else is a violation. Whether the eval asked
+ * for it is runtime.c's check (fake_worker.py's text-unasked). */
+static void text_result(const char *value_type, size_t len, bool string_value)
+{
+	begin(5);
+	kv_str("t", "result");
+	kv_int("id", 3);
+	str("ok");
+	msgpack_pack_true(&pk);
+	str("value");
+	if (string_value)
+		str("{1, 2}");
+	else
+		msgpack_pack_int(&pk, 1);
+	str("value_type");
+	msgpack_pack_str(&pk, len);
+	msgpack_pack_str_body(&pk, value_type, len);
+}
+
+Test(protocol, result_text_form_value)
+{
+	text_result("set", 3, true);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert(m.ok && m.value_type);
+	cr_assert_eq(m.value_type->u.str.len, 3);
+	cr_assert_eq(cc_value_type_of(m.value), CC_VALUE_STRING);
+	cc_msg_free(&m);
+
+	char name[300];
+	memset(name, 'a', sizeof(name));
+	text_result(name, 256, true);
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cc_msg_free(&m);
+
+	text_result("set", 3, false);
+	expect_violation("a text form that is not a string", "wrong type");
+	text_result("", 0, true);
+	expect_violation("an empty type name", "value_type");
+	text_result(name, 257, true);
+	expect_violation("a type name over 256 bytes", "value_type");
+	text_result("s\0t", 3, true);
+	expect_violation("a type name with a NUL", "value_type");
+}
+
 Test(protocol, result_error)
 {
 	begin(4);
