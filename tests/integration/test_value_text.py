@@ -20,7 +20,7 @@ CASES = [
     ("python", "import decimal\ndecimal.Decimal('2.5')", "decimal.Decimal", "Decimal('2.5')"),
     ("python", "import pandas as pd\npd.DataFrame({'a': [1, 2]})", "DataFrame",
      "   a\n0  1\n1  2"),
-    ("javascript", "(function f() {})", "function", "[Function: f]"),
+    ("javascript", "({ f: function f() {} })", "Object", "{ f: [Function: f] }"),
     ("javascript", "new Set([1])", "Set", "Set(1) { 1 }"),
 ]
 

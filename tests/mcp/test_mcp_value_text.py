@@ -14,7 +14,7 @@ CASES = [
     ("run_python", "import pandas as pd\npd.DataFrame({'a': [1, 2]})", "DataFrame",
      "   a\n0  1\n1  2"),
     ("run_python", "import pandas as pd\npd.Series([5])", "Series", "0    5\ndtype: int64"),
-    ("run_javascript", "(function f() {})", "function", "[Function: f]"),
+    ("run_javascript", "({ f: function f() {} })", "Object", "{ f: [Function: f] }"),
     ("run_javascript", "Symbol('s')", "symbol", "Symbol(s)"),
     ("run_javascript", "new Set([1])", "Set", "Set(1) { 1 }"),
 ]

@@ -24,7 +24,7 @@ PY = [
     ("'\\ud800' + str({1})", None, None),  # converts (a str): no fallback
 ]
 JS = [
-    ("(function f() {})", "function", "[Function: f]"),
+    ("({ f: function f() {} })", "Object", "{ f: [Function: f] }"),
     ("Symbol('s')", "symbol", "Symbol(s)"),
     ("new Set([1, 2])", "Set", "Set(2) { 1, 2 }"),
     ("new WeakMap()", "WeakMap", "WeakMap {}"),
