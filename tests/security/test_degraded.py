@@ -39,8 +39,9 @@ guest code ran (EXPECTED_REFUSALS says which probes got through).
 | /proc/host/environ | ENOENT (mount ns)    | EACCES (Landlock)   | start refused | start refused              |
 | canary env var     | absent (hygiene)     | absent (hygiene)    | start refused | start refused              |
 
-JavaScript guest: std, os, require, process, fetch, print, scriptArgs are
-undefined and import() of std/os is refused wherever the worker starts
+JavaScript guest: std, os, process, fetch, print, scriptArgs are
+undefined, import() of std/os and require() of anything but fs are refused
+wherever the worker starts
 (no Landlock; no namespaces; no Landlock and no namespaces); without
 seccomp it starts too (RLIMIT_NPROC stops its fork), while Python's start
 is refused by the fork probe. A host that is not root also exposes the
@@ -534,11 +535,17 @@ def _canary():
 
 JS_BREACH = r"""
 const r = {};
-for (const n of ["std", "os", "require", "process", "fetch", "print", "scriptArgs"])
+for (const n of ["std", "os", "process", "fetch", "print", "scriptArgs"])
   r["typeof " + n] = typeof globalThis[n];
 for (const m of ["std", "os"]) {
   try { await import(m); r["import " + m] = "ALLOWED"; }
   catch (e) { r["import " + m] = "blocked " + e.name; }
+}
+// require exists (it hands out the fs module only, js_fs.c): anything else
+// is refused by name
+for (const m of ["child_process", "os", "net"]) {
+  try { require(m); r["require " + m] = "ALLOWED"; }
+  catch (e) { r["require " + m] = "blocked " + e.code; }
 }
 r
 """
@@ -556,6 +563,7 @@ STOPPED_BY = {
     "EAGAIN": "RLIMIT_NPROC",
     "LookupError": "hygiene (empty environment)",
     "TypeError": "engine (no module loader)",
+    "MODULE_NOT_FOUND": "engine (require hands out fs only)",
     "undefined": "engine (no host globals)",
 }
 
@@ -637,6 +645,6 @@ def test_breach_suite_still_blocked(deny, lang, tmp_path):
     outcomes = r.value
     table = render_table(deny, lang, outcomes)
     print(table)
-    assert len(outcomes) == 9, outcomes
+    assert len(outcomes) == (11 if lang == "javascript" else 9), outcomes
     through = {a: o for a, o in outcomes.items() if not blocked(a, o)}
     assert not through, "%s/%s got through: %s\n%s" % (deny, lang, through, table)
