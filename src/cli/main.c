@@ -425,10 +425,11 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	net.allow = a->allow;
 	net.n_allow = a->nallow;
 	net.ca_file = a->ca_file;
-	/* A bad entry is invalid_input before anything starts. */
+	o.net = a->nallow ? &net : NULL;
+	/* A bad entry is invalid_input before anything starts (checked here
+	 * for the message without cc_runtime_new's "cc_options.net: "). */
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
-	    cc_net_check(&net, &err) == 0 && cc_runtime_new(&o, &rt, &err) == 0 &&
-	    (!a->nallow || cc_runtime_set_net(rt, &net, &err) == 0)) {
+	    cc_net_check(&net, &err) == 0 && cc_runtime_new(&o, &rt, &err) == 0) {
 		r = cc_runtime_eval(rt, code, len, 0);
 		if (!r)
 			cc_fail(&err, CC_ERR_INTERNAL, "out of memory");

@@ -189,20 +189,14 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 	o.scratch_bytes = cfg->scratch_mib << 20;
 	o.mounts = cfg->mounts;
 	o.n_mounts = cfg->n_mounts;
+	cc_net_options net;
+	cc_net_options_init(&net);
+	net.allow = cfg->allow_net;
+	net.n_allow = cfg->n_allow_net;
+	net.ca_file = cfg->ca_file;
+	o.net = cfg->n_allow_net ? &net : NULL;
 	if (cc_runtime_new(&o, out, err) < 0)
 		return -1;
-	if (cfg->n_allow_net) {
-		cc_net_options net;
-		cc_net_options_init(&net);
-		net.allow = cfg->allow_net;
-		net.n_allow = cfg->n_allow_net;
-		net.ca_file = cfg->ca_file;
-		if (cc_runtime_set_net(*out, &net, err) < 0) {
-			cc_runtime_close(*out);
-			*out = NULL;
-			return -1;
-		}
-	}
 	/* No host tools are bound here, but keep host error text away from
 	 * the guest should one ever be. */
 	cc_runtime_set_redaction(*out, true);
