@@ -235,6 +235,8 @@ typedef struct cc_mount {
 /* The most grants one runtime takes. */
 #define CC_MAX_MOUNTS 32
 
+struct cc_net_options; /* below, with the network API */
+
 typedef struct cc_options {
 	cc_language language;
 	cc_sandbox_mode sandbox;
@@ -286,6 +288,19 @@ typedef struct cc_options {
 	 * scratch_bytes. For compatibility, max_file_size > 0 with
 	 * scratch_bytes 0 gives a scratch of max_file_size bytes. */
 	uint64_t scratch_bytes;
+	/* The network policy (cc_net_options, below) every runtime these
+	 * options start gets before it is returned: cc_runtime_new's, and each
+	 * session of cc_forkserver_spawn and cc_pool_checkout (never a fork
+	 * server's template). NULL = no network, the default. Borrowed until
+	 * the call that takes the options returns: cc_runtime_new,
+	 * cc_forkserver_new and cc_pool_new copy the policy (entries,
+	 * ca_file, test_resolve) and keep the hooks and hook_user as given;
+	 * they take hook_user when hook_free is set (it runs once no runtime
+	 * started from these options, nor the pool or fork server, uses it,
+	 * also when the call fails). A malformed policy is invalid_input from
+	 * that call before anything starts. cc_runtime_set_net overrides it
+	 * for one runtime. */
+	const struct cc_net_options *net;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
@@ -871,9 +886,9 @@ CC_EXPORT int cc_net_check(const cc_net_options *n, cc_error *err);
  * for the call only). The first call with entries gives the guest its
  * APIs (fetch, urllib, requests) by running a short bootstrap in it; a
  * later call replaces the policy for requests that start afterwards
- * (n_allow 0: refuse everything). Not in cc_options because a pool or
- * fork server keeps its options past the call: call this on each session
- * (the Python package does). Errors: invalid_input (as cc_net_check, or
+ * (n_allow 0: refuse everything). The per-runtime override of
+ * cc_options.net (which a pool or fork server applies to each session
+ * itself). Errors: invalid_input (as cc_net_check, or
  * the runtime is busy), those of cc_runtime_eval's bootstrap (timeout,
  * worker_crashed). */
 CC_EXPORT int cc_runtime_set_net(cc_runtime *rt, const cc_net_options *n, cc_error *err);

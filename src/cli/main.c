@@ -453,10 +453,11 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	struct live live = { 0 };
 	cc_term_init(&live.term[1], stdout, a->raw);
 	cc_term_init(&live.term[2], stderr, a->raw);
-	/* A bad entry is invalid_input before anything starts. */
+	o.net = a->nallow ? &net : NULL;
+	/* A bad entry is invalid_input before anything starts (checked here
+	 * for the message without cc_runtime_new's "cc_options.net: "). */
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
-	    cc_net_check(&net, &err) == 0 && cc_runtime_new(&o, &rt, &err) == 0 &&
-	    (!a->nallow || cc_runtime_set_net(rt, &net, &err) == 0)) {
+	    cc_net_check(&net, &err) == 0 && cc_runtime_new(&o, &rt, &err) == 0) {
 		/* Text mode is for people: output live, and a value with no
 		 * JSON form as its text. --json keeps the strict value rule. */
 		if (!a->json) {

@@ -20,13 +20,15 @@
 
 #include "error.h"
 #include "fdpass.h"
+#include "net.h"
 #include "supervisor.h"
 
 struct cc_forkserver {
-	cc_runtime *tmpl;     /* the template, as a runtime that never evaluates */
-	cc_options opts;      /* what each session's cc_runtime gets */
-	pthread_mutex_t lock; /* one request on the channel at a time */
-	int refs;	      /* the owner's, plus one per live session (atomic) */
+	cc_runtime *tmpl;	   /* the template, as a runtime that never evaluates */
+	cc_options opts;	   /* what each session's cc_runtime gets */
+	struct cc_net_policy *net; /* cc_options.net's, for each session; NULL: none */
+	pthread_mutex_t lock;	   /* one request on the channel at a time */
+	int refs;		   /* the owner's, plus one per live session (atomic) */
 };
 
 /* Python modules a template imports unless told otherwise: the standard
@@ -37,18 +39,22 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 				cc_error *err)
 {
 	struct cc_libset *libs = NULL;
+	struct cc_net_policy *net = NULL;
 	*out = NULL;
 	if (!opts)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
-	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0)
+	if (cc_net_from_options(opts, &net, err) < 0)
 		return -1;
-	int rc = cc_forkserver_start(opts, preload, libs, out, err);
+	int rc = -1;
+	if (cc_options_check(opts, err) == 0 && cc_libset_load(opts, &libs, err) == 0)
+		rc = cc_forkserver_start(opts, preload, libs, net, out, err);
 	cc_libset_free(libs);
+	cc_net_policy_unref(net); /* the server holds its own reference */
 	return rc;
 }
 
 int cc_forkserver_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
-			cc_forkserver **out, cc_error *err)
+			struct cc_net_policy *net, cc_forkserver **out, cc_error *err)
 {
 	*out = NULL;
 	if (!opts)
@@ -75,6 +81,8 @@ int cc_forkserver_start(const cc_options *opts, const char *preload, const struc
 	fs->opts.node_modules = NULL;
 	fs->opts.mounts = NULL; /* borrowed: the template has bound them */
 	fs->opts.n_mounts = 0;
+	fs->opts.net = NULL; /* borrowed: fs->net is its copy */
+	fs->net = cc_net_policy_ref(net);
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->refs = 1;
 	*out = fs;
@@ -91,6 +99,7 @@ void cc_forkserver_unref(cc_forkserver *fs)
 	if (__atomic_sub_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
 	cc_runtime_close(fs->tmpl);
+	cc_net_policy_unref(fs->net);
 	pthread_mutex_destroy(&fs->lock);
 	free(fs);
 }
@@ -262,7 +271,8 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	rt->child.forked = true;
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	rt->alive = true;
-	if (cc_runtime_await_ready(rt, deadline, err) < 0) {
+	if (cc_runtime_await_ready(rt, deadline, err) < 0 ||
+	    cc_net_install(rt, cc_net_policy_ref(fs->net), err) < 0) {
 		cc_runtime_close(rt);
 		return -1;
 	}

@@ -584,20 +584,23 @@ static int bootstrap(cc_runtime *rt, cc_error *err)
 	return rc;
 }
 
-CC_EXPORT int cc_runtime_set_net(cc_runtime *rt, const cc_net_options *n, cc_error *err)
+int cc_net_from_options(const cc_options *opts, struct cc_net_policy **out, cc_error *err)
 {
-	struct cc_net_policy *p;
-	int rc = !rt ? cc_fail(err, CC_ERR_INVALID_INPUT, "no runtime")
-		 : __atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE)
-			 ? cc_fail(err, CC_ERR_INVALID_INPUT,
-				   "cannot change the network policy while the runtime runs a "
-				   "request")
-			 : cc_net_policy_new(n, rt->opts.limits.max_result, &p, err);
-	if (rc < 0) {
-		if (n && n->hook_free)
-			n->hook_free(n->hook_user);
-		return -1;
+	*out = NULL;
+	if (!opts || !opts->net)
+		return 0;
+	if (cc_net_policy_new(opts->net, opts->limits.max_result, out, err) < 0) {
+		if (opts->net->hook_free)
+			opts->net->hook_free(opts->net->hook_user);
+		return cc_fail_wrap(err, "cc_options.net");
 	}
+	return 0;
+}
+
+int cc_net_install(cc_runtime *rt, struct cc_net_policy *p, cc_error *err)
+{
+	if (!p)
+		return 0;
 	pthread_once(&curl_once, curl_init);
 	if (curl_init_rc != CURLE_OK) {
 		cc_net_policy_unref(p);
@@ -624,4 +627,21 @@ CC_EXPORT int cc_runtime_set_net(cc_runtime *rt, const cc_net_options *n, cc_err
 		return -1;
 	net->bound = true;
 	return 0;
+}
+
+CC_EXPORT int cc_runtime_set_net(cc_runtime *rt, const cc_net_options *n, cc_error *err)
+{
+	struct cc_net_policy *p;
+	int rc = !rt ? cc_fail(err, CC_ERR_INVALID_INPUT, "no runtime")
+		 : __atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE)
+			 ? cc_fail(err, CC_ERR_INVALID_INPUT,
+				   "cannot change the network policy while the runtime runs a "
+				   "request")
+			 : cc_net_policy_new(n, rt->opts.limits.max_result, &p, err);
+	if (rc < 0) {
+		if (n && n->hook_free)
+			n->hook_free(n->hook_user);
+		return -1;
+	}
+	return cc_net_install(rt, p, err);
 }

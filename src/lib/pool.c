@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "net.h"
 #include "supervisor.h"
 
 /* After a failed start the filler waits this long before trying again,
@@ -16,10 +17,11 @@
 
 struct cc_pool {
 	cc_options opts;
-	cc_forkserver *fs;	/* NULL: sessions are spawned (cc_runtime_new); only
-				   the filler thread replaces it */
-	char *preload;		/* what a replacement template imports */
-	struct cc_libset *libs; /* read once, at cc_pool_new: every session loads them */
+	cc_forkserver *fs;	   /* NULL: sessions are spawned (cc_runtime_new); only
+				      the filler thread replaces it */
+	char *preload;		   /* what a replacement template imports */
+	struct cc_libset *libs;	   /* read once, at cc_pool_new: every session loads them */
+	struct cc_net_policy *net; /* cc_options.net's, copied at cc_pool_new; NULL: none */
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a session came, one left, or the pool closes */
@@ -44,8 +46,15 @@ static void deadline_ts(struct timespec *ts, int64_t deadline_ns)
 
 static int make_session(cc_pool *p, cc_runtime **rt, cc_error *err)
 {
-	if (!p->fs)
-		return cc_runtime_start(&p->opts, NULL, p->libs, rt, err);
+	if (!p->fs) {
+		if (cc_runtime_start(&p->opts, NULL, p->libs, rt, err) < 0)
+			return -1;
+		if (cc_net_install(*rt, cc_net_policy_ref(p->net), err) == 0)
+			return 0;
+		cc_runtime_close(*rt);
+		*rt = NULL;
+		return -1;
+	}
 	if (cc_forkserver_spawn(p->fs, rt, err) == 0)
 		return 0;
 	/* A template that died (killed from outside, out of memory) is
@@ -54,7 +63,7 @@ static int make_session(cc_pool *p, cc_runtime **rt, cc_error *err)
 		return -1;
 	cc_forkserver *fresh = NULL;
 	cc_error e2 = { 0 };
-	if (cc_forkserver_start(&p->opts, p->preload, p->libs, &fresh, &e2) < 0) {
+	if (cc_forkserver_start(&p->opts, p->preload, p->libs, p->net, &fresh, &e2) < 0) {
 		cc_error_clear(err);
 		*err = e2;
 		return -1;
@@ -136,12 +145,9 @@ static void *filler_main(void *arg)
 	return NULL;
 }
 
-CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
-			  const char *preload, cc_pool **out, cc_error *err)
+/* Check what cc_pool_new takes and allocate the pool. */
+static int pool_prepare(const cc_options *opts, unsigned size, cc_pool **out, cc_error *err)
 {
-	*out = NULL;
-	if (!opts)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
 	if (size < 1 || size > 1024)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "pool size is %u; it must be between 1 and 1024 sessions", size);
@@ -158,20 +164,42 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		free(p);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
+	*out = p;
+	return 0;
+}
+
+CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
+			  const char *preload, cc_pool **out, cc_error *err)
+{
+	struct cc_net_policy *net = NULL;
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_net_from_options(opts, &net, err) < 0)
+		return -1;
+	cc_pool *p = NULL;
+	if (pool_prepare(opts, size, &p, err) < 0) {
+		cc_net_policy_unref(net);
+		return -1;
+	}
+	p->net = net;
 	p->opts = *opts;
 	p->opts.worker_dir = NULL;
 	p->opts.libraries = NULL; /* borrowed: read into p->libs now */
 	p->opts.n_libraries = 0;
 	p->opts.node_modules = NULL;
+	p->opts.net = NULL; /* borrowed: p->net is its copy */
 	p->opts.mounts = cc_mounts_copy(opts->mounts, opts->n_mounts);
 	if (opts->n_mounts && !p->opts.mounts) {
+		cc_net_policy_unref(p->net);
 		free(p->ready);
 		free(p);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
 	p->size = size;
 	if (cc_libset_load(opts, &p->libs, err) < 0 ||
-	    (fork_server && cc_forkserver_start(opts, preload, p->libs, &p->fs, err) < 0)) {
+	    (fork_server && cc_forkserver_start(opts, preload, p->libs, p->net, &p->fs, err) < 0)) {
+		cc_net_policy_unref(p->net);
 		cc_libset_free(p->libs);
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 		free(p->ready);
@@ -190,6 +218,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	int rc = pthread_create(&p->filler, NULL, filler_main, p);
 	if (rc != 0) {
 		cc_forkserver_close(p->fs);
+		cc_net_policy_unref(p->net);
 		cc_libset_free(p->libs);
 		free((char *)p->opts.worker_dir);
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
@@ -293,6 +322,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	for (unsigned i = 0; i < p->nready; i++)
 		cc_runtime_close(p->ready[i]);
 	cc_forkserver_close(p->fs);
+	cc_net_policy_unref(p->net);
 	cc_libset_free(p->libs);
 	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->lock);

@@ -11,6 +11,7 @@
 #include "frame.h"
 #include "message.h"
 #include "seccomp_policy.h"
+#include "net.h"
 #include "supervisor.h"
 #include "utf8.h"
 
@@ -82,6 +83,8 @@ int cc_options_check(const cc_options *o, cc_error *err)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "max_pending_calls is %u; it must be in [1, 65536]",
 			       l->max_pending_calls);
+	if (o->net && cc_net_check(o->net, err) < 0)
+		return cc_fail_wrap(err, "cc_options.net");
 	return 0;
 }
 
@@ -292,6 +295,7 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	rt->opts.node_modules = NULL;
 	rt->opts.mounts = NULL; /* borrowed too: resolved while starting */
 	rt->opts.n_mounts = 0;
+	rt->opts.net = NULL; /* borrowed: made into rt->net's policy */
 	rt->next_id = 1;
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;
@@ -376,13 +380,23 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
 {
 	struct cc_libset *libs = NULL;
+	struct cc_net_policy *net = NULL;
 	*out = NULL;
 	if (!opts)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
-	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0)
+	if (cc_net_from_options(opts, &net, err) < 0)
 		return -1;
-	int rc = cc_runtime_start(opts, NULL, libs, out, err);
+	int rc = -1;
+	if (cc_options_check(opts, err) == 0 && cc_libset_load(opts, &libs, err) == 0)
+		rc = cc_runtime_start(opts, NULL, libs, out, err);
 	cc_libset_free(libs);
+	if (rc == 0 && cc_net_install(*out, net, err) < 0) {
+		cc_runtime_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	if (rc < 0)
+		cc_net_policy_unref(net);
 	return rc;
 }
 

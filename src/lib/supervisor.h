@@ -12,6 +12,8 @@
 #include "frame.h"
 #include "value.h"
 
+struct cc_net_policy; /* net.h */
+
 /* ---- grants.c: file grants, resolved once ---- */
 
 struct cc_grant {
@@ -239,9 +241,11 @@ void cc_libset_explain(const struct cc_libset *s, cc_error *err);
  * list). Same errors as cc_runtime_new. */
 int cc_runtime_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
 		     cc_runtime **out, cc_error *err);
-/* cc_forkserver_new with libraries already read (borrowed; may be NULL). */
+/* cc_forkserver_new with libraries already read (borrowed; may be NULL)
+ * and cc_options.net's policy made (borrowed: the server takes its own
+ * reference for its sessions; NULL = none). */
 int cc_forkserver_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
-			cc_forkserver **out, cc_error *err);
+			struct cc_net_policy *net, cc_forkserver **out, cc_error *err);
 
 /* Receive and check the worker's "ready" (or "fail") before deadline.
  * Errors: as cc_runtime_new. */
@@ -293,6 +297,14 @@ void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int
 /* Cancel the current eval's requests and free the runtime's policy
  * (requests in flight keep what they use). After cc_tools_free. */
 void cc_net_free(cc_runtime *rt);
+/* cc_options.net as a policy: *out NULL when opts->net is NULL. Made first
+ * by the calls that take options, so that its hook_free runs exactly once
+ * whatever fails later (their unref). Errors: invalid_input naming the bad
+ * entry and "cc_options.net"; on error hook_free has run. */
+int cc_net_from_options(const cc_options *opts, struct cc_net_policy **out, cc_error *err);
+/* Give rt the policy p (takes the caller's reference, also on failure):
+ * cc_runtime_set_net after its checks. NULL p does nothing. */
+int cc_net_install(cc_runtime *rt, struct cc_net_policy *p, cc_error *err);
 
 /* Send one reply frame for `call` (tools.c): a value (ename NULL), or a
  * failure name + message (cut to 4 KiB; redaction applied by the caller)

@@ -186,6 +186,53 @@ int mcp_files_write(cc_runtime *rt, int lang, const json_t *files, cc_error *err
 	return 0;
 }
 
+/* ---- the session's scratch across a reset ---- */
+
+static const cc_value *map_get(const cc_value *m, const char *key);
+
+int mcp_scratch_carry(cc_runtime *from, cc_runtime *to, int lang, uint64_t budget, size_t *lost)
+{
+	cc_value *l = NULL;
+	cc_error err = { 0 };
+	size_t copied = 0;
+	*lost = 0;
+	if (!cc_runtime_alive(from) || cc_runtime_list_files(from, "/tmp", &l, &err) < 0 || !l ||
+	    l->type != CC_VALUE_ARRAY) {
+		cc_error_clear(&err);
+		cc_value_free(l);
+		return 0;
+	}
+	/* A directory comes before what it holds (cc_runtime_list_files). */
+	for (size_t i = 0; i < l->u.array.len; i++) {
+		const cc_value *it = l->u.array.items[i];
+		const cc_value *p = map_get(it, "path"), *sz = map_get(it, "size"),
+			       *dir = map_get(it, "dir");
+		if (!p || p->type != CC_VALUE_STRING)
+			continue;
+		int rc = -1;
+		if (dir && dir->type == CC_VALUE_BOOL && dir->u.b) {
+			char *inside = NULL;
+			if (asprintf(&inside, "%s/x", p->u.str.ptr) >= 0)
+				rc = make_parents(to, lang, inside, &err);
+			free(inside);
+		} else if (sz && sz->type == CC_VALUE_INT && (uint64_t)sz->u.i <= budget) {
+			void *data = NULL;
+			size_t len = 0;
+			rc = cc_runtime_read_file(from, p->u.str.ptr, budget, &data, &len, &err);
+			if (rc == 0)
+				rc = cc_runtime_write_file(to, p->u.str.ptr, data, len, &err);
+			if (rc == 0)
+				budget -= len;
+			free(data);
+			copied += rc == 0;
+		}
+		*lost += rc < 0 && !(dir && dir->type == CC_VALUE_BOOL && dir->u.b);
+		cc_error_clear(&err);
+	}
+	cc_value_free(l);
+	return (int)copied;
+}
+
 /* ---- what a call changed ---- */
 
 struct entry {

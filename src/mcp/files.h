@@ -24,6 +24,15 @@ const char *mcp_files_check(const json_t *files);
  * err (invalid_input naming the file, or the library's kinds). */
 int mcp_files_write(cc_runtime *rt, int lang, const json_t *files, cc_error *err);
 
+/* Copy the files and folders under /tmp of the live runtime `from` into
+ * `to` (a reset or replaced runtime of the same session and language), at
+ * most budget bytes in all (the scratch size) and what one read can carry
+ * (the runtime's max_result): each through the host's file calls, folders
+ * with the guest's own (as mcp_files_write). Returns how many files were
+ * copied; *lost counts the ones that were not (too big, no room, a failed
+ * read or write). A dead `from` copies nothing. */
+int mcp_scratch_carry(cc_runtime *from, cc_runtime *to, int lang, uint64_t budget, size_t *lost);
+
 /* The files (not folders) under /tmp (when cfg has scratch) and each
  * writable directory grant of cfg: path, size, mtime, sorted by path.
  * Empty when rt is dead or a listing fails; NULL when out of memory. Free

@@ -189,26 +189,58 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 	o.scratch_bytes = cfg->scratch_mib << 20;
 	o.mounts = cfg->mounts;
 	o.n_mounts = cfg->n_mounts;
+	cc_net_options net;
+	cc_net_options_init(&net);
+	net.allow = cfg->allow_net;
+	net.n_allow = cfg->n_allow_net;
+	net.ca_file = cfg->ca_file;
+	o.net = cfg->n_allow_net ? &net : NULL;
 	if (cc_runtime_new(&o, out, err) < 0)
 		return -1;
-	if (cfg->n_allow_net) {
-		cc_net_options net;
-		cc_net_options_init(&net);
-		net.allow = cfg->allow_net;
-		net.n_allow = cfg->n_allow_net;
-		net.ca_file = cfg->ca_file;
-		if (cc_runtime_set_net(*out, &net, err) < 0) {
-			cc_runtime_close(*out);
-			*out = NULL;
-			return -1;
-		}
-	}
 	/* No host tools are bound here, but keep host error text away from
 	 * the guest should one ever be. */
 	cc_runtime_set_redaction(*out, true);
 	/* A value with no JSON form comes back as its text, never a failure. */
 	cc_runtime_set_value_fallback(*out, true);
 	return 0;
+}
+
+/* Append ", " + what to *note (owned; NULL stays NULL when out of memory). */
+static void note_add(char **note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(char **note, const char *fmt, ...)
+{
+	char *more = NULL, *both = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&more, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !*note || asprintf(&both, "%s%s", *note, more) < 0)
+		both = NULL;
+	free(more);
+	free(*note);
+	*note = both;
+}
+
+/* The session's scratch lives as long as the session: the files of the
+ * runtime being reset (old, still alive) go into its successor rt before
+ * old is closed; a dead one's are gone, and the note says so. */
+static void carry_scratch(struct mcp_server *srv, cc_runtime *old, cc_runtime *rt, int lang,
+			  char **note)
+{
+	const struct mcp_config *cfg = mcp_server_config(srv);
+	if (!old || !cfg->scratch_mib)
+		return;
+	if (!cc_runtime_alive(old)) {
+		note_add(note, "; the previous runtime had ended, so its /tmp files are gone");
+		return;
+	}
+	size_t lost = 0;
+	int kept = mcp_scratch_carry(old, rt, lang, cfg->scratch_mib << 20, &lost);
+	if (kept > 0 || lost > 0)
+		note_add(note, "; the files in /tmp were kept (%d)", kept);
+	if (lost > 0)
+		note_add(note, ", except %zu that could not be copied (over 1 MiB or no room)",
+			 lost);
 }
 
 /* Make sure s->rt[lang] is a live runtime; *note says what happened to
@@ -239,14 +271,20 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	s->ended[lang] = NULL;
 	rt = s->rt[lang];
 	pthread_mutex_unlock(&s->lock);
-	cc_runtime_close(old);
+	if (!reset) { /* a dead runtime: nothing to carry */
+		cc_runtime_close(old);
+		old = NULL;
+	}
 	if (rt)
 		return 0;
 	if (start_runtime(srv, lang, &rt, err) < 0) {
+		cc_runtime_close(old);
 		mcp_log(s, sink, MCP_ERROR, "cannot start the %s runtime: %s", lang_names[lang],
 			cc_error_kind_name(err->kind));
 		return -1;
 	}
+	carry_scratch(srv, old, rt, lang, note);
+	cc_runtime_close(old);
 	const cc_sandbox_report *sb = cc_runtime_sandbox(rt);
 	mcp_log(s, sink, MCP_INFO, "started the %s runtime: %s; sandbox layers: %s",
 		lang_names[lang], cc_runtime_engine_version(rt), sb->applied);

@@ -99,8 +99,9 @@ static json_t *input_schema(double timeout_s)
 			  "type", "object", "properties", "code", "type", "string", "description",
 			  "the program to run", "timeout_s", "type", "number", "exclusiveMinimum",
 			  0.0, "description", tdesc, "reset", "type", "boolean", "description",
-			  "discard all state (variables, imports) before running code", "required",
-			  "code", "additionalProperties", 0);
+			  "discard all state (variables, imports) before running code; files in "
+			  "/tmp are kept",
+			  "required", "code", "additionalProperties", 0);
 	json_t *files = json_pack(
 		"{s:s, s:s, s:{s:[{s:s}, {s:s, s:{s:{s:s}}, s:[s], s:b}]}}", "type", "object",
 		"description",
@@ -120,8 +121,10 @@ static void files_text(struct cc_buf *d, const struct mcp_config *cfg)
 	if (cfg->scratch_mib)
 		cc_buf_printf(d,
 			      "/tmp is a private writable folder of %llu MiB for this "
-			      "conversation (separate for Python and JavaScript; lost when "
-			      "the runtime is reset or replaced). ",
+			      "conversation (separate for Python and JavaScript; reset: true "
+			      "keeps its files, files over 1 MiB excepted; they are lost when "
+			      "a timeout, memory error or crash ends the runtime, as the "
+			      "result's note says). ",
 			      (unsigned long long)cfg->scratch_mib);
 	else
 		cc_buf_puts(d, "there is no writable /tmp (the server runs with --scratch 0). ");

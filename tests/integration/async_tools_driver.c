@@ -3,7 +3,7 @@
  * and cc_runtime_interrupt and cc_tool_call_hold (approval waits) end to end, for
  * test_async_tools.py. Prints "ok ..." / "FAIL ..." per check and "N failed" last.
  * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG | cap LANG |
- *        approval LANG */
+ *        approval LANG | keywords (cc_runtime_bind_tool_async_kw, Python) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,11 +492,93 @@ static void approval(cc_language lang)
 	cc_runtime_close(rt);
 }
 
+/* cc_runtime_bind_tool_async_kw: the tool sees the Python guest's keyword
+ * arguments ("k=v,..." in order, or "none" when there were none: NULL),
+ * answered now or from another thread; a tool bound with
+ * cc_runtime_bind_tool_async refuses keywords as TypeError and is never
+ * called. */
+static cc_tool_call *kw_held;
+
+/* Answers kw_held with the text it is given (freed). */
+static void *answer_kw(void *arg)
+{
+	cc_tool_call_return(kw_held, cc_value_new_string(arg, strlen(arg)));
+	free(arg);
+	return NULL;
+}
+
+static int old_calls;
+static void describe_kw(void *user, const cc_value *args, const cc_value *kwargs,
+			cc_tool_call *call)
+{
+	char buf[256] = "";
+	size_t n = 0;
+	if (!kwargs)
+		n = (size_t)snprintf(buf, sizeof(buf), "none");
+	for (size_t i = 0; kwargs && i < kwargs->u.map.len && n < sizeof(buf); i++) {
+		const cc_value *v = kwargs->u.map.vals[i];
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%lld", i ? "," : "",
+				      kwargs->u.map.keys[i],
+				      cc_value_type_of(v) == CC_VALUE_INT ? (long long)v->u.i : -1);
+	}
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "/%zu", args->u.array.len);
+	if (user) { /* answered later, from another thread */
+		kw_held = call;
+		pthread_create(&answerer, NULL, answer_kw, strdup(buf));
+		answerer_started = true;
+		return;
+	}
+	cc_tool_call_return(call, cc_value_new_string(buf, strlen(buf)));
+}
+
+static void old_style(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user, (void)args;
+	old_calls++;
+	cc_tool_call_return(call, cc_value_new_string("called", 6));
+}
+
+static void keywords(void)
+{
+	cc_runtime *rt = start(CC_LANG_PYTHON, 0);
+	cc_error err = { 0 };
+	int rc = cc_runtime_bind_tool_async_kw(rt, "kw", describe_kw, NULL, &err);
+	rc |= cc_runtime_bind_tool_async_kw(rt, "kwlater", describe_kw, (void *)1, &err);
+	rc |= cc_runtime_bind_tool_async(rt, "old", old_style, NULL, &err);
+	CHECK(rc == 0, "bind async tools with and without keywords");
+	cc_result *r;
+	const char *s = eval_str(rt, "kw(1, sheet=2, row=3)", &r);
+	CHECK(!strcmp(s, "sheet=2,row=3/1"), "the tool sees the keywords in order: %s", s);
+	cc_result_free(r);
+	s = eval_str(rt, "kw(1, 2)", &r);
+	CHECK(!strcmp(s, "none/2"), "kwargs is NULL when there are none: %s", s);
+	cc_result_free(r);
+	s = eval_str(rt, "import asyncio\nawait atools.kwlater(row=7)", &r);
+	if (answerer_started)
+		pthread_join(answerer, NULL);
+	answerer_started = false;
+	CHECK(!strcmp(s, "row=7/0"), "answered from another thread, awaited: %s", s);
+	cc_result_free(r);
+	s = eval_str(rt,
+		     "try:\n    old(1, row=3)\nexcept TypeError as e:\n    r = 'TypeError: ' + "
+		     "str(e)\nr",
+		     &r);
+	CHECK(strstr(s, "TypeError: old() takes positional arguments only") != NULL &&
+		      old_calls == 0,
+	      "a tool bound without _kw refuses keywords and is not called (%d calls): %s",
+	      old_calls, s);
+	cc_result_free(r);
+	s = eval_str(rt, "old(1)", &r);
+	CHECK(!strcmp(s, "called") && old_calls == 1, "without keywords it is called: %s", s);
+	cc_result_free(r);
+	cc_runtime_close(rt);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: cc-asyncdriver fanout LANG | late LANG | budget | "
-				"interrupt LANG | cap LANG | approval LANG\n");
+				"interrupt LANG | cap LANG | approval LANG | keywords\n");
 		return 2;
 	}
 	cc_language lang =
@@ -513,6 +595,8 @@ int main(int argc, char **argv)
 		cap(lang);
 	else if (!strcmp(argv[1], "approval"))
 		approval(lang);
+	else if (!strcmp(argv[1], "keywords"))
+		keywords();
 	printf("children=%ld\n", children());
 	printf("%d failed\n", failures);
 	return failures != 0;

@@ -14,10 +14,12 @@
 
 static int failures;
 
+/* cond is evaluated once (it may start or close things). */
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \
-		printf((cond) ? "ok   " : "FAIL ");                                                \
-		failures += !(cond);                                                               \
+		int check_ok_ = !!(cond);                                                          \
+		printf(check_ok_ ? "ok   " : "FAIL ");                                             \
+		failures += !check_ok_;                                                            \
 		printf(__VA_ARGS__);                                                               \
 		printf("\n");                                                                      \
 	} while (0)

@@ -34,3 +34,10 @@ def test_in_flight_cap_and_cancel_at_eval_end(lang):
 
 def test_a_held_call_waits_outside_the_deadline_within_its_approval_timeout(lang):
     drive("approval", lang)
+
+
+def test_async_tools_with_keyword_arguments():
+    """cc_runtime_bind_tool_async_kw sees a Python guest's keywords (NULL
+    when none); an async tool bound without _kw refuses them uncalled."""
+    out = drive("keywords")
+    assert "refuses keywords and is not called" in out

@@ -1,6 +1,7 @@
 """The network API from C (cc_net_options, cc_runtime_set_net, the request
-and response hooks, cc_net_add_header): build/tests/cc-netdriver against a
-local server."""
+and response hooks, cc_net_add_header; cc_options.net for a runtime, a
+pool and a fork server): build/tests/cc-netdriver and cc-netoptdriver
+against a local server."""
 import conftest
 import netsrv
 
@@ -10,5 +11,18 @@ def test_network_from_c():
     try:
         out = conftest.drive("cc-netdriver", str(s.port), timeout=120)
         assert "javascript fetch with the hook's header" in out
+    finally:
+        s.close()
+
+
+def test_network_in_options_from_c():
+    """cc_options.net reaches every session of a pool and a fork server
+    without cc_runtime_set_net; a bad entry is refused at their _new."""
+    s = netsrv.Server("127.0.0.1")
+    try:
+        out = conftest.drive("cc-netoptdriver", str(s.port), timeout=240)
+        assert "a forked pool session reaches the server" in out
+        assert "a fork server's session reaches the server" in out
+        assert "cc_pool_new refuses a bad entry" in out
     finally:
         s.close()

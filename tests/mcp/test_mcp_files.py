@@ -185,3 +185,79 @@ def test_two_http_sessions_have_their_own_scratch():
         status, _, data = c.post({"jsonrpc": "2.0", "id": 4, "method": "resources/read",
                                   "params": {"uri": "codecage://javascript/tmp/secret"}}, a)
         assert json.loads(data)["result"]["contents"][0]["text"] == "from a"
+
+
+SCRATCH_WRITE = {
+    "run_javascript": "fs.mkdirSync('/tmp/d/e', {recursive: true});\n"
+                      "fs.writeFileSync('/tmp/d/e/kept.txt', 'still here');\n"
+                      "fs.writeFileSync('/tmp/top.bin', new Uint8Array([0, 1, 255])); 1",
+    "run_python": "import os\nos.makedirs('/tmp/d/e', exist_ok=True)\n"
+                  "open('/tmp/d/e/kept.txt', 'w').write('still here')\n"
+                  "open('/tmp/top.bin', 'wb').write(bytes([0, 1, 255]))",
+}
+SCRATCH_READ = {
+    "run_javascript": "[fs.readFileSync('/tmp/d/e/kept.txt', 'utf8'),"
+                      " Array.from(fs.readFileSync('/tmp/top.bin')), typeof x]",
+    "run_python": "[open('/tmp/d/e/kept.txt').read(), list(open('/tmp/top.bin', 'rb').read()),"
+                  " 'x' in globals()]",
+}
+
+
+@pytest.mark.parametrize("tool", sorted(SCRATCH_WRITE))
+def test_scratch_lives_through_a_reset(tool):
+    """Issue 14: the session's scratch lives as long as the session;
+    reset: true used to start the new runtime with an empty /tmp."""
+    s = Stdio()
+    assert s.call(tool, "x = 1", id=1)["isError"] is False
+    assert s.call(tool, SCRATCH_WRITE[tool], id=2)["isError"] is False
+    r = s.call(tool, SCRATCH_READ[tool], id=3, reset=True)
+    sc = r["structuredContent"]
+    assert r["isError"] is False, r
+    gone = "undefined" if tool == "run_javascript" else False
+    assert sc["value"] == ["still here", [0, 1, 255], gone], r   # files kept, state reset
+    assert "reset: true" in sc["note"] and "files in /tmp were kept (2)" in sc["note"], sc
+    # the carried files are the new runtime's: a second reset keeps them again
+    r = s.call(tool, SCRATCH_READ[tool], id=4, reset=True)
+    assert r["structuredContent"]["value"][:2] == ["still here", [0, 1, 255]], r
+    s.close()
+
+
+def test_a_file_too_big_to_carry_is_named_in_the_note():
+    s = Stdio()
+    s.call("run_python", "open('/tmp/big', 'wb').write(b'x' * (2 << 20))\n"
+           "open('/tmp/small', 'w').write('s')", id=1)
+    r = s.call("run_python", "import os\nsorted(os.listdir('/tmp'))", id=2, reset=True)
+    sc = r["structuredContent"]
+    assert sc["value"] == ["small"], r
+    assert "kept (1), except 1 that could not be copied" in sc["note"], sc
+    s.close()
+
+
+@pytest.mark.parametrize("reset", [False, True])
+def test_a_crash_loses_the_scratch_and_the_note_says_so(reset):
+    """A memory_limit leaves the runtime (and its /tmp) alive; a crash ends
+    it, and a dead runtime's files cannot be read: they are gone, said in
+    the note, also when the next call asks for reset: true."""
+    s = Stdio()
+    tool = "run_python"
+    assert s.call(tool, SCRATCH_WRITE[tool], id=1)["isError"] is False
+    r = s.call(tool, "import ctypes\nctypes.string_at(0)", id=2)
+    assert r["structuredContent"]["error"]["kind"] == "worker_crashed", r
+    r = s.call(tool, "import os\nos.listdir('/tmp')", id=3, reset=reset)
+    sc = r["structuredContent"]
+    assert sc["value"] == [], sc
+    if reset:
+        assert "the previous runtime had ended, so its /tmp files are gone" in sc["note"], sc
+    else:
+        assert "worker_crashed" in sc["note"] and "its /tmp files are gone" in sc["note"], sc
+    s.close()
+
+
+def test_the_tool_description_says_reset_keeps_files():
+    s = Stdio()
+    tools = rpc(s, 1, "tools/list")["result"]["tools"]
+    for t in tools:
+        assert "reset: true keeps its files" in t["description"], t["description"]
+        assert "lost when a timeout, memory error or crash ends the runtime" in \
+            t["description"]
+    s.close()

@@ -271,3 +271,77 @@ Test(protocol, wait_frames)
 	kv_str("id", "9");
 	expect_violation("wait with a str id", "wrong type");
 }
+
+/* A call frame with the four fixed fields, a one-element args array, and
+ * room for `extra` more fields (kwargs). */
+static void call_begin(size_t extra)
+{
+	begin(5 + extra);
+	kv_str("t", "call");
+	kv_int("id", 1);
+	kv_int("call", 1);
+	kv_str("name", "lookup");
+	str("args");
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_int64(&pk, 5);
+}
+
+Test(protocol, call_kwargs)
+{
+	struct cc_msg m;
+	cc_error err = { 0 };
+
+	call_begin(0);
+	cr_assert_eq(parse(&m, &err), 0, "a call without kwargs: %s", err.message);
+	cr_assert_eq(m.what, CC_MSG_CALL);
+	cr_assert_null(m.kwargs, "no kwargs field: no kwargs");
+	cc_msg_free(&m);
+
+	call_begin(1);
+	str("kwargs");
+	msgpack_pack_map(&pk, 2);
+	kv_str("sheet", "A");
+	kv_int("row", 3);
+	cr_assert_eq(parse(&m, &err), 0, "a good kwargs map: %s", err.message);
+	cr_assert_not_null(m.kwargs);
+	cr_assert_eq(m.kwargs->u.map.len, 2);
+	bool found = false;
+	const cc_value *row = cc_value_map_get(m.kwargs, "row", &found);
+	cr_assert(found && row->type == CC_VALUE_INT && row->u.i == 3);
+	cc_msg_free(&m);
+
+	call_begin(1);
+	str("kwargs");
+	msgpack_pack_map(&pk, 0);
+	expect_violation("an empty kwargs map", "empty 'kwargs'");
+
+	call_begin(1);
+	str("kwargs");
+	msgpack_pack_array(&pk, 1);
+	str("sheet");
+	expect_violation("kwargs as an array", "'kwargs'");
+
+	call_begin(1);
+	kv_str("kwargs", "sheet=A");
+	expect_violation("kwargs as a string", "'kwargs'");
+
+	call_begin(1);
+	str("kwargs");
+	msgpack_pack_nil(&pk);
+	expect_violation("kwargs as nil", "'kwargs'");
+
+	call_begin(1);
+	str("kwargs");
+	msgpack_pack_map(&pk, 1);
+	msgpack_pack_int64(&pk, 1);
+	str("A");
+	expect_violation("a kwargs key that is not a string", "key");
+
+	call_begin(1);
+	str("kwargs");
+	msgpack_pack_map(&pk, 1);
+	msgpack_pack_bin(&pk, 1);
+	msgpack_pack_bin_body(&pk, "k", 1);
+	str("A");
+	expect_violation("a kwargs key that is bytes", "key");
+}
