@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -59,14 +61,92 @@ static const char *relative(const char *p)
 	return r;
 }
 
-static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel, cc_error *err)
+/* Open rel beneath dfd without following any symlink (a component of DIR
+ * that already was one, before the run, would otherwise lead out of it) and
+ * without crossing a mount. */
+static int open_beneath(int dfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = { .flags = (uint64_t)flags,
+				.mode = (flags & O_CREAT) ? mode : 0,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV };
+	return (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+}
+
+/* mkdir rel beneath dfd: its parent is resolved by open_beneath. */
+static int mkdir_beneath(int dfd, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	if (!slash)
+		return mkdirat(dfd, rel, 0755);
+	char *parent = strndup(rel, (size_t)(slash - rel));
+	if (!parent) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int pfd = open_beneath(dfd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	free(parent);
+	if (pfd < 0)
+		return -1;
+	int rc = mkdirat(pfd, slash + 1, 0755);
+	int saved = errno;
+	close(pfd);
+	errno = saved;
+	return rc;
+}
+
+/* The file rel in DIR, opened for writing and emptied: a regular file
+ * with one link (created if missing). A FIFO, device, socket or hard link
+ * already in DIR is refused (-1, errno EPERM), never opened for writing
+ * in a way that blocks or writes through to another name. */
+static int open_out(int dfd, const char *rel)
+{
+	int fd = open_beneath(dfd, rel,
+			      O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+			      0644);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	int e = 0;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
+		e = EPERM;
+	else if (ftruncate(fd, 0) < 0)
+		e = errno;
+	if (e) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Errors of DIR's own contents (not of the copy): the file is skipped. */
+static bool skippable(int e)
+{
+	return e == ELOOP || e == EXDEV || e == EPERM || e == ENXIO || e == ENOTDIR ||
+	       e == EISDIR || e == ENOENT;
+}
+
+static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel, FILE *diag,
+		     cc_error *err)
 {
 	void *data = NULL;
 	size_t len = 0;
 	if (cc_runtime_read_file(rt, guest, 0, &data, &len, err) < 0)
 		return -1;
-	int fd = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	errno = 0;
+	int fd = open_out(dfd, rel);
 	int rc = 0;
+	if (fd < 0 && skippable(errno)) {
+		fprintf(diag,
+			"codecage: --out: skipped %s (%s: DIR's own %s is a symlink, special "
+			"file or hard link, or leads out of DIR)\n",
+			guest, strerror(errno), rel);
+		free(data);
+		return 0;
+	}
 	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
 		rc = cc_fail(err, CC_ERR_INVALID_INPUT, "--out: writing %s: %s", rel,
 			     strerror(errno));
@@ -74,7 +154,7 @@ static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel
 		rc = cc_fail(err, CC_ERR_INVALID_INPUT, "--out: writing %s: %s", rel,
 			     strerror(errno));
 	free(data);
-	return rc;
+	return rc < 0 ? rc : 1;
 }
 
 int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err)
@@ -100,13 +180,13 @@ int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err)
 			continue;
 		}
 		if (cc_value_map_get(e, "dir", NULL)->u.b) {
-			if (mkdirat(dfd, rel, 0755) < 0 && errno != EEXIST) {
+			if (mkdir_beneath(dfd, rel) < 0 && errno != EEXIST && !skippable(errno))
 				copied = cc_fail(err, CC_ERR_INVALID_INPUT, "--out: mkdir %s: %s",
 						 rel, strerror(errno));
-			}
 			continue;
 		}
-		if (copy_file(rt, dfd, path, rel, err) < 0) {
+		int one = copy_file(rt, dfd, path, rel, diag, err);
+		if (one < 0) {
 			if (err->kind != CC_ERR_INVALID_INPUT || !strstr(err->message, "reading")) {
 				copied = -1;
 				break;
@@ -116,7 +196,7 @@ int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err)
 			cc_error_clear(err);
 			continue;
 		}
-		copied++;
+		copied += one;
 	}
 	cc_value_free(ls);
 	close(dfd);

@@ -17,7 +17,10 @@ int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
  * dir (created if missing), keeping the tree; symlinks and other special
  * files are skipped with a note on diag. Never writes outside dir: each
  * listed path must be under /tmp, without '.' or '..' components, and
- * files are created without following symlinks. Returns the number of
+ * every path is resolved beneath dir with openat2 (RESOLVE_BENEATH, no
+ * symlink in any component, no mount crossed), so a symlink dir already
+ * held leads nowhere; a FIFO, device or hard link already in dir is
+ * skipped with a note, never opened for writing. Returns the number of
  * files copied, or -1 with err (invalid_input: dir unusable; the kinds of
  * cc_runtime_list_files / read_file). */
 int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err);
