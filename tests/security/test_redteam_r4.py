@@ -81,3 +81,86 @@ def test_out_reverse_plain_dir_takes_every_file(base):
     assert (out / "hl").read_text() == "from the guest"
     assert (out / "fifo").read_text() == "x"
     assert (victim / "hl").read_text() == "original"
+
+
+# --- --library: a package is read only from its own directory -------------
+
+def package(base, name, pkg_json, links=(), files=()):
+    d = base / name
+    d.mkdir()
+    (d / "package.json").write_text(json.dumps(pkg_json))
+    for rel, text in files:
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_text(text)
+    for rel, target in links:
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).symlink_to(target)
+    return d
+
+
+@pytest.fixture
+def secret(base):
+    s = base / "secret"
+    s.mkdir()
+    # A host file that happens to run as a script: its value would reach
+    # the guest (and its error messages) if a package could point at it.
+    (s / "env.js").write_text("var TOKEN = 'hunter2-host-secret';\n")
+    return s
+
+
+def js(*flags, code="typeof TOKEN === 'string' ? TOKEN : 'absent'"):
+    return run("eval", "--lang", "js", "--json", *flags, "--", code)
+
+
+@pytest.mark.parametrize("how", ["file-symlink", "dir-symlink", "package-json-symlink",
+                                 "browser-symlink"])
+def test_a_package_symlink_out_of_the_package_is_not_read(base, secret, how):
+    # Before the fix each of these read the host's secret/env.js as the
+    # package's bundle and ran it, so the guest saw TOKEN.
+    if how == "file-symlink":
+        d = package(base, "p", {"unpkg": "bundle.js"}, links=[("bundle.js", secret / "env.js")])
+    elif how == "dir-symlink":
+        d = package(base, "p", {"jsdelivr": "dist/env"}, links=[("dist", secret)])
+    elif how == "browser-symlink":
+        (secret / "umd.js").write_text("(function(){ this.TOKEN = 'hunter2-host-secret'; })();")
+        d = package(base, "p", {"browser": "b.js"}, links=[("b.js", secret / "umd.js")])
+    else:
+        (secret / "package.json").write_text(json.dumps({"unpkg": "env.js"}))
+        d = base / "p"
+        d.mkdir()
+        (d / "package.json").symlink_to(secret / "package.json")
+        (d / "env.js").symlink_to(secret / "env.js")
+    r = js("--library", str(d))
+    assert "hunter2" not in r.stdout + r.stderr, r
+    assert r.returncode == 2, r
+    assert json.loads(r.stdout)["error"]["kind"] == "invalid_input"
+    # "browser" is a guess the host checks; an unreadable one is passed over.
+    said = "names no browser global bundle" if how == "browser-symlink" else "leads out of its package"
+    assert said in r.stdout, r
+
+
+def test_reverse_the_same_file_inside_the_package_or_given_directly_is_read(base, secret):
+    d = package(base, "p", {"unpkg": "bundle.js"}, files=[("dist/env.js", (secret / "env.js").read_text())],
+                links=[("bundle.js", "dist/env.js")])  # a symlink that stays inside
+    r = js("--library", str(d))
+    assert json.loads(r.stdout)["value"] == "hunter2-host-secret", r
+    r = js("--library", str(secret / "env.js"))  # the host names the file itself
+    assert json.loads(r.stdout)["value"] == "hunter2-host-secret", r
+
+
+def test_a_huge_browser_field_file_is_not_read_into_host_memory(base):
+    # Before the fix the "browser" candidate was read whole (up to 4 GiB)
+    # to see whether it looks like a UMD script: 256 MiB here.
+    d = package(base, "p", {"browser": "big.js"})
+    with open(d / "big.js", "wb") as f:
+        f.write(b"(function(){})();")
+        f.truncate(256 << 20)  # sparse: costs no disk
+    code = ("import resource, subprocess, sys\n"
+            "subprocess.run(sys.argv[1:], capture_output=True)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    p = subprocess.run(["/usr/bin/python3", "-c", code, CLI, "eval", "--lang", "js",
+                        "--library", str(d), "1"], capture_output=True, text=True, timeout=60)
+    peak_kib = int(p.stdout)
+    assert peak_kib < (128 << 10), peak_kib  # far below the file's 256 MiB
+    r = js("--library", str(d), code="1")
+    assert r.returncode == 2 and "browser" in r.stdout + r.stderr, r
