@@ -130,12 +130,22 @@ static bool skippable(int e)
 }
 
 static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel, FILE *diag,
-		     cc_error *err)
+		     uint64_t *left, cc_error *err)
 {
 	void *data = NULL;
 	size_t len = 0;
-	if (cc_runtime_read_file(rt, guest, 0, &data, &len, err) < 0)
+	/* One byte more than what is left: an answer that big is a lie. */
+	if (cc_runtime_read_file(rt, guest, *left + 1, &data, &len, err) < 0)
 		return -1;
+	if (len > *left) {
+		free(data);
+		cc_runtime_interrupt(rt);
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "--out: the worker's files add up to more than its scratch holds "
+			       "(%llu bytes); it was stopped and the copy ended",
+			       (unsigned long long)(*left + len));
+	}
+	*left -= len;
 	errno = 0;
 	int fd = open_out(dfd, rel);
 	int rc = 0;
@@ -157,7 +167,7 @@ static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel
 	return rc < 0 ? rc : 1;
 }
 
-int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err)
+int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *diag, cc_error *err)
 {
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "--out %s: %s", dir, strerror(errno));
@@ -169,7 +179,18 @@ int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err)
 		close(dfd);
 		return -1;
 	}
+	if (ls->u.array.len > CC_CLI_OUT_MAX_ENTRIES) {
+		size_t n = ls->u.array.len;
+		cc_value_free(ls);
+		close(dfd);
+		cc_runtime_interrupt(rt);
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "--out: the worker listed %zu entries, more than scratch's %d "
+			       "inodes allow; it was stopped and nothing was copied",
+			       n, CC_CLI_OUT_MAX_ENTRIES);
+	}
 	int copied = 0;
+	uint64_t left = max_bytes;
 	/* The listing walks depth first: a directory comes before its files. */
 	for (size_t i = 0; i < ls->u.array.len && copied >= 0; i++) {
 		const cc_value *e = ls->u.array.items[i];
@@ -185,7 +206,7 @@ int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err)
 						 rel, strerror(errno));
 			continue;
 		}
-		int one = copy_file(rt, dfd, path, rel, diag, err);
+		int one = copy_file(rt, dfd, path, rel, diag, &left, err);
 		if (one < 0) {
 			if (err->kind != CC_ERR_INVALID_INPUT || !strstr(err->message, "reading")) {
 				copied = -1;

@@ -3,6 +3,7 @@
 #ifndef CC_CLI_FILES_H
 #define CC_CLI_FILES_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "codecage.h"
@@ -22,7 +23,11 @@ int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
  * held leads nowhere; a FIFO, device or hard link already in dir is
  * skipped with a note, never opened for writing. Returns the number of
  * files copied, or -1 with err (invalid_input: dir unusable; the kinds of
- * cc_runtime_list_files / read_file). */
-int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err);
+ * cc_runtime_list_files / read_file). The worker's word is bounded by
+ * what scratch can hold: at most CC_CLI_OUT_MAX_ENTRIES entries (its
+ * inodes) and max_bytes (its size, bytes) in all; a worker that claims
+ * more is stopped (protocol_violation), so it cannot fill the host's disk. */
+#define CC_CLI_OUT_MAX_ENTRIES 4096
+int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *diag, cc_error *err);
 
 #endif

@@ -436,7 +436,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 		 * and turns a success into invalid_input. */
 		cc_error cerr = { 0 };
 		if (r && a->out_dir && cc_runtime_alive(rt) &&
-		    cc_cli_copy_out(rt, a->out_dir, stderr, &cerr) < 0) {
+		    cc_cli_copy_out(rt, a->out_dir, a->scratch_mib << 20, stderr, &cerr) < 0) {
 			fprintf(stderr, "codecage: --out: %s\n",
 				cerr.message ? cerr.message : "failed");
 			if (cc_result_ok(r))

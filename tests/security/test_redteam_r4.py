@@ -164,3 +164,82 @@ def test_a_huge_browser_field_file_is_not_read_into_host_memory(base):
     assert peak_kib < (128 << 10), peak_kib  # far below the file's 256 MiB
     r = js("--library", str(d), code="1")
     assert r.returncode == 2 and "browser" in r.stdout + r.stderr, r
+
+
+# --- --out against a hostile worker: bounded by what scratch can hold -----
+
+LYING_WORKER = r'''#!/usr/bin/python3
+import os, struct, sys
+import msgpack
+MODE = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
+N, SIZE = {"many": (5000, 16), "big": (40, 256 << 10), "honest": (3, 1000)}[MODE]
+def send(o):
+    b = msgpack.packb(o, use_bin_type=True)
+    os.write(3, struct.pack("<I", len(b)) + b)
+def recv():
+    def exact(n):
+        d = b""
+        while len(d) < n:
+            c = os.read(3, n - len(d))
+            if not c:
+                sys.exit(0)
+            d += c
+        return d
+    return msgpack.unpackb(exact(struct.unpack("<I", exact(4))[0]), raw=False)
+assert recv()["t"] == "init"
+send({"t": "ready", "engine": "javascript", "version": "fake", "applied": "hygiene",
+      "missing": "", "landlock_abi": 0, "seccomp_allowed": 0})
+while True:
+    req = recv()
+    r = {"t": "result", "id": req["id"], "ok": True, "value": 1}
+    if req["t"] == "flist":
+        r["value"] = [{"path": "/tmp/f%d" % i, "size": SIZE, "mtime": 0.0, "dir": False}
+                      for i in range(N)]
+    elif req["t"] == "fread":
+        r["value"] = b"x" * min(SIZE, req["max"])  # never more than asked
+    send(r)
+'''
+
+
+def lying_cli(base, mode):
+    """A copy of the CLI and libcodecage whose JavaScript worker (found
+    next to the library) is LYING_WORKER in `mode`."""
+    from conftest import BUILD
+    d = base / mode
+    d.mkdir()
+    shutil.copy(CLI, d / "codecage")
+    for name in os.listdir(BUILD):
+        if name.startswith("libcodecage.so") and not name.endswith(".p"):
+            shutil.copy(os.path.join(BUILD, name), d / name, follow_symlinks=True)
+    (d / "codecage-worker-js").write_text(LYING_WORKER)
+    os.chmod(d / "codecage-worker-js", 0o755)
+    return str(d / "codecage")
+
+
+def du(path):
+    return sum(f.stat().st_size for f in pathlib.Path(path).rglob("*") if f.is_file())
+
+
+@pytest.mark.parametrize("mode", ["many", "big"])
+def test_out_from_a_lying_worker_is_bounded_by_the_scratch(base, mode):
+    # Before the fix the CLI wrote whatever the worker listed: 5000 files,
+    # or 40 x 256 KiB = 10 MiB from a 1 MiB scratch (any worker may lie;
+    # a real one can list at most 4096 inodes and hold at most --scratch).
+    cli = lying_cli(base, mode)
+    out = base / "out"
+    r = subprocess.run([cli, "eval", "--lang", "js", "--sandbox", "auto", "--scratch", "1",
+                        "--out", str(out), "1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r  # a failed copy turns the run into invalid_input
+    assert "--out" in r.stderr and ("4096" in r.stderr or "scratch holds" in r.stderr), r
+    assert du(out) <= 1 << 20
+    assert len(list(out.iterdir())) <= 4096
+
+
+def test_reverse_an_honest_listing_from_the_same_worker_is_copied(base):
+    cli = lying_cli(base, "honest")
+    out = base / "out"
+    r = subprocess.run([cli, "eval", "--lang", "js", "--sandbox", "auto", "--scratch", "1",
+                        "--out", str(out), "1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r
+    assert sorted(p.name for p in out.iterdir()) == ["f0", "f1", "f2"]
+    assert du(out) == 3000
