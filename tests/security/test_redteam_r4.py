@@ -172,7 +172,7 @@ LYING_WORKER = r'''#!/usr/bin/python3
 import os, struct, sys
 import msgpack
 MODE = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
-N, SIZE = {"many": (5000, 16), "big": (40, 256 << 10), "honest": (3, 1000)}[MODE]
+N, SIZE = {"many": (5000, 16), "big": (40, 256 << 10)}.get(MODE, (3, 1000))
 def send(o):
     b = msgpack.packb(o, use_bin_type=True)
     os.write(3, struct.pack("<I", len(b)) + b)
@@ -192,6 +192,13 @@ send({"t": "ready", "engine": "javascript", "version": "fake", "applied": "hygie
 while True:
     req = recv()
     r = {"t": "result", "id": req["id"], "ok": True, "value": 1}
+    if req["t"] == "eval" and MODE == "wait-flood":
+        while True:  # "about to wait for a reply", for ever: the clock must not stop
+            send({"t": "wait", "id": req["id"]})
+    if req["t"] == "eval" and MODE == "send-clock":
+        send({"t": "clock", "timeout_ms": 3600000})  # only the supervisor sends these
+        while True:
+            recv()
     if req["t"] == "flist":
         r["value"] = [{"path": "/tmp/f%d" % i, "size": SIZE, "mtime": 0.0, "dir": False}
                       for i in range(N)]
@@ -243,3 +250,25 @@ def test_reverse_an_honest_listing_from_the_same_worker_is_copied(base):
     assert r.returncode == 0, r
     assert sorted(p.name for p in out.iterdir()) == ["f0", "f1", "f2"]
     assert du(out) == 3000
+
+
+# --- the deadline clock: only the host's held calls stop it ---------------
+
+@pytest.mark.parametrize("mode,rc,kind", [("wait-flood", 3, "timeout"),
+                                          ("send-clock", 5, "protocol_violation")])
+def test_a_worker_cannot_stop_its_own_deadline_clock(base, mode, rc, kind):
+    # A worker that floods "wait" frames (no call is held) is stopped at the
+    # deadline; one that sends the supervisor a "clock" frame is stopped at
+    # once for breaking the protocol.
+    cli = lying_cli(base, mode)
+    r = subprocess.run([cli, "eval", "--lang", "js", "--json", "--sandbox", "auto",
+                        "--timeout", "1", "1"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == rc, r
+    assert json.loads(r.stdout)["error"]["kind"] == kind, r
+
+
+def test_reverse_the_same_worker_answering_is_a_success(base):
+    cli = lying_cli(base, "plain")
+    r = subprocess.run([cli, "eval", "--lang", "js", "--json", "--sandbox", "auto",
+                        "--timeout", "1", "1"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and json.loads(r.stdout)["value"] == 1, r
