@@ -272,3 +272,31 @@ def test_reverse_the_same_worker_answering_is_a_success(base):
     r = subprocess.run([cli, "eval", "--lang", "js", "--json", "--sandbox", "auto",
                         "--timeout", "1", "1"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and json.loads(r.stdout)["value"] == 1, r
+
+
+# --- agent sessions: a journal from another session ------------------------
+
+def test_a_journal_from_another_session_is_refused_under_a_per_session_key():
+    # Found: under one key a journal names no session, so Bob's session
+    # loads Alice's dump with her state (the documented answer: a key per
+    # session, as README and SECURITY.md now say). Reverse: the shared key.
+    import hmac
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "python"))
+    import ccpkg  # noqa: F401  (builds the package)
+    from codecage import AgentSession, InvalidInputError
+
+    app = b"app-secret-" * 3
+    ka, kb = (hmac.new(app, b"session:" + s, "sha256").digest() for s in (b"alice", b"bob"))
+
+    def lookup():
+        return "alice-private-record"
+
+    def alice(key):
+        with AgentSession(language="javascript", tools={"lookup": lookup}, key=key) as a:
+            a.run("globalThis.mine = await lookup()")
+            return a.dump()
+    with pytest.raises(InvalidInputError, match="signature does not match"):
+        AgentSession.load(alice(ka), key=kb, tools={"lookup": lookup})
+    with AgentSession.load(alice(app), key=app, tools={"lookup": lookup}) as b:
+        assert b.run("mine").value == "alice-private-record"
