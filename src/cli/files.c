@@ -134,17 +134,12 @@ static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel
 {
 	void *data = NULL;
 	size_t len = 0;
-	/* One byte more than what is left: an answer that big is a lie. */
-	if (cc_runtime_read_file(rt, guest, *left + 1, &data, &len, err) < 0)
+	/* Never more than is left of the scratch's size: a worker may claim
+	 * anything, and sparse files may add up to more than it holds. */
+	if (*left == 0)
+		return cc_fail(err, CC_ERR_OUTPUT_LIMIT, "no bytes left of the --scratch size");
+	if (cc_runtime_read_file(rt, guest, *left, &data, &len, err) < 0)
 		return -1;
-	if (len > *left) {
-		free(data);
-		cc_runtime_interrupt(rt);
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-			       "--out: the worker's files add up to more than its scratch holds "
-			       "(%llu bytes); it was stopped and the copy ended",
-			       (unsigned long long)(*left + len));
-	}
 	*left -= len;
 	errno = 0;
 	int fd = open_out(dfd, rel);
@@ -208,12 +203,22 @@ int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *d
 		}
 		int one = copy_file(rt, dfd, path, rel, diag, &left, err);
 		if (one < 0) {
-			if (err->kind != CC_ERR_INVALID_INPUT || !strstr(err->message, "reading")) {
+			bool big = err->kind == CC_ERR_OUTPUT_LIMIT;
+			if (!big && (err->kind != CC_ERR_INVALID_INPUT ||
+				     !strstr(err->message, "reading"))) {
 				copied = -1;
 				break;
 			}
-			/* a symlink or special file the worker refuses to read */
-			fprintf(diag, "codecage: --out: skipped %s (%s)\n", path, err->message);
+			/* a symlink or special file the worker refuses to read, or
+			 * a (sparse) file over what is left of the scratch's size */
+			if (big)
+				fprintf(diag,
+					"codecage: --out: skipped %s (over the %llu bytes left of "
+					"the --scratch size the copy may take)\n",
+					path, (unsigned long long)left);
+			else
+				fprintf(diag, "codecage: --out: skipped %s (%s)\n", path,
+					err->message);
 			cc_error_clear(err);
 			continue;
 		}

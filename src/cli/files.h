@@ -25,8 +25,10 @@ int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
  * files copied, or -1 with err (invalid_input: dir unusable; the kinds of
  * cc_runtime_list_files / read_file). The worker's word is bounded by
  * what scratch can hold: at most CC_CLI_OUT_MAX_ENTRIES entries (its
- * inodes) and max_bytes (its size, bytes) in all; a worker that claims
- * more is stopped (protocol_violation), so it cannot fill the host's disk. */
+ * inodes; a worker that lists more is stopped, protocol_violation) and
+ * max_bytes (its size, bytes) in all (files past it, sparse ones or a
+ * lying worker's, are skipped with a note), so no worker can fill the
+ * host's disk. */
 #define CC_CLI_OUT_MAX_ENTRIES 4096
 int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *diag, cc_error *err);
 
