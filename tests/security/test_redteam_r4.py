@@ -313,3 +313,35 @@ def test_a_journal_from_another_session_is_refused_under_a_per_session_key():
         AgentSession.load(alice(ka), key=kb, tools={"lookup": lookup})
     with AgentSession.load(alice(app), key=app, tools={"lookup": lookup}) as b:
         assert b.run("mine").value == "alice-private-record"
+
+
+# --- network: credentials do not follow a redirect to another origin -------
+
+def test_credentials_are_dropped_on_a_redirect_to_another_port_or_scheme():
+    # Found: Authorization and Cookie the guest set were sent on to a
+    # redirect's target on the same host but another port (another origin:
+    # fetch and curl drop them there). Reverse: a redirect to the same
+    # origin keeps them, so the probe sees the headers when they are sent.
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "python"))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+    import ccpkg  # noqa: F401  (builds the package)
+    import netsrv
+    from codecage import IsolatedRuntime, RuntimeConfig
+
+    a, b = netsrv.Server("127.0.0.1"), netsrv.Server("127.0.0.1")
+    try:
+        with IsolatedRuntime(RuntimeConfig(allow_net=["127.0.0.1"]),
+                             language="javascript") as rt:
+            def via(target):
+                url = a.url("/redir?to=" + target)
+                text = rt.eval(
+                    "(async () => (await fetch(%s, {headers: {Authorization: 'Bearer t0k',"
+                    " Cookie: 'c=1'}})).text())()" % json.dumps(url))
+                h = json.loads(text)["headers"]
+                return h.get("authorization"), h.get("cookie")
+            assert via(b.url("/echo")) == (None, None)  # another port
+            assert via(a.url("/echo")) == ("Bearer t0k", "c=1")  # reverse: same origin
+    finally:
+        a.close()
+        b.close()
