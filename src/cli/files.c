@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,28 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "term.h"
 #include "value.h"
+
+/* One "codecage: --out: ..." line on diag. The text names guest files
+ * (any bytes but '/' and NUL, ESC and newline included), so on a terminal
+ * it is made inert (term.h) and cannot drive the terminal or start a
+ * line of its own. */
+static void note(const struct cc_term *diag, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note(const struct cc_term *diag, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	fputs("codecage: --out: ", diag->f);
+	cc_term_inline(diag, s ? s : "(out of memory)");
+	fputc('\n', diag->f);
+	free(s);
+}
 
 int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why)
 {
@@ -129,8 +151,8 @@ static bool skippable(int e)
 	       e == EISDIR || e == ENOENT;
 }
 
-static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel, FILE *diag,
-		     uint64_t *left, cc_error *err)
+static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel,
+		     const struct cc_term *diag, uint64_t *left, cc_error *err)
 {
 	void *data = NULL;
 	size_t len = 0;
@@ -145,10 +167,10 @@ static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel
 	int fd = open_out(dfd, rel);
 	int rc = 0;
 	if (fd < 0 && skippable(errno)) {
-		fprintf(diag,
-			"codecage: --out: skipped %s (%s: DIR's own %s is a symlink, special "
-			"file or hard link, or leads out of DIR)\n",
-			guest, strerror(errno), rel);
+		note(diag,
+		     "skipped %s (%s: DIR's own %s is a symlink, special file or hard link, "
+		     "or leads out of DIR)",
+		     guest, strerror(errno), rel);
 		free(data);
 		return 0;
 	}
@@ -162,7 +184,8 @@ static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel
 	return rc < 0 ? rc : 1;
 }
 
-int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *diag, cc_error *err)
+int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, const struct cc_term *diag,
+		    cc_error *err)
 {
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "--out %s: %s", dir, strerror(errno));
@@ -192,7 +215,7 @@ int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *d
 		const char *path = cc_value_map_get(e, "path", NULL)->u.str.ptr;
 		const char *rel = relative(path);
 		if (!rel) {
-			fprintf(diag, "codecage: --out: skipped %s (not a plain path)\n", path);
+			note(diag, "skipped %s (not a plain path)", path);
 			continue;
 		}
 		if (cc_value_map_get(e, "dir", NULL)->u.b) {
@@ -212,13 +235,12 @@ int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *d
 			/* a symlink or special file the worker refuses to read, or
 			 * a (sparse) file over what is left of the scratch's size */
 			if (big)
-				fprintf(diag,
-					"codecage: --out: skipped %s (over the %llu bytes left of "
-					"the --scratch size the copy may take)\n",
-					path, (unsigned long long)left);
+				note(diag,
+				     "skipped %s (over the %llu bytes left of the --scratch size "
+				     "the copy may take)",
+				     path, (unsigned long long)left);
 			else
-				fprintf(diag, "codecage: --out: skipped %s (%s)\n", path,
-					err->message);
+				note(diag, "skipped %s (%s)", path, err->message);
 			cc_error_clear(err);
 			continue;
 		}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "codecage.h"
+#include "term.h"
 
 /* Parse "HOST:GUEST", "HOST:GUEST:ro" or "HOST:GUEST:rw" in place (spec is
  * modified; m->host and m->guest point into it). Returns 0, or -1 with
@@ -16,7 +17,8 @@ int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
 
 /* Copy every file and directory under the runtime's scratch (/tmp) into
  * dir (created if missing), keeping the tree; symlinks and other special
- * files are skipped with a note on diag. Never writes outside dir: each
+ * files are skipped with a note on diag (escaped on a terminal: the
+ * names are the guest's). Never writes outside dir: each
  * listed path must be under /tmp, without '.' or '..' components, and
  * every path is resolved beneath dir with openat2 (RESOLVE_BENEATH, no
  * symlink in any component, no mount crossed), so a symlink dir already
@@ -30,6 +32,7 @@ int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
  * lying worker's, are skipped with a note), so no worker can fill the
  * host's disk. */
 #define CC_CLI_OUT_MAX_ENTRIES 4096
-int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, FILE *diag, cc_error *err);
+int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, const struct cc_term *diag,
+		    cc_error *err);
 
 #endif

@@ -345,3 +345,30 @@ def test_credentials_are_dropped_on_a_redirect_to_another_port_or_scheme():
     finally:
         a.close()
         b.close()
+
+
+# --- --out's notes name guest files: inert on a terminal --------------------
+
+EVIL_NAME = "\x1b]0;PWNED\x07\x1b]52;c;aGk=\x07\ncodecage: forged"
+NAMING = "import os; os.symlink('/x', '/tmp/' + %r); 1" % EVIL_NAME
+
+
+def test_out_notes_cannot_drive_the_terminal(base):
+    # Found: the guest's file names reached the terminal raw in --out's
+    # "skipped" notes (an OSC 52 clipboard write, a title, a forged line).
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "integration"))
+    from test_cli_terminal import run_on_pty
+    rc, term, _ = run_on_pty(["eval", "--lang", "python", "--scratch", "1", "--out",
+                              str(base / "o"), "--", NAMING], stdout_tty=False)
+    assert rc == 0, term
+    assert b"skipped /tmp/^[]0;PWNED^G^[]52;c;aGk=^G^Jcodecage: forged" in term, term
+    assert b"\x1b" not in term and b"\x07" not in term
+    assert [ln for ln in term.split(b"\n") if ln] and all(
+        ln.startswith(b"codecage: --out: ") for ln in term.split(b"\n") if ln), term
+
+
+def test_reverse_out_notes_on_a_pipe_are_the_bytes(base):
+    r = run("eval", "--lang", "python", "--scratch", "1", "--out", str(base / "o"), "--", NAMING)
+    assert r.returncode == 0, r
+    assert "skipped /tmp/" + EVIL_NAME in r.stderr, r
