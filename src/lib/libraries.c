@@ -68,11 +68,34 @@ size_t cc_libset_count(const struct cc_libset *s)
 /* Open rel for reading beneath the package directory pkg: a symlink (or
  * "..") that leads out of the package fails with EXDEV, one that stays
  * inside is followed. */
+static int open_beneath(int dir, const char *rel, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	return (int)syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+}
+
 static int open_in_package(int pkg, const char *rel)
 {
-	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
-	return (int)syscall(SYS_openat2, pkg, rel, &how, sizeof(how));
+	return open_beneath(pkg, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
+/* The package directory: dir itself, or, for a package looked up by name
+ * (root = node_modules), name beneath root, so that a package directory
+ * that is a symlink (pnpm's layout) may lead elsewhere in node_modules but
+ * not out of it. -1 with errno (EXDEV: out of root). */
+static int open_package_dir(const char *dir, const char *root, const char *name)
+{
+	if (!root)
+		return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int r = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r < 0)
+		return -1;
+	int fd = open_beneath(r, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int e = errno;
+	close(r);
+	errno = e;
+	return fd;
 }
 
 /* Read a regular file of at most max bytes into a NUL-terminated buffer:
@@ -199,17 +222,22 @@ static bool looks_global(const char *code)
  * directory (nothing a symlink in the package points at outside it is
  * read): *path (owned, for messages and the guest's file name), *code
  * and *len (owned, at most max bytes). */
-static int package_bundle(const char *what, const char *dir, uint64_t max, char **path, char **code,
-			  size_t *len, cc_error *err)
+static int package_bundle(const char *what, const char *dir, const char *nm, const char *name,
+			  uint64_t max, char **path, char **code, size_t *len, cc_error *err)
 {
 	char *pj = join(dir, "package.json"), *text = NULL;
 	*path = NULL;
 	*code = NULL;
-	int pkg = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int pkg = open_package_dir(dir, nm, name);
 	if (!pj || pkg < 0) {
-		int rc = pj ? cc_fail(err, CC_ERR_INVALID_INPUT, "%s: cannot open %s: %s", what,
-				      dir, strerror(errno))
-			    : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+		int rc = !pj ? cc_fail(err, CC_ERR_INTERNAL, "out of memory")
+			 : errno == EXDEV
+				 ? cc_fail(err, CC_ERR_INVALID_INPUT,
+					   "%s: %s leads out of %s (a symlink); a package named "
+					   "by name is read only from inside node_modules",
+					   what, dir, nm)
+				 : cc_fail(err, CC_ERR_INVALID_INPUT, "%s: cannot open %s: %s",
+					   what, dir, strerror(errno));
 		free(pj);
 		if (pkg >= 0)
 			close(pkg);
@@ -315,6 +343,7 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 	snprintf(what, sizeof(what), "library '%.256s'", entry);
 	struct stat st;
 	char *dir = NULL;
+	bool by_name = false;
 	lib->entry = strdup(entry);
 	if (!lib->entry)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
@@ -331,6 +360,7 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 			       "the node_modules directory (node_modules=DIR, --node-modules DIR)",
 			       what);
 	} else {
+		by_name = true;
 		dir = join(o->node_modules, entry);
 		if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
 			int rc = cc_fail(err, CC_ERR_INVALID_INPUT,
@@ -341,8 +371,9 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 			return rc;
 		}
 	}
-	if (dir && package_bundle(what, dir, o->limits.max_source, &lib->path, &lib->code,
-				  &lib->len, err) < 0) {
+	if (dir &&
+	    package_bundle(what, dir, by_name ? o->node_modules : NULL, entry, o->limits.max_source,
+			   &lib->path, &lib->code, &lib->len, err) < 0) {
 		free(dir);
 		return -1;
 	}

@@ -372,3 +372,21 @@ def test_reverse_out_notes_on_a_pipe_are_the_bytes(base):
     r = run("eval", "--lang", "python", "--scratch", "1", "--out", str(base / "o"), "--", NAMING)
     assert r.returncode == 0, r
     assert "skipped /tmp/" + EVIL_NAME in r.stderr, r
+
+
+def test_a_package_named_by_name_is_read_only_from_inside_node_modules(base, secret):
+    # Found: node_modules/evil -> a directory outside node_modules was read
+    # (its package.json and bundle) when the library was named "evil".
+    # Reverse: pnpm's layout, a symlink to elsewhere inside node_modules.
+    (secret / "package.json").write_text(json.dumps({"unpkg": "env.js"}))
+    nm = base / "node_modules"
+    (nm / ".pnpm" / "real").mkdir(parents=True)
+    for f in ("package.json", "env.js"):
+        shutil.copy(secret / f, nm / ".pnpm" / "real" / f)
+    (nm / "evil").symlink_to(secret)
+    (nm / "good").symlink_to(pathlib.Path(".pnpm") / "real")
+    r = js("--node-modules", str(nm), "--library", "evil")
+    assert r.returncode == 2 and "hunter2" not in r.stdout + r.stderr, r
+    assert "leads out of" in json.loads(r.stdout)["error"]["message"], r
+    r = js("--node-modules", str(nm), "--library", "good")
+    assert json.loads(r.stdout)["value"] == "hunter2-host-secret", r
