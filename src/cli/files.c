@@ -123,12 +123,24 @@ static int mkdir_beneath(int dfd, const char *rel)
  * in a way that blocks or writes through to another name. */
 static int open_out(int dfd, const char *rel)
 {
+	/* Look before opening for writing: opening a device can act. */
+	struct stat st;
+	int look = open_beneath(dfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (look >= 0) {
+		bool plain = fstat(look, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1;
+		close(look);
+		if (!plain) {
+			errno = EPERM;
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		return -1;
+	}
 	int fd = open_beneath(dfd, rel,
 			      O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
 			      0644);
 	if (fd < 0)
 		return -1;
-	struct stat st;
 	int e = 0;
 	if (fstat(fd, &st) < 0)
 		e = errno;
