@@ -136,7 +136,9 @@ class AgentSession:
     - ``max_calls``, ``per_tool``: the call budget (as :class:`ToolBridge`),
       enforced by the supervisor and rebuilt by :meth:`load`.
     - ``key``: bytes (16 or more) that sign :meth:`dump`; a session without
-      one cannot be dumped.
+      one cannot be dumped. The journal names no session, so under one key
+      any session's dump loads as any other's: derive a key per session or
+      user (``hmac.new(app_key, b"session:" + sid, "sha256").digest()``).
 
     Raises what :class:`IsolatedRuntime` raises at start, ``TypeError`` and
     ``InvalidInputError`` for bad arguments. Use it as a context manager;

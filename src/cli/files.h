@@ -3,9 +3,11 @@
 #ifndef CC_CLI_FILES_H
 #define CC_CLI_FILES_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "codecage.h"
+#include "term.h"
 
 /* Parse "HOST:GUEST", "HOST:GUEST:ro" or "HOST:GUEST:rw" in place (spec is
  * modified; m->host and m->guest point into it). Returns 0, or -1 with
@@ -15,11 +17,22 @@ int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
 
 /* Copy every file and directory under the runtime's scratch (/tmp) into
  * dir (created if missing), keeping the tree; symlinks and other special
- * files are skipped with a note on diag. Never writes outside dir: each
+ * files are skipped with a note on diag (escaped on a terminal: the
+ * names are the guest's). Never writes outside dir: each
  * listed path must be under /tmp, without '.' or '..' components, and
- * files are created without following symlinks. Returns the number of
+ * every path is resolved beneath dir with openat2 (RESOLVE_BENEATH, no
+ * symlink in any component, no mount crossed), so a symlink dir already
+ * held leads nowhere; a FIFO, device or hard link already in dir is
+ * skipped with a note, never opened for writing. Returns the number of
  * files copied, or -1 with err (invalid_input: dir unusable; the kinds of
- * cc_runtime_list_files / read_file). */
-int cc_cli_copy_out(cc_runtime *rt, const char *dir, FILE *diag, cc_error *err);
+ * cc_runtime_list_files / read_file). The worker's word is bounded by
+ * what scratch can hold: at most CC_CLI_OUT_MAX_ENTRIES entries (its
+ * inodes; a worker that lists more is stopped, protocol_violation) and
+ * max_bytes (its size, bytes) in all (files past it, sparse ones or a
+ * lying worker's, are skipped with a note), so no worker can fill the
+ * host's disk. */
+#define CC_CLI_OUT_MAX_ENTRIES 4096
+int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, const struct cc_term *diag,
+		    cc_error *err);
 
 #endif

@@ -470,10 +470,13 @@ static int run_code(const struct args *a, const char *code, size_t len)
 		/* The run's result stands; a copy that fails is said on stderr
 		 * and turns a success into invalid_input. */
 		cc_error cerr = { 0 };
+		struct cc_term diag; /* the messages name guest files */
+		cc_term_init(&diag, stderr, a->raw);
 		if (r && a->out_dir && cc_runtime_alive(rt) &&
-		    cc_cli_copy_out(rt, a->out_dir, stderr, &cerr) < 0) {
-			fprintf(stderr, "codecage: --out: %s\n",
-				cerr.message ? cerr.message : "failed");
+		    cc_cli_copy_out(rt, a->out_dir, a->scratch_mib << 20, &diag, &cerr) < 0) {
+			fputs("codecage: --out: ", stderr);
+			cc_term_inline(&diag, cerr.message ? cerr.message : "failed");
+			fputc('\n', stderr);
 			if (cc_result_ok(r))
 				out_failed = true;
 			cc_error_clear(&cerr);

@@ -9,13 +9,18 @@
  * (the files those CDNs serve to a <script> tag), then "browser" when it
  * is a string naming a UMD or IIFE script (a CommonJS or ES module file
  * cannot run as a classic script); otherwise the error asks for the file.
- * Every file must be UTF-8 text of at most limits.max_source bytes. */
+ * Every file must be UTF-8 text of at most limits.max_source bytes. A
+ * package's files are opened beneath its directory (openat2
+ * RESOLVE_BENEATH): a symlink or ".." out of the package is refused, so a
+ * package cannot make the host read, and the guest run, a host file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -60,12 +65,53 @@ size_t cc_libset_count(const struct cc_libset *s)
 	return s ? s->n : 0;
 }
 
-/* Read a regular file of at most max bytes into a NUL-terminated buffer. */
-static int read_file(const char *path, uint64_t max, const char *what, char **out, size_t *len,
-		     cc_error *err)
+/* Open rel for reading beneath the package directory pkg: a symlink (or
+ * "..") that leads out of the package fails with EXDEV, one that stays
+ * inside is followed. */
+static int open_beneath(int dir, const char *rel, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	return (int)syscall(SYS_openat2, dir, rel, &how, sizeof(how));
+}
+
+static int open_in_package(int pkg, const char *rel)
+{
+	return open_beneath(pkg, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
+/* The package directory: dir itself, or, for a package looked up by name
+ * (root = node_modules), name beneath root, so that a package directory
+ * that is a symlink (pnpm's layout) may lead elsewhere in node_modules but
+ * not out of it. -1 with errno (EXDEV: out of root). */
+static int open_package_dir(const char *dir, const char *root, const char *name)
+{
+	if (!root)
+		return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int r = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r < 0)
+		return -1;
+	int fd = open_beneath(r, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int e = errno;
+	close(r);
+	errno = e;
+	return fd;
+}
+
+/* Read a regular file of at most max bytes into a NUL-terminated buffer:
+ * path itself when pkg < 0, else rel beneath the package directory pkg
+ * (path is then only the name messages give). */
+static int read_file(int pkg, const char *rel, const char *path, uint64_t max, const char *what,
+		     char **out, size_t *len, cc_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = pkg < 0 ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+			 : open_in_package(pkg, rel);
+	if (fd < 0 && pkg >= 0 && errno == EXDEV)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "%s: %s leads out of its package (a symlink or '..'); a package "
+			       "is read only from its own directory",
+			       what, path);
 	if (fd < 0)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: cannot open %s: %s", what, path,
 			       strerror(errno));
@@ -172,74 +218,99 @@ static bool looks_global(const char *code)
 	return *p == '(' || *p == '!' || *p == ';';
 }
 
-/* The bundle a package names in package.json: *rel (owned) and, for the
- * "browser" field, whether its content must be checked. */
-static int package_bundle(const char *what, const char *dir, char **path, cc_error *err)
+/* The bundle a package names in package.json, read beneath the package
+ * directory (nothing a symlink in the package points at outside it is
+ * read): *path (owned, for messages and the guest's file name), *code
+ * and *len (owned, at most max bytes). */
+static int package_bundle(const char *what, const char *dir, const char *nm, const char *name,
+			  uint64_t max, char **path, char **code, size_t *len, cc_error *err)
 {
 	char *pj = join(dir, "package.json"), *text = NULL;
-	size_t len = 0;
-	if (!pj)
-		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-	int rc = read_file(pj, CC_PACKAGE_JSON_MAX, what, &text, &len, err);
+	*path = NULL;
+	*code = NULL;
+	int pkg = open_package_dir(dir, nm, name);
+	if (!pj || pkg < 0) {
+		int rc = !pj ? cc_fail(err, CC_ERR_INTERNAL, "out of memory")
+			 : errno == EXDEV
+				 ? cc_fail(err, CC_ERR_INVALID_INPUT,
+					   "%s: %s leads out of %s (a symlink); a package named "
+					   "by name is read only from inside node_modules",
+					   what, dir, nm)
+				 : cc_fail(err, CC_ERR_INVALID_INPUT, "%s: cannot open %s: %s",
+					   what, dir, strerror(errno));
+		free(pj);
+		if (pkg >= 0)
+			close(pkg);
+		return rc;
+	}
+	int rc = read_file(pkg, "package.json", pj, CC_PACKAGE_JSON_MAX, what, &text, len, err);
 	if (rc < 0) {
 		free(pj);
+		close(pkg);
 		return cc_fail_wrap(err, "a package directory needs a package.json");
 	}
 	json_error_t je;
-	json_t *root = json_loadb(text, len, 0, &je);
+	json_t *root = json_loadb(text, *len, 0, &je);
 	free(text);
 	if (!json_is_object(root)) {
 		json_decref(root);
 		rc = cc_fail(err, CC_ERR_INVALID_INPUT, "%s: %s is not a JSON object (%s)", what,
 			     pj, je.text);
 		free(pj);
+		close(pkg);
 		return rc;
 	}
 	static const char *const fields[] = { "unpkg", "jsdelivr", "browser" };
-	*path = NULL;
-	for (size_t i = 0; i < 3 && !*path; i++) {
+	rc = 0;
+	for (size_t i = 0; i < 3 && !*path && rc == 0; i++) {
 		const char *rel = json_string_value(json_object_get(root, fields[i]));
 		if (!rel || !*rel || !inside_package(rel))
 			continue;
-		char *cand = join(dir, rel), *code = NULL;
+		char *r = strdup(rel), *cand = join(dir, rel);
 		struct stat st;
-		if (cand && stat(cand, &st) < 0) { /* "browser": "dist/x" means dist/x.js */
-			char *js = NULL;
+		if (r && cand && fstatat(pkg, r, &st, 0) < 0) { /* "dist/x" means dist/x.js */
+			char *js = NULL, *rjs = NULL;
 			if (asprintf(&js, "%s.js", cand) < 0)
 				js = NULL;
+			if (asprintf(&rjs, "%s.js", r) < 0)
+				rjs = NULL;
 			free(cand);
+			free(r);
 			cand = js;
+			r = rjs;
 		}
-		if (!cand) {
-			json_decref(root);
-			free(pj);
-			return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+		if (!cand || !r) {
+			free(cand);
+			free(r);
+			rc = cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+			break;
 		}
 		cc_error e2 = { 0 };
 		if (i < 2) {
+			rc = read_file(pkg, r, cand, max, what, code, len, err);
 			*path = cand;
-		} else if (read_file(cand, UINT32_MAX, what, &code, &len, &e2) == 0 &&
-			   looks_global(code)) {
+		} else if (read_file(pkg, r, cand, max, what, code, len, &e2) == 0 &&
+			   looks_global(*code)) {
 			*path = cand;
 		} else {
+			free(*code);
+			*code = NULL;
 			free(cand);
 		}
-		free(code);
+		free(r);
 		cc_error_clear(&e2);
 	}
 	json_decref(root);
-	if (!*path) {
-		rc = cc_fail(
-			err, CC_ERR_INVALID_INPUT,
-			"%s: the package in %s names no browser global bundle in package.json "
-			"(\"unpkg\", \"jsdelivr\", or a \"browser\" string naming a UMD/IIFE "
-			"script); give the bundle's file instead (often under dist/ or build/)",
-			what, dir);
-		free(pj);
-		return rc;
-	}
+	close(pkg);
+	if (rc == 0 && !*path)
+		rc = cc_fail(err, CC_ERR_INVALID_INPUT,
+			     "%s: the package in %s names no browser global bundle in package.json "
+			     "(\"unpkg\", \"jsdelivr\", or a \"browser\" string naming a UMD/IIFE "
+			     "script of at most max_source bytes); give the bundle's file instead "
+			     "(often under dist/ or build/)",
+			     what, dir);
 	free(pj);
-	return 0;
+	return rc;
 }
 
 /* The guest-visible name of a library file: the package's directory name
@@ -272,6 +343,7 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 	snprintf(what, sizeof(what), "library '%.256s'", entry);
 	struct stat st;
 	char *dir = NULL;
+	bool by_name = false;
 	lib->entry = strdup(entry);
 	if (!lib->entry)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
@@ -288,6 +360,7 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 			       "the node_modules directory (node_modules=DIR, --node-modules DIR)",
 			       what);
 	} else {
+		by_name = true;
 		dir = join(o->node_modules, entry);
 		if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
 			int rc = cc_fail(err, CC_ERR_INVALID_INPUT,
@@ -298,7 +371,9 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 			return rc;
 		}
 	}
-	if (dir && package_bundle(what, dir, &lib->path, err) < 0) {
+	if (dir &&
+	    package_bundle(what, dir, by_name ? o->node_modules : NULL, entry, o->limits.max_source,
+			   &lib->path, &lib->code, &lib->len, err) < 0) {
 		free(dir);
 		return -1;
 	}
@@ -310,7 +385,8 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 	free(dir);
 	if (!lib->file)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-	if (read_file(lib->path, o->limits.max_source, what, &lib->code, &lib->len, err) < 0)
+	if (!lib->code && read_file(-1, NULL, lib->path, o->limits.max_source, what, &lib->code,
+				    &lib->len, err) < 0)
 		return -1;
 	if (!cc_utf8_valid(lib->code, lib->len) || memchr(lib->code, 0, lib->len))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,

@@ -401,6 +401,8 @@ static cc_value *perform(struct job *j, long *status, uint64_t *bytes, char **ur
 	snprintf(method, sizeof(method), "%s", j->req.method);
 	bool body = j->req.body != NULL, cross = false;
 	char first_host[256] = "";
+	int first_port = 0;
+	bool first_https = false;
 	for (int hops = 0;; hops++) {
 		struct cc_net_target t;
 		char *why = NULL;
@@ -410,9 +412,15 @@ static cc_value *perform(struct job *j, long *status, uint64_t *bytes, char **ur
 			*url_out = url;
 			return v;
 		}
-		if (!*first_host)
+		if (!*first_host) {
 			snprintf(first_host, sizeof(first_host), "%s", t.host);
-		cross = cross || strcmp(first_host, t.host);
+			first_port = t.port;
+			first_https = t.https;
+		}
+		/* Another origin (scheme, host or port, as fetch and curl have
+		 * it) gets no credentials, also after coming back. */
+		cross = cross || strcmp(first_host, t.host) || first_port != t.port ||
+			first_https != t.https;
 		struct xfer x = { .j = j, .t = &t };
 		struct hop h = { 0 };
 		run_hop(j, &t, url, method, body, cross, &x, &h);
