@@ -377,6 +377,10 @@ const char *cc_net_addr_forbidden(const struct sockaddr *sa)
 		return "multicast";
 	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
 		return "reserved"; /* documentation */
+	if (b[0] == 0x20 && b[1] == 0x01 && !b[2] && !b[3])
+		return "reserved"; /* Teredo 2001::/32: an (obfuscated) IPv4 inside */
+	if (!b[0] && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && !b[4] && b[5] == 0x01)
+		return "reserved"; /* local-use NAT64 64:ff9b:1::/48 (RFC 8215) */
 	if (b[0] == 0x01 && !b[1] && !b[2] && !b[3] && !b[4] && !b[5] && !b[6] && !b[7])
 		return "reserved"; /* discard 100::/64 */
 	return NULL;

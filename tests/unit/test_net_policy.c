@@ -105,6 +105,9 @@ Test(net, ranges)
 		{ "ff02::1", "multicast" },
 		{ "2001:db8::1", "reserved" },
 		{ "2002:7f00:1::", "reserved" },
+		/* red team round 4: ranges that carry an IPv4 address in other ways */
+		{ "2001:0:4136:e378:8000:63bf:3fff:fdd2", "reserved" },
+		{ "64:ff9b:1::7f00:1", "reserved" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
 		const char *k = kind_of(t[i][0]);
@@ -112,8 +115,10 @@ Test(net, ranges)
 			  t[i][1]);
 	}
 	/* In reverse: public addresses pass. */
-	static const char *const pub[] = { "93.184.216.34", "8.8.8.8",	       "172.32.0.1",
-					   "100.128.0.1",   "2606:4700::1111", "::ffff:8.8.8.8" };
+	static const char *const pub[] = { "93.184.216.34",	  "8.8.8.8",
+					   "172.32.0.1",	  "100.128.0.1",
+					   "2606:4700::1111",	  "::ffff:8.8.8.8",
+					   "2001:4860:4860::8888" };
 	for (size_t i = 0; i < sizeof(pub) / sizeof(*pub); i++)
 		cr_expect_null(kind_of(pub[i]), "%s refused", pub[i]);
 }
