@@ -202,6 +202,9 @@ typedef struct cc_limits {
 	uint64_t max_file_size;	 /* RLIMIT_FSIZE, bytes; 0 (no file writes) */
 } cc_limits;
 
+/* The most package folders one Python runtime takes (cc_options.python_path). */
+#define CC_MAX_PYTHON_PATH 8
+
 typedef struct cc_options {
 	cc_language language;
 	cc_sandbox_mode sandbox;
@@ -209,6 +212,19 @@ typedef struct cc_options {
 	/* Directory holding codecage-worker-js / codecage-worker-py; NULL =
 	 * the directory of libcodecage itself, then the install libexecdir. */
 	const char *worker_dir;
+	/* Python only: host folders of packages the guest may import (a
+	 * `pip install --target DIR`, a Python 3.11 venv's site-packages),
+	 * an array of n_python_path absolute paths, at most
+	 * CC_MAX_PYTHON_PATH, each an existing readable directory of at most
+	 * 1000 bytes once resolved. Each is mounted read-only (and made
+	 * Landlock-read-only) at /codecage/python-path/N in the guest and
+	 * put on sys.path after the standard library, before Debian's
+	 * dist-packages, in the order given; .pth files are not run. Strings
+	 * borrowed until cc_runtime_new / cc_forkserver_new / cc_pool_new
+	 * returns (a pool copies them). Errors: invalid_input naming the
+	 * folder. NULL/0: none, the default. */
+	const char *const *python_path;
+	size_t n_python_path;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */

@@ -15,7 +15,7 @@ import inspect
 import os
 import threading
 import weakref
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
 
 try:
     from . import _codecage
@@ -93,6 +93,12 @@ class RuntimeConfig:
       dead afterwards.
     - ``worker_dir``: directory holding ``codecage-worker-js``/``-py``;
       None = ``$CODECAGE_WORKER_DIR`` or the package's ``_bin``.
+    - ``python_path``: Python only: host folders of packages the guest may
+      import (a ``pip install --target DIR``, a Python 3.11 venv's
+      site-packages), at most 8; each is mounted read-only at
+      ``/codecage/python-path/N`` and put on ``sys.path`` after the
+      standard library, before Debian's dist-packages (``.pth`` files are
+      not run); ``()`` = none.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -112,6 +118,7 @@ class RuntimeConfig:
     redact_host_errors: bool = False
     on_output: Optional[Callable[[str, str], Any]] = None
     worker_dir: Optional[str] = None
+    python_path: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         for f in ("timeout", "grace"):
@@ -138,6 +145,11 @@ class RuntimeConfig:
             raise TypeError("RuntimeConfig.on_output must be callable")
         if self.worker_dir is not None and not isinstance(self.worker_dir, (str, os.PathLike)):
             raise TypeError("RuntimeConfig.worker_dir must be a path")
+        if isinstance(self.python_path, (str, bytes, os.PathLike)) or not all(
+                isinstance(p, (str, os.PathLike)) for p in self.python_path):
+            raise TypeError("RuntimeConfig.python_path must be a list of folder paths")
+        object.__setattr__(self, "python_path",
+                           tuple(os.fspath(p) for p in self.python_path))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,6 +244,8 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
                             "max_source", "cpu_time", "max_open_files", "max_file_size")}
     limits["max_memory"] = (config.max_memory if config.max_memory is not None
                             else DEFAULT_MAX_MEMORY[language])
+    if config.python_path:
+        limits["python_path"] = tuple(config.python_path)
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
 
 

@@ -61,6 +61,8 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 	}
 	fs->opts = *opts;
 	fs->opts.worker_dir = NULL;
+	fs->opts.python_path = NULL; /* the template has them; sessions inherit its mounts */
+	fs->opts.n_python_path = 0;
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->refs = 1;
 	*out = fs;

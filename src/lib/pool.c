@@ -16,9 +16,10 @@
 
 struct cc_pool {
 	cc_options opts;
-	cc_forkserver *fs; /* NULL: sessions are spawned (cc_runtime_new); only
-			      the filler thread replaces it */
-	char *preload;	   /* what a replacement template imports */
+	cc_forkserver *fs;  /* NULL: sessions are spawned (cc_runtime_new); only
+			       the filler thread replaces it */
+	char *preload;	    /* what a replacement template imports */
+	char **python_path; /* owned copy behind opts.python_path (pkgpath.c) */
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a session came, one left, or the pool closes */
@@ -156,10 +157,17 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	p->opts = *opts;
 	p->opts.worker_dir = NULL;
 	p->size = size;
+	/* A replacement template or a spawned session starts with them. */
+	if (cc_python_path_copy(opts, &p->opts, &p->python_path, err) < 0) {
+		free(p->ready);
+		free(p);
+		return -1;
+	}
 	/* Sessions that write files need a scratch tmpfs of their own, which
 	 * only a spawned worker gets today: those pools spawn. */
 	if (fork_server && opts->limits.max_file_size == 0 &&
 	    cc_forkserver_new(opts, preload, &p->fs, err) < 0) {
+		cc_python_path_strv_free(p->python_path);
 		free(p->ready);
 		free(p);
 		return -1;
@@ -178,6 +186,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		cc_forkserver_close(p->fs);
 		free((char *)p->opts.worker_dir);
 		free(p->preload);
+		cc_python_path_strv_free(p->python_path);
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);
 		free(p->ready);
@@ -282,6 +291,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	free((char *)p->opts.worker_dir);
 	free(p->fail_msg);
 	free(p->preload);
+	cc_python_path_strv_free(p->python_path);
 	free(p->ready);
 	free(p);
 }

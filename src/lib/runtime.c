@@ -113,7 +113,8 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	free(how);
 }
 
-static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_error *err)
+static int send_init(cc_runtime *rt, const char *preload, const struct cc_python_path *pp,
+		     int64_t deadline, cc_error *err)
 {
 	const cc_limits *l = &rt->opts.limits;
 	/* The worker's read_init (src/worker/main.c) takes exactly these. */
@@ -128,7 +129,7 @@ static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_e
 	};
 	size_t n = sizeof(limits) / sizeof(limits[0]);
 	struct cc_msgbuf m;
-	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0), "init");
+	cc_msgbuf_begin(&m, 2 + n + (preload ? 2 : 0) + (pp->n ? 1 : 0), "init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
 	for (size_t i = 0; i < n; i++) {
@@ -140,6 +141,12 @@ static int send_init(cc_runtime *rt, const char *preload, int64_t deadline, cc_e
 		msgpack_pack_true(&m.pk);
 		cc_pack_cstr(&m.pk, "preload");
 		cc_pack_cstr(&m.pk, preload);
+	}
+	if (pp->n) { /* resolved package folders (pkgpath.c) */
+		cc_pack_cstr(&m.pk, "python_path");
+		msgpack_pack_array(&m.pk, pp->n);
+		for (size_t i = 0; i < pp->n; i++)
+			cc_pack_cstr(&m.pk, pp->dirs[i]);
 	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
 	cc_msgbuf_free(&m);
@@ -218,7 +225,9 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	}
 	pthread_mutex_init(&rt->kill_lock, NULL);
 	rt->opts = *opts;
-	rt->opts.worker_dir = NULL; /* borrowed: only used while spawning */
+	rt->opts.worker_dir = NULL;  /* borrowed: only used while spawning */
+	rt->opts.python_path = NULL; /* borrowed: only sent in the init frame */
+	rt->opts.n_python_path = 0;
 	rt->next_id = 1;
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;
@@ -258,16 +267,24 @@ int cc_runtime_start(const cc_options *opts, const char *preload, cc_runtime **o
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
 	if (cc_options_check(opts, err) < 0)
 		return -1;
-	cc_runtime *rt = cc_runtime_alloc(opts, err);
-	if (!rt)
+	struct cc_python_path pp;
+	if (cc_python_path_resolve(opts, &pp, err) < 0)
 		return -1;
+	cc_runtime *rt = cc_runtime_alloc(opts, err);
+	if (!rt) {
+		cc_python_path_free(&pp);
+		return -1;
+	}
 	if (cc_spawn_worker(opts, &rt->child, err) < 0) {
+		cc_python_path_free(&pp);
 		cc_runtime_close(rt);
 		return -1;
 	}
 	rt->alive = true;
 	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
-	if (send_init(rt, preload, deadline, err) < 0) {
+	int sent = send_init(rt, preload, &pp, deadline, err);
+	cc_python_path_free(&pp);
+	if (sent < 0) {
 		startup_death(rt, err);
 		cc_fail_wrap(err, "starting the %s worker",
 			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");

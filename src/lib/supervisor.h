@@ -173,6 +173,26 @@ int cc_options_check(const cc_options *o, cc_error *err);
 /* A runtime with no worker yet (child fields -1). Errors: internal. */
 cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err);
 
+/* ---- pkgpath.c: cc_options.python_path ---- */
+
+struct cc_python_path {
+	size_t n;
+	char *dirs[CC_MAX_PYTHON_PATH]; /* resolved, owned */
+};
+
+/* Check o->python_path (absolute, existing readable directories, at most
+ * CC_MAX_PYTHON_PATH, Python only) and resolve each with realpath into
+ * *pp (free with cc_python_path_free). Errors: invalid_input naming the
+ * folder, internal (out of memory). */
+int cc_python_path_resolve(const cc_options *o, struct cc_python_path *pp, cc_error *err);
+void cc_python_path_free(struct cc_python_path *pp);
+
+/* Point to->python_path at a NULL-terminated copy of from's strings,
+ * returned in *owned (free with cc_python_path_strv_free after the last
+ * use of to). Errors: internal. */
+int cc_python_path_copy(const cc_options *from, cc_options *to, char ***owned, cc_error *err);
+void cc_python_path_strv_free(char **v);
+
 /* Spawn a worker, send init and wait for "ready": cc_runtime_new, or a
  * fork server's template when preload is not NULL (the init frame then
  * says template and carries the list). Same errors as cc_runtime_new. */

@@ -121,11 +121,29 @@ static int drop_privileges(bool in_userns, cc_error *err)
 	return 0;
 }
 
+struct cc_worker_pkg_paths cc_worker_pkg_paths;
+
+/* Set while a fork server's template confines itself. */
+static bool confining_template;
+
 static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_policy *pol)
 {
 	memset(pol, 0, sizeof(*pol));
 	if (cc_worker_engine->fs_policy)
 		cc_worker_engine->fs_policy(pol);
+	/* Granted package folders: each at a guest path of its own, so the
+	 * guest learns no host path and /tmp (scratch) cannot hide one. */
+	struct cc_worker_pkg_paths *pp = &cc_worker_pkg_paths;
+	for (size_t i = 0; i < pp->n && i < CC_FS_MAX_BINDS; i++) {
+		snprintf(pp->guest[i], sizeof(pp->guest[i]), "/codecage/python-path/%zu", i);
+		pol->binds[i] = (struct cc_fs_bind){ pp->host[i], pp->guest[i] };
+		pol->n_binds = i + 1;
+	}
+	/* A template's mounts are every session's: its cache folder is safe
+	 * to share only because each session's Landlock domain takes every
+	 * write right away (cc_landlock_session), which needs ABI 4. */
+	if (confining_template && cc_landlock_abi() < 4)
+		pol->cache = NULL;
 	/* Scratch only when the guest may write files at all (RLIMIT_FSIZE
 	 * caps each file; the tmpfs size caps them together). */
 	if (lim->max_file_size > 0) {
@@ -150,6 +168,14 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 			return -1;
 		in_ns = 0;
 		pol->scratch = NULL; /* no private tmpfs to give */
+		pol->cache = NULL;
+		/* no mount namespace: the guest reads the granted folders where
+		 * they are (Landlock, when it applies, still limits it to them) */
+		for (size_t i = 0; i < pol->n_binds; i++) {
+			snprintf(cc_worker_pkg_paths.guest[i], sizeof(cc_worker_pkg_paths.guest[i]),
+				 "%s", pol->binds[i].host);
+			pol->binds[i].guest = cc_worker_pkg_paths.guest[i];
+		}
 	} else {
 		append(rep->applied, sizeof(rep->applied), "namespaces");
 		rep->namespaces = true;
@@ -320,8 +346,11 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * session may open. */
 	struct cc_worker_limits tl = *lim;
 	tl.max_open_files += 2 * CC_FORK_MAX_SESSIONS + 8;
-	if (confine_until_seccomp(mode, &tl, extra,
-				  CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err) < 0)
+	confining_template = true;
+	int cr = confine_until_seccomp(mode, &tl, extra,
+				       CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err);
+	confining_template = false;
+	if (cr < 0)
 		return -1;
 	if (mode == CC_SANDBOX_OFF)
 		return 0;

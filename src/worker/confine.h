@@ -15,13 +15,33 @@
 
 /* What an engine may see of the filesystem. Paths are absolute host paths;
  * inside the mount namespace they appear at the same place, read-only. */
+#define CC_FS_MAX_READ_ONLY 48
+#define CC_FS_MAX_BINDS CC_MAX_PYTHON_PATH
+
+/* A host directory shown at another guest path, read-only (the host's
+ * python_path grants). host is the supervisor's resolved path; guest is
+ * where the engine finds it (confine.c sets it to host when no mount
+ * namespace applied). */
+struct cc_fs_bind {
+	const char *host;
+	const char *guest;
+};
+
 struct cc_fs_policy {
-	const char *read_only[12];
+	const char *read_only[CC_FS_MAX_READ_ONLY];
 	size_t n_read_only;
+	struct cc_fs_bind binds[CC_FS_MAX_BINDS];
+	size_t n_binds;
 	const char *devices[4]; /* character devices bound into /dev, read-only */
 	size_t n_devices;
 	const char *scratch;	/* read-write tmpfs (e.g. "/tmp") or NULL */
 	uint64_t scratch_bytes; /* its size cap */
+	/* A small private tmpfs the engine's libraries may create empty files
+	 * and folders in (matplotlib's config and cache folder), or NULL.
+	 * Only with namespaces and Landlock: a fork server's sessions, which
+	 * share the template's mounts, get no write right anywhere
+	 * (cc_landlock_session), so nothing writable is shared. */
+	const char *cache;
 };
 
 /* Layers as reported to the supervisor (comma-separated names). */

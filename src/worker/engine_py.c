@@ -40,6 +40,7 @@
 #include "py_value.h"
 #include "value.h"
 #include "confine.h"
+#include "py_data_dirs.h"
 #include "seccomp_policy.h"
 #include "worker.h"
 
@@ -460,7 +461,17 @@ static int setup(cc_error *err)
 	}
 
 	/* Fail closed if the configuration did not take. */
-	paths = Py_BuildValue("[sss]", CC_PY_STDLIB, CC_PY_DYNLOAD, CC_PY_DISTPACKAGES);
+	paths = Py_BuildValue("[ss]", CC_PY_STDLIB, CC_PY_DYNLOAD);
+	for (size_t i = 0; paths && i < cc_worker_pkg_paths.n; i++) {
+		PyObject *d = PyUnicode_DecodeFSDefault(cc_worker_pkg_paths.guest[i]);
+		if (!d || PyList_Append(paths, d) < 0)
+			Py_CLEAR(paths);
+		Py_XDECREF(d);
+	}
+	r = paths ? PyUnicode_FromString(CC_PY_DISTPACKAGES) : NULL;
+	if (paths && (!r || PyList_Append(paths, r) < 0))
+		Py_CLEAR(paths);
+	Py_CLEAR(r);
 	check = paths ? PyDict_GetItemString(ns, "check") : NULL;
 	r = check ? PyObject_CallOneArg(check, paths) : NULL;
 	if (!r || !PyUnicode_Check(r))
@@ -510,14 +521,24 @@ static int config_home(PyConfig *config)
 	return PyStatus_Exception(PyConfig_SetBytesString(config, &config->home, home)) ? -1 : 0;
 }
 
+/* matplotlib's config and cache folder (MPLCONFIGDIR): the worker's
+ * private cache tmpfs (confine.h), or scratch when the guest has one. */
+#define PY_CACHE "/run/codecage"
+#define MPL_CACHE PY_CACHE "/matplotlib"
+#define MPL_SCRATCH "/tmp/.matplotlib"
+
 /* What the Python worker may read: the stdlib (lib-dynload is inside
  * it), Debian's python3-* packages, the directory libpython was loaded
  * from (the shared libraries extension modules need), the linker cache
  * and Debian's alternatives symlinks that lead to BLAS/LAPACK, time zone
- * data; and /dev/null, /dev/zero, /dev/urandom. */
+ * data, the data those packages keep outside dist-packages (such as
+ * /usr/share/matplotlib and /etc/matplotlibrc: CC_PY_DATA_DIRS, derived
+ * from the installed packages at build time by scripts/py-data-dirs);
+ * and /dev/null, /dev/zero, /dev/urandom. */
 static void py_fs_policy(struct cc_fs_policy *pol)
 {
 	static char libdir[PATH_MAX];
+	static const char *const data[] = { CC_PY_DATA_DIRS };
 	Dl_info info;
 	size_t n = 0;
 	pol->read_only[n++] = CC_PY_STDLIB;
@@ -535,11 +556,33 @@ static void py_fs_policy(struct cc_fs_policy *pol)
 	pol->read_only[n++] = "/etc/ld.so.cache";
 	pol->read_only[n++] = "/etc/alternatives";
 	pol->read_only[n++] = "/usr/share/zoneinfo";
+	for (size_t i = 0; i < CC_PY_N_DATA_DIRS && n < CC_FS_MAX_READ_ONLY; i++)
+		if (data[i][0])
+			pol->read_only[n++] = data[i];
 	pol->n_read_only = n;
+	pol->cache = PY_CACHE;
 	pol->devices[0] = "/dev/null";
 	pol->devices[1] = "/dev/zero";
 	pol->devices[2] = "/dev/urandom";
 	pol->n_devices = 3;
+}
+
+/* sys.path: the stdlib, lib-dynload, the host's python_path folders in
+ * order (where the guest sees them), then Debian's dist-packages. */
+static int search_paths(PyConfig *config)
+{
+	PyWideStringList *l = &config->module_search_paths;
+	if (PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_STDLIB))) ||
+	    PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_DYNLOAD))))
+		return -1;
+	for (size_t i = 0; i < cc_worker_pkg_paths.n; i++) {
+		wchar_t *w = Py_DecodeLocale(cc_worker_pkg_paths.guest[i], NULL);
+		PyStatus st = w ? PyWideStringList_Append(l, w) : PyStatus_NoMemory();
+		PyMem_RawFree(w);
+		if (PyStatus_Exception(st))
+			return -1;
+	}
+	return PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_DISTPACKAGES))) ? -1 : 0;
 }
 
 static int py_init(const char **version_out, cc_error *err)
@@ -557,6 +600,15 @@ static int py_init(const char **version_out, cc_error *err)
 		return status_fail(err, st, "pre-initialising");
 	mem_install();
 
+	/* Set by the worker for the engine's libraries (the environment is
+	 * otherwise empty): matplotlib draws with Agg (no display here) and
+	 * keeps its config and font cache in a folder it can create. */
+	setenv("MPLBACKEND", "Agg", 1);
+	if (cc_worker_limits.max_file_size > 0)
+		setenv("MPLCONFIGDIR", MPL_SCRATCH, 1);
+	else if (access(PY_CACHE, W_OK) == 0)
+		setenv("MPLCONFIGDIR", MPL_CACHE, 1);
+
 	PyConfig_InitIsolatedConfig(&config);
 	config.site_import = 0;	   /* no .pth files, no user site */
 	config.write_bytecode = 0; /* read-only tree anyway */
@@ -570,13 +622,7 @@ static int py_init(const char **version_out, cc_error *err)
 	config.tracemalloc = 0;
 	config.pathconfig_warnings = 0;
 	config.module_search_paths_set = 1;
-	if (config_home(&config) < 0 ||
-	    PyStatus_Exception(
-		    PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_STDLIB))) ||
-	    PyStatus_Exception(
-		    PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_DYNLOAD))) ||
-	    PyStatus_Exception(PyWideStringList_Append(&config.module_search_paths,
-						       WIDE(CC_PY_DISTPACKAGES)))) {
+	if (config_home(&config) < 0 || search_paths(&config) < 0) {
 		PyConfig_Clear(&config);
 		return cc_fail(err, CC_ERR_MEMORY_LIMIT, "starting CPython: out of memory");
 	}
@@ -627,6 +673,23 @@ static char *format_tb(PyObject *ev, const char *last)
 	return s;
 }
 
+/* What a model reads after "No module named 'x'": where modules come
+ * from here and how the host adds one. */
+#define MODULE_HINT                                                                                \
+	" (codecage: the sandbox imports from the standard library, Debian's python3-* "           \
+	"packages installed on the host, and the host's RuntimeConfig(python_path=[DIR]) "         \
+	"folders (CLI and MCP --python-path DIR), e.g. a pip install --target DIR)"
+
+static char *with_module_hint(const char *type, char *msg)
+{
+	char *out = NULL;
+	if (!type || strcmp(type, "ModuleNotFoundError") || !msg ||
+	    strncmp(msg, "No module named", 15) || asprintf(&out, "%s" MODULE_HINT, msg) < 0)
+		return msg;
+	free(msg);
+	return out;
+}
+
 /* Record kind with ev's type name, str() and guest-only traceback. Each
  * piece may run guest code (__str__) or fail for memory; a piece that
  * fails is replaced, never allowed to lose the outcome. */
@@ -635,6 +698,7 @@ static void fail_exc(struct cc_outcome *o, cc_error_kind kind, PyObject *ev)
 	char *type, *msg, *trace, mem[128];
 
 	exc_text(ev, &type, &msg, MESSAGE_MAX);
+	msg = with_module_hint(type, msg);
 	trace = format_tb(ev, NULL);
 
 	if (kind == CC_ERR_MEMORY_LIMIT && (!msg || !*msg)) {

@@ -146,7 +146,12 @@ int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error
 		if (add_path(rs, pol->devices[i], !strcmp(pol->devices[i], "/dev/null"),
 			     attr.handled_access_fs, err) < 0)
 			goto fail;
+	for (size_t i = 0; i < pol->n_binds; i++)
+		if (add_path(rs, pol->binds[i].guest, false, attr.handled_access_fs, err) < 0)
+			goto fail;
 	if (pol->scratch && add_path(rs, pol->scratch, true, attr.handled_access_fs, err) < 0)
+		goto fail;
+	if (pol->cache && add_path(rs, pol->cache, true, attr.handled_access_fs, err) < 0)
 		goto fail;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(__NR_landlock_restrict_self, rs, 0) < 0) {
@@ -171,11 +176,16 @@ int cc_landlock_session(int *abi_applied, cc_error *err)
 			       strerror(abi < 0 ? -abi : ENOSYS));
 	if (abi > LL_ABI_KNOWN)
 		abi = LL_ABI_KNOWN;
-	/* Files: the template's domain already decides, and a nested domain
-	 * can only narrow it. What a domain of its own adds is its scope:
-	 * signals and abstract sockets stop at this session's boundary, so
-	 * it cannot reach the template or a sibling session. */
+	/* Files: the template's domain already decides reads, and a nested
+	 * domain can only narrow it. A session may write nowhere (not even
+	 * /dev/null: a rule would need landlock_add_rule and an open, which
+	 * the template's filter does not allow): the template's mounts are every session's, so a
+	 * folder the template may write (the engine's cache) must not be writable from two
+	 * sessions. Its scope: signals and abstract sockets stop at this session's boundary, so it
+	 * cannot reach the template or a sibling session. */
 	struct ll_ruleset_attr attr = { 0 };
+	attr.handled_access_fs = fs_rights(abi) & ~(uint64_t)(LL_FS_READ_FILE | LL_FS_READ_DIR |
+							      LL_FS_EXECUTE | LL_FS_IOCTL_DEV);
 	if (abi >= 4)
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 	if (abi >= 6)

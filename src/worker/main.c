@@ -27,7 +27,7 @@
 
 /* The init frame is small; later frames are bounded by the source and
  * result caps it announces. */
-#define CC_INIT_FRAME_MAX 4096
+#define CC_INIT_FRAME_MAX 16384
 
 static void send_frame(msgpack_sbuffer *sb)
 {
@@ -105,6 +105,17 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		ok = false;
 	else if (found)
 		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
+	const cc_value *pp = cc_value_map_get(m, "python_path", &found);
+	if (found && (!pp || pp->type != CC_VALUE_ARRAY || pp->u.array.len > CC_MAX_PYTHON_PATH))
+		ok = false;
+	for (size_t i = 0; found && ok && i < pp->u.array.len; i++) {
+		const cc_value *d = pp->u.array.items[i];
+		if (!d || d->type != CC_VALUE_STRING || d->u.str.ptr[0] != '/' ||
+		    d->u.str.len > 1000 || !(cc_worker_pkg_paths.host[i] = strdup(d->u.str.ptr)))
+			ok = false;
+		else
+			cc_worker_pkg_paths.n = i + 1;
+	}
 	if (!ok || !t || strcmp(t->u.str.ptr, "init") || !md)
 		ok = false;
 	else if (cc_sandbox_mode_parse(md->u.str.ptr, mode) < 0)

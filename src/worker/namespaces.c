@@ -33,6 +33,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+
 #include "error.h"
 #include "hygiene.h"
 #include "monitor.h"
@@ -119,10 +121,11 @@ static int mkdirs(char *path)
 	return 0;
 }
 
-/* Bind host path src at the same place under the new root, read-only.
- * Flags the host mount carries (nosuid, nodev, noexec) are locked in a
- * user namespace and must be kept; nodev is added except for devices. */
-static int bind_ro(const char *src, bool device, cc_error *err)
+/* Bind src (a host path, or /proc/self/fd/N) at guest path dst under the
+ * new root, read-only. Flags the host mount carries (nosuid, nodev,
+ * noexec) are locked in a user namespace and must be kept; nodev is added
+ * except for devices. */
+static int bind_at(const char *src, const char *guest, bool device, cc_error *err)
 {
 	struct stat st;
 	if (stat(src, &st) < 0)
@@ -130,15 +133,15 @@ static int bind_ro(const char *src, bool device, cc_error *err)
 			       ? 0
 			       : cc_fail(err, CC_ERR_INTERNAL, "%s: %s", src, strerror(errno));
 	char dst[512];
-	if (snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, src) >= (int)sizeof(dst))
-		return cc_fail(err, CC_ERR_INTERNAL, "path too long: %s", src);
+	if (snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, guest) >= (int)sizeof(dst))
+		return cc_fail(err, CC_ERR_INTERNAL, "path too long: %s", guest);
 	if (mkdirs(dst) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "mkdir for %s: %s", dst, strerror(errno));
 	if (S_ISDIR(st.st_mode) ? mkdir(dst, 0755) < 0 && errno != EEXIST
 				: mknod(dst, S_IFREG | 0644, 0) < 0 && errno != EEXIST)
 		return cc_fail(err, CC_ERR_INTERNAL, "mountpoint %s: %s", dst, strerror(errno));
 	if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "bind %s: %s", src, strerror(errno));
+		return cc_fail(err, CC_ERR_INTERNAL, "bind %s: %s", guest, strerror(errno));
 	struct statvfs sv;
 	unsigned long fl = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID;
 	if (statvfs(dst, &sv) == 0) {
@@ -154,7 +157,54 @@ static int bind_ro(const char *src, bool device, cc_error *err)
 	return 0;
 }
 
-static int build_root(const struct cc_fs_policy *pol, cc_error *err)
+static int bind_ro(const char *src, bool device, cc_error *err)
+{
+	return bind_at(src, src, device, err);
+}
+
+/* The python_path grants: each host folder opened before the new root's
+ * tmpfs covers /tmp (a grant may live there), without following a
+ * symlink anywhere in the supervisor's resolved path (it resolved them),
+ * then bound through its descriptor at its guest path. */
+static int open_binds(const struct cc_fs_policy *pol, int *fds, cc_error *err)
+{
+	for (size_t i = 0; i < pol->n_binds; i++) {
+		struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+					.resolve = RESOLVE_NO_SYMLINKS };
+		fds[i] = (int)syscall(SYS_openat2, AT_FDCWD, pol->binds[i].host, &how, sizeof(how));
+		if (fds[i] < 0)
+			return cc_fail(err, CC_ERR_INVALID_INPUT,
+				       "python_path folder %s: %s (opened without following "
+				       "symlinks, as the supervisor resolved it)",
+				       pol->binds[i].host, strerror(errno));
+	}
+	return 0;
+}
+
+static int mount_binds(const struct cc_fs_policy *pol, const int *fds, cc_error *err)
+{
+	for (size_t i = 0; i < pol->n_binds; i++) {
+		char src[64];
+		snprintf(src, sizeof(src), "/proc/self/fd/%d", fds[i]);
+		if (bind_at(src, pol->binds[i].guest, false, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The engine's private cache folder: a tiny tmpfs, nosuid, nodev, noexec. */
+static int mount_cache(const char *path, cc_error *err)
+{
+	char dst[256];
+	snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, path);
+	if (mkdirs(dst) < 0 || (mkdir(dst, 0700) < 0 && errno != EEXIST) ||
+	    mount("cache", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0700,size=256k,nr_inodes=64") < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "cache %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int build_root(const struct cc_fs_policy *pol, const int *fds, cc_error *err)
 {
 	/* Nothing we mount may propagate back to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -165,6 +215,10 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 	for (size_t i = 0; i < pol->n_read_only; i++)
 		if (bind_ro(pol->read_only[i], false, err) < 0)
 			return -1;
+	if (mount_binds(pol, fds, err) < 0)
+		return -1;
+	if (pol->cache && mount_cache(pol->cache, err) < 0)
+		return -1;
 	for (size_t i = 0; i < pol->n_devices; i++)
 		if (bind_ro(pol->devices[i], true, err) < 0)
 			return -1;
@@ -268,9 +322,15 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 	/* Files the root assembly creates must belong to a mapped id (a root
 	 * host's uid 0 is not mapped here): switch the filesystem ids now,
 	 * which keeps CAP_SYS_ADMIN for the mounts. */
+	int fds[CC_FS_MAX_BINDS];
+	if (open_binds(pol, fds, err) < 0) /* with the host's ids, which may read them */
+		return -1;
 	setfsgid(CC_NS_ID);
 	setfsuid(CC_NS_ID);
-	if (build_root(pol, err) < 0)
+	int built = build_root(pol, fds, err);
+	for (size_t i = 0; i < pol->n_binds; i++)
+		close(fds[i]);
+	if (built < 0)
 		return -1;
 	/* A hostname that says where the guest is. */
 	sethostname("codecage", 8);

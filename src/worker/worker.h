@@ -27,6 +27,20 @@ struct cc_worker_limits {
 
 extern struct cc_worker_limits cc_worker_limits;
 
+/* Read-only package folders the host granted (the init frame's
+ * "python_path", checked and resolved by the supervisor). host: the
+ * resolved host path; guest: where the guest finds it, set by cc_confine
+ * ("/codecage/python-path/N" inside a mount namespace, the host path
+ * without one). Engines without packages get none (the supervisor
+ * refuses them). */
+struct cc_worker_pkg_paths {
+	size_t n;
+	char *host[CC_MAX_PYTHON_PATH];
+	char guest[CC_MAX_PYTHON_PATH][1024];
+};
+
+extern struct cc_worker_pkg_paths cc_worker_pkg_paths;
+
 /* The supervisor's pid as the host sees it (from argv), for the
  * self-probes that try to reach it. */
 extern pid_t cc_worker_ppid;
