@@ -234,6 +234,8 @@ typedef struct cc_mount {
 
 /* The most grants one runtime takes. */
 #define CC_MAX_MOUNTS 32
+/* The most package folders one Python runtime takes (cc_options.python_path). */
+#define CC_MAX_PYTHON_PATH 8
 
 typedef struct cc_options {
 	cc_language language;
@@ -286,6 +288,21 @@ typedef struct cc_options {
 	 * scratch_bytes. For compatibility, max_file_size > 0 with
 	 * scratch_bytes 0 gives a scratch of max_file_size bytes. */
 	uint64_t scratch_bytes;
+	/* Python only: host folders of packages the guest may import (a
+	 * `pip install --target DIR`, a Python 3.11 venv's site-packages),
+	 * an array of n_python_path absolute paths of existing directories,
+	 * at most CC_MAX_PYTHON_PATH (with mounts, at most CC_MAX_MOUNTS
+	 * grants in all). Each becomes a read-only file grant (as a mounts
+	 * entry with writable false: bind mount and Landlock, resolved once)
+	 * at /codecage/python-path/N in the guest, N = 0, 1, ... in order,
+	 * and is put on sys.path after the standard library, before Debian's
+	 * dist-packages; .pth files are not run. mounts may not use
+	 * /codecage. Strings borrowed until cc_runtime_new /
+	 * cc_forkserver_new / cc_pool_new returns (a pool copies them).
+	 * Errors: invalid_input naming the entry (python_path[i]), a
+	 * JavaScript runtime. NULL/0: none, the default. */
+	const char *const *python_path;
+	size_t n_python_path;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */

@@ -178,6 +178,12 @@ class RuntimeConfig:
       when libraries are given) run first. ``()``.
     - ``node_modules``: the directory package names in ``libraries`` are
       looked up in; None.
+    - ``python_path``: Python only: host folders of packages the guest may
+      import (a ``pip install --target DIR``, a Python 3.11 venv's
+      site-packages), at most 8; each is mounted read-only at
+      ``/codecage/python-path/N`` and put on ``sys.path`` after the
+      standard library, before Debian's dist-packages (``.pth`` files are
+      not run); ``()`` = none.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -203,6 +209,7 @@ class RuntimeConfig:
     libraries: Sequence[Union[str, "os.PathLike[str]"]] = ()
     node_modules: Optional[Union[str, "os.PathLike[str]"]] = None
     web_polyfills: bool = False
+    python_path: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         for f in ("timeout", "grace"):
@@ -243,6 +250,11 @@ class RuntimeConfig:
         if self.node_modules is not None and not isinstance(self.node_modules,
                                                             (str, os.PathLike)):
             raise TypeError("RuntimeConfig.node_modules must be a path")
+        if isinstance(self.python_path, (str, bytes, os.PathLike)) or not all(
+                isinstance(p, (str, os.PathLike)) for p in self.python_path):
+            raise TypeError("RuntimeConfig.python_path must be a list of folder paths")
+        object.__setattr__(self, "python_path",
+                           tuple(os.fspath(p) for p in self.python_path))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -390,6 +402,8 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
     limits["libraries"] = libraries
     limits["node_modules"] = (os.fspath(config.node_modules)
                               if config.node_modules is not None else None)
+    if config.python_path:
+        limits["python_path"] = tuple(config.python_path)
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
 
 

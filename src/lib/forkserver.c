@@ -75,6 +75,8 @@ int cc_forkserver_start(const cc_options *opts, const char *preload, const struc
 	fs->opts.node_modules = NULL;
 	fs->opts.mounts = NULL; /* borrowed: the template has bound them */
 	fs->opts.n_mounts = 0;
+	fs->opts.python_path = NULL; /* grants too: the template has bound them */
+	fs->opts.n_python_path = 0;
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->refs = 1;
 	*out = fs;

@@ -20,6 +20,7 @@ struct cc_pool {
 				   the filler thread replaces it */
 	char *preload;		/* what a replacement template imports */
 	struct cc_libset *libs; /* read once, at cc_pool_new: every session loads them */
+	char **python_path;	/* owned copy behind opts.python_path */
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a session came, one left, or the pool closes */
@@ -164,7 +165,11 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	p->opts.n_libraries = 0;
 	p->opts.node_modules = NULL;
 	p->opts.mounts = cc_mounts_copy(opts->mounts, opts->n_mounts);
-	if (opts->n_mounts && !p->opts.mounts) {
+	p->python_path = cc_strv_copy(opts->python_path, opts->n_python_path);
+	p->opts.python_path = (const char *const *)p->python_path;
+	if ((opts->n_mounts && !p->opts.mounts) || (opts->n_python_path && !p->python_path)) {
+		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
+		cc_strv_free(p->python_path);
 		free(p->ready);
 		free(p);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
@@ -174,6 +179,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	    (fork_server && cc_forkserver_start(opts, preload, p->libs, &p->fs, err) < 0)) {
 		cc_libset_free(p->libs);
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
+		cc_strv_free(p->python_path);
 		free(p->ready);
 		free(p);
 		return -1;
@@ -194,6 +200,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		free((char *)p->opts.worker_dir);
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 		free(p->preload);
+		cc_strv_free(p->python_path);
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);
 		free(p->ready);
@@ -300,6 +307,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 	free(p->fail_msg);
 	free(p->preload);
+	cc_strv_free(p->python_path);
 	free(p->ready);
 	free(p);
 }

@@ -292,6 +292,8 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	rt->opts.node_modules = NULL;
 	rt->opts.mounts = NULL; /* borrowed too: resolved while starting */
 	rt->opts.n_mounts = 0;
+	rt->opts.python_path = NULL; /* borrowed too: grants, resolved while starting */
+	rt->opts.n_python_path = 0;
 	rt->next_id = 1;
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;

@@ -186,7 +186,8 @@ static int fs_init(fs_obj *self, PyObject *args, PyObject *kw)
 					 &PyDict_Type, &limits, &worker_dir, &preload))
 		return -1;
 	cc_options o;
-	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+	const char *pp[CC_MAX_PYTHON_PATH];
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o, pp) < 0)
 		return -1;
 	cc_forkserver *fs = NULL;
 	cc_error err = { 0 };
@@ -316,7 +317,8 @@ static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
 				   "sessions"),
 		       -1;
 	cc_options o;
-	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+	const char *pp[CC_MAX_PYTHON_PATH];
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o, pp) < 0)
 		return -1;
 	cc_pool *p = NULL;
 	cc_error err = { 0 };

@@ -41,7 +41,11 @@ static bool module_name_ok(const char *s, size_t n)
 
 static int import_one(const char *name, bool optional, cc_error *err)
 {
-	PyObject *m = PyImport_ImportModule(name);
+	/* matplotlib: pyplot too, with the Agg backend (MPLBACKEND, set by
+	 * engine_py.c) and its font list built, so a session draws at once
+	 * and never needs the cache folder it cannot write. */
+	PyObject *m =
+		PyImport_ImportModule(strcmp(name, "matplotlib") ? name : "matplotlib.pyplot");
 	if (m) {
 		Py_DECREF(m);
 		return 0;
