@@ -39,6 +39,10 @@ struct mcp_config {
 	 * gets (strings point into argv). */
 	cc_mount mounts[CC_MAX_MOUNTS];
 	size_t n_mounts;
+	/* --python-path DIR, repeatable: package folders every Python runtime
+	 * imports from (cc_options.python_path; strings point into argv). */
+	const char *python_path[CC_MAX_PYTHON_PATH];
+	size_t n_python_path;
 };
 
 /* Sink for the messages one incoming message produces (notifications
