@@ -692,6 +692,13 @@ CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error 
  * own Landlock domain and filter). Borrowed; valid until the close. */
 CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs);
 
+/* The optional preload modules ("name?") the template dropped because they
+ * did not import, one a line: "name: Type: message" (e.g. "matplotlib:
+ * ModuleNotFoundError: No module named 'matplotlib'"), at most 32 lines;
+ * NULL when none was dropped (or fs is NULL). Borrowed; valid until the
+ * close. Python only (JavaScript templates preload nothing). */
+CC_EXPORT const char *cc_forkserver_preload_skipped(const cc_forkserver *fs);
+
 /* Let go of the fork server. Sessions still open keep its template alive
  * (they live in its pid namespace) until the last of them is closed. */
 CC_EXPORT void cc_forkserver_close(cc_forkserver *fs);

@@ -33,6 +33,12 @@
  * host's mounts, which may not be under it); the Python worker puts each
  * on sys.path. */
 #define CC_PYTHON_PATH_GUEST "/codecage/python-path"
+
+/* A template's "ready" may list the optional preload modules it dropped
+ * (preload_skipped): at most this many entries of fewer than
+ * CC_PRELOAD_SKIPPED_LEN bytes each. */
+#define CC_PRELOAD_SKIPPED_MAX 32
+#define CC_PRELOAD_SKIPPED_LEN 768
 #define CC_GRANT_PATH_MAX 255
 /* RLIMIT_FSIZE with a writable grant and neither max_file_size nor
  * scratch_bytes set. */

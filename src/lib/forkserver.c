@@ -88,6 +88,11 @@ CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs
 	return fs ? cc_runtime_sandbox(fs->tmpl) : NULL;
 }
 
+CC_EXPORT const char *cc_forkserver_preload_skipped(const cc_forkserver *fs)
+{
+	return fs && fs->tmpl ? fs->tmpl->preload_skipped : NULL;
+}
+
 void cc_forkserver_unref(cc_forkserver *fs)
 {
 	if (__atomic_sub_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL) > 0)

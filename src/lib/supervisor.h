@@ -136,6 +136,7 @@ struct cc_msg {
 	/* ready */
 	const cc_value *engine, *version, *applied, *missing;
 	int64_t landlock_abi, seccomp_allowed;
+	const cc_value *preload_skipped; /* array of str, or NULL (protocol.c) */
 	/* fail, result error */
 	cc_error_kind kind;
 	const cc_value *etype, *message, *traceback;
@@ -178,6 +179,8 @@ struct cc_runtime {
 	uint64_t next_id;
 	char *version;
 	char *applied, *missing;
+	char *preload_skipped; /* a template's: entries joined by '\n', or NULL */
+	bool is_template;      /* started with a preload list (cc_runtime_start) */
 	cc_sandbox_report report;
 	/* tools.c */
 	struct cc_tool *tools;

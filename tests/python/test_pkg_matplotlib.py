@@ -67,3 +67,17 @@ def test_forked_session_without_preload_imports_it(scratch):
             assert r.stderr == ""
             check_png(r.value)
             assert rt.eval("import os; dict(os.environ)") == {}
+
+
+def test_optional_preload_module_dropped_says_why():
+    with pytest.warns(RuntimeWarning, match="ccnope_missing: ModuleNotFoundError"):
+        fs = ForkServer(language="python", sandbox="require",
+                        preload="json,ccnope_missing?,matplotlib?")
+    with fs:
+        assert len(fs.preload_skipped) == 1
+        assert fs.preload_skipped[0].startswith(
+            "ccnope_missing: ModuleNotFoundError: No module named 'ccnope_missing'")
+        with fs.session() as rt:
+            assert rt.eval("import sys; 'matplotlib.pyplot' in sys.modules") is True
+    with ForkServer(language="python", sandbox="require", preload="json") as fs:
+        assert fs.preload_skipped == ()
