@@ -90,11 +90,16 @@ def test_granted_folder_is_read_only(site):
     assert not os.path.exists(os.path.join(site, PKG, "new.py"))
 
 
-def test_forked_sessions_import_it_too(site):
-    with ForkServer(RuntimeConfig(python_path=[site]), language="python",
+@pytest.mark.parametrize("scratch", [0, 1 << 20])
+def test_forked_sessions_import_it_too(site, scratch):
+    # with scratch, each session builds its whole Landlock domain itself,
+    # the package folder's grant included
+    with ForkServer(RuntimeConfig(python_path=[site], scratch=scratch), language="python",
                     preload=PKG) as fs:
         with fs.session() as rt:
             assert rt.eval(f"import {PKG}; {PKG}.greet('fork')") == "hello, fork"
+            with pytest.raises(codecage.GuestError):
+                rt.eval("open('/codecage/python-path/0/ccdemo_pkg/x.py', 'w').close()")
 
 
 def test_without_the_grant_the_error_says_how_to_add_one(site):
