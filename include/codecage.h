@@ -663,10 +663,12 @@ typedef struct cc_forkserver cc_forkserver;
  * session gets these). preload: Python modules the template imports,
  * comma-separated, a trailing '?' marking one that may be missing; NULL
  * gives "json,re,math,datetime,collections,itertools,functools,numpy?,
- * pandas?" ("" for none; JavaScript ignores it). Takes as long as
- * cc_runtime_new plus the imports. *out is owned by the caller (close with
- * cc_forkserver_close). opts->mounts are resolved and bound once, in the
- * template: every session sees them. With scratch (scratch_bytes or
+ * pandas?" ("" for none; JavaScript ignores it); "matplotlib" imports
+ * matplotlib.pyplot (Agg) too. An optional module that does not import is
+ * dropped and listed, with why, by cc_forkserver_preload_skipped. Takes as
+ * long as cc_runtime_new plus the imports. *out is owned by the caller
+ * (close with cc_forkserver_close). opts->mounts and opts->python_path are
+ * resolved and bound once, in the template: every session sees them. With scratch (scratch_bytes or
  * max_file_size), each session mounts a private tmpfs of that size on
  * /tmp in a mount namespace of its own, before any guest code; no session
  * sees another's. Errors: those of cc_runtime_new; invalid_input for a
