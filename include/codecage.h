@@ -234,6 +234,8 @@ typedef struct cc_mount {
 
 /* The most grants one runtime takes. */
 #define CC_MAX_MOUNTS 32
+/* The most package folders one Python runtime takes (cc_options.python_path). */
+#define CC_MAX_PYTHON_PATH 8
 
 struct cc_net_options; /* below, with the network API */
 
@@ -301,6 +303,21 @@ typedef struct cc_options {
 	 * that call before anything starts. cc_runtime_set_net overrides it
 	 * for one runtime. */
 	const struct cc_net_options *net;
+	/* Python only: host folders of packages the guest may import (a
+	 * `pip install --target DIR`, a Python 3.11 venv's site-packages),
+	 * an array of n_python_path absolute paths of existing directories,
+	 * at most CC_MAX_PYTHON_PATH (with mounts, at most CC_MAX_MOUNTS
+	 * grants in all). Each becomes a read-only file grant (as a mounts
+	 * entry with writable false: bind mount and Landlock, resolved once)
+	 * at /codecage/python-path/N in the guest, N = 0, 1, ... in order,
+	 * and is put on sys.path after the standard library, before Debian's
+	 * dist-packages; .pth files are not run. mounts may not use
+	 * /codecage. Strings borrowed until cc_runtime_new /
+	 * cc_forkserver_new / cc_pool_new returns (a pool copies them).
+	 * Errors: invalid_input naming the entry (python_path[i]), a
+	 * JavaScript runtime. NULL/0: none, the default. */
+	const char *const *python_path;
+	size_t n_python_path;
 } cc_options;
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
@@ -728,10 +745,12 @@ typedef struct cc_forkserver cc_forkserver;
  * session gets these). preload: Python modules the template imports,
  * comma-separated, a trailing '?' marking one that may be missing; NULL
  * gives "json,re,math,datetime,collections,itertools,functools,numpy?,
- * pandas?" ("" for none; JavaScript ignores it). Takes as long as
- * cc_runtime_new plus the imports. *out is owned by the caller (close with
- * cc_forkserver_close). opts->mounts are resolved and bound once, in the
- * template: every session sees them. With scratch (scratch_bytes or
+ * pandas?" ("" for none; JavaScript ignores it); "matplotlib" imports
+ * matplotlib.pyplot (Agg) too. An optional module that does not import is
+ * dropped and listed, with why, by cc_forkserver_preload_skipped. Takes as
+ * long as cc_runtime_new plus the imports. *out is owned by the caller
+ * (close with cc_forkserver_close). opts->mounts and opts->python_path are
+ * resolved and bound once, in the template: every session sees them. With scratch (scratch_bytes or
  * max_file_size), each session mounts a private tmpfs of that size on
  * /tmp in a mount namespace of its own, before any guest code; no session
  * sees another's. Errors: those of cc_runtime_new; invalid_input for a
@@ -756,6 +775,13 @@ CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error 
 /* The template's confinement report (what every session has, plus its
  * own Landlock domain and filter). Borrowed; valid until the close. */
 CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs);
+
+/* The optional preload modules ("name?") the template dropped because they
+ * did not import, one a line: "name: Type: message" (e.g. "matplotlib:
+ * ModuleNotFoundError: No module named 'matplotlib'"), at most 32 lines;
+ * NULL when none was dropped (or fs is NULL). Borrowed; valid until the
+ * close. Python only (JavaScript templates preload nothing). */
+CC_EXPORT const char *cc_forkserver_preload_skipped(const cc_forkserver *fs);
 
 /* Let go of the fork server. Sessions still open keep its template alive
  * (they live in its pid namespace) until the last of them is closed. */

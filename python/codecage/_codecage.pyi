@@ -85,6 +85,9 @@ class ForkServer:
     def sandbox(self) -> Optional[Dict[str, Any]]: ...
     @property
     def closed(self) -> bool: ...
+    @property
+    def preload_skipped(self) -> Tuple[str, ...]:
+        """Optional preload modules dropped, each 'name: Type: message'."""
 
 class Pool:
     """Ready sessions kept full by a thread (cc_pool); size in 1..1024."""

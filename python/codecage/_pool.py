@@ -9,6 +9,7 @@ Thin wrappers over ``codecage._codecage.ForkServer`` and ``.Pool``
 from __future__ import annotations
 
 import asyncio
+import warnings
 from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _codecage
@@ -52,6 +53,9 @@ class ForkServer:
     names or a sequence of names, a trailing ``?`` marking a module that
     may be missing (``"numpy?"``); None = json, re, math, datetime,
     collections, itertools, functools, numpy? and pandas?; ``""`` = none.
+    ``"matplotlib"`` imports ``matplotlib.pyplot`` (Agg) too. An optional
+    module that does not import is dropped with a ``RuntimeWarning`` that
+    says why; :attr:`preload_skipped` lists them.
 
     Starting it takes as long as starting a runtime plus the imports; each
     :meth:`session` then costs a ``fork()`` plus the session's own Landlock
@@ -81,6 +85,12 @@ class ForkServer:
         self._fs = _codecage.ForkServer(n.language, n.sandbox, n.limits, n.worker_dir,
                                         _preload_arg(preload, n.language))
         self._sandbox = self._fs.sandbox
+        #: The optional preload modules the template dropped, each
+        #: ``"name: Type: message"`` (``()`` when none).
+        self.preload_skipped: tuple = self._fs.preload_skipped
+        for why in self.preload_skipped:
+            warnings.warn("ForkServer: optional preload module dropped: %s" % why,
+                          RuntimeWarning, stacklevel=2)
 
     def session(self) -> IsolatedRuntime:
         """A new session forked from the template: an :class:`IsolatedRuntime`

@@ -206,6 +206,12 @@ class RuntimeConfig:
       (method, url, status, bytes, ms, error).
     - ``net_test_resolve``: TEST ONLY: ``{name: address}`` answering the
       broker's name lookups instead of the system resolver.
+    - ``python_path``: Python only: host folders of packages the guest may
+      import (a ``pip install --target DIR``, a Python 3.11 venv's
+      site-packages), at most 8; each is mounted read-only at
+      ``/codecage/python-path/N`` and put on ``sys.path`` after the
+      standard library, before Debian's dist-packages (``.pth`` files are
+      not run); ``()`` = none.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -232,6 +238,7 @@ class RuntimeConfig:
     libraries: Sequence[Union[str, "os.PathLike[str]"]] = ()
     node_modules: Optional[Union[str, "os.PathLike[str]"]] = None
     web_polyfills: bool = False
+    python_path: Sequence[str] = ()
     allow_net: Sequence[str] = ()
     net_max_requests: int = 100
     net_max_response_bytes: int = 4 * MiB
@@ -311,6 +318,11 @@ class RuntimeConfig:
                 _codecage.check_net(self._net_spec())
             except InvalidInputError as e:
                 raise InvalidInputError(f"RuntimeConfig: {e}") from None
+        if isinstance(self.python_path, (str, bytes, os.PathLike)) or not all(
+                isinstance(p, (str, os.PathLike)) for p in self.python_path):
+            raise TypeError("RuntimeConfig.python_path must be a list of folder paths")
+        object.__setattr__(self, "python_path",
+                           tuple(os.fspath(p) for p in self.python_path))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -462,6 +474,8 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
     limits["libraries"] = libraries
     limits["node_modules"] = (os.fspath(config.node_modules)
                               if config.node_modules is not None else None)
+    if config.python_path:
+        limits["python_path"] = tuple(config.python_path)
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
 
 

@@ -25,13 +25,13 @@ static const char usage_text[] =
 	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
-	"                    [--json|--raw] [--] FILE|-\n"
+	"                    [--python-path DIR]... [--json|--raw] [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
 	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
-	"                    [--json|--raw] [--] CODE\n"
+	"                    [--python-path DIR]... [--json|--raw] [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
@@ -47,6 +47,9 @@ static const char usage_text[] =
 	"--mount shows a host folder or file at GUEST (read-only unless :rw; repeat\n"
 	"it for more); --scratch gives the run a private /tmp of MIB; --out copies\n"
 	"what the run left in /tmp to DIR when it ends (needs --scratch).\n"
+	"--python-path (Python, repeatable, at most 8) lets the guest import the\n"
+	"packages in DIR (e.g. a pip install --target DIR), read-only, at\n"
+	"/codecage/python-path/N on sys.path.\n"
 	"On a terminal, control characters in guest text show as ^[ or <U+202E>,\n"
 	"and guest lines starting with 'codecage' as '[guest] codecage...';\n"
 	"--raw passes them unchanged. Pipes and files always get the bytes as is.\n"
@@ -81,6 +84,8 @@ struct args {
 	bool web_polyfills;
 	cc_mount mounts[CC_MAX_MOUNTS];
 	size_t n_mounts;
+	const char *python_path[CC_MAX_PYTHON_PATH]; /* --python-path, in order */
+	size_t n_python_path;
 	uint64_t scratch_mib;
 	const char *out_dir;
 	const char *allow[CLI_MAX_ALLOW]; /* --allow-net entries */
@@ -110,6 +115,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "node-modules", required_argument, NULL, 'N' },
 		{ "web-polyfills", no_argument, NULL, 'w' },
 		{ "mount", required_argument, NULL, 'M' },
+		{ "python-path", required_argument, NULL, 'P' },
 		{ "scratch", required_argument, NULL, 'S' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "allow-net", required_argument, NULL, 'n' },
@@ -177,6 +183,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->n_mounts++;
 			break;
 		}
+		case 'P':
+			if (a->n_python_path == CC_MAX_PYTHON_PATH)
+				return usage("at most 8 --python-path options, not more (at '%s')",
+					     optarg);
+			a->python_path[a->n_python_path++] = optarg;
+			break;
 		case 'S':
 			errno = 0;
 			a->scratch_mib = strtoull(optarg, &end, 10);
@@ -436,6 +448,8 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	o.node_modules = a->node_modules;
 	o.mounts = a->mounts;
 	o.n_mounts = a->n_mounts;
+	o.python_path = a->python_path;
+	o.n_python_path = a->n_python_path;
 	o.scratch_bytes = a->scratch_mib << 20;
 	if (a->sandbox == CC_SANDBOX_OFF)
 		fprintf(stderr, "codecage: WARNING: --sandbox off: guest code runs with "

@@ -28,6 +28,17 @@
  * CC_GRANT_FD0 + i (argv --grants=N says how many), and closes them all
  * once confined. Guest paths are at most CC_GRANT_PATH_MAX bytes. */
 #define CC_GRANT_FD0 4
+/* Where the supervisor binds cc_options.python_path folders: read-only
+ * grants at CC_PYTHON_PATH_GUEST "/N" (N = 0, 1, ... in order, after the
+ * host's mounts, which may not be under it); the Python worker puts each
+ * on sys.path. */
+#define CC_PYTHON_PATH_GUEST "/codecage/python-path"
+
+/* A template's "ready" may list the optional preload modules it dropped
+ * (preload_skipped): at most this many entries of fewer than
+ * CC_PRELOAD_SKIPPED_LEN bytes each. */
+#define CC_PRELOAD_SKIPPED_MAX 32
+#define CC_PRELOAD_SKIPPED_LEN 768
 #define CC_GRANT_PATH_MAX 255
 /* RLIMIT_FSIZE with a writable grant and neither max_file_size nor
  * scratch_bytes set. */

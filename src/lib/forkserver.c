@@ -83,6 +83,8 @@ int cc_forkserver_start(const cc_options *opts, const char *preload, const struc
 	fs->opts.n_mounts = 0;
 	fs->opts.net = NULL; /* borrowed: fs->net is its copy */
 	fs->net = cc_net_policy_ref(net);
+	fs->opts.python_path = NULL; /* grants too: the template has bound them */
+	fs->opts.n_python_path = 0;
 	pthread_mutex_init(&fs->lock, NULL);
 	fs->refs = 1;
 	*out = fs;
@@ -92,6 +94,11 @@ int cc_forkserver_start(const cc_options *opts, const char *preload, const struc
 CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs)
 {
 	return fs ? cc_runtime_sandbox(fs->tmpl) : NULL;
+}
+
+CC_EXPORT const char *cc_forkserver_preload_skipped(const cc_forkserver *fs)
+{
+	return fs && fs->tmpl ? fs->tmpl->preload_skipped : NULL;
 }
 
 void cc_forkserver_unref(cc_forkserver *fs)

@@ -1,4 +1,6 @@
-/* File grants (cc_options.mounts), supervisor side: checked and resolved
+/* File grants (cc_options.mounts, and cc_options.python_path: each
+ * package folder a read-only grant at /codecage/python-path/N), supervisor
+ * side: checked and resolved
  * once, before any worker starts. Each grant's host path is resolved with
  * realpath and opened O_PATH here; the worker gets that descriptor (as fd
  * CC_GRANT_FD0 + i) and binds the tree only if what it mounts is that very
@@ -20,9 +22,11 @@
 /* Guest paths a grant may not be, contain or sit under: what the engines,
  * the loader and the kernel interfaces live in, and scratch. The worker
  * checks its real policy again (fail closed). */
-static const char *const reserved[] = { "/usr", "/lib",	 "/lib32", "/lib64",	      "/libx32",
-					"/bin", "/sbin", "/etc",   "/proc",	      "/dev",
-					"/sys", "/tmp",	 "/run",   "/var/lib/python3" };
+static const char *const reserved[] = {
+	"/usr",	    "/lib",  "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
+	"/etc",	    "/proc", "/dev",   "/sys",	 "/tmp",    "/run", "/var/lib/python3",
+	"/codecage"
+};
 
 /* a is b or beneath it */
 static bool beneath(const char *a, const char *b)
@@ -66,7 +70,9 @@ static int check_guest(const cc_mount *m, size_t i, const cc_mount *all, cc_erro
 				"mount %zu (%s:%s): the guest path overlaps %s, which the "
 				"engine%s needs; choose another place, such as /data or /mnt",
 				i, m->host, m->guest, reserved[r],
-				!strcmp(reserved[r], "/tmp") ? "'s scratch" : "");
+				!strcmp(reserved[r], "/tmp")	    ? "'s scratch"
+				: !strcmp(reserved[r], "/codecage") ? " (python_path)"
+								    : "");
 	for (size_t j = 0; j < i; j++)
 		if (beneath(m->guest, all[j].guest) || beneath(all[j].guest, m->guest))
 			return cc_fail(
@@ -111,27 +117,89 @@ static int resolve_one(const cc_mount *m, size_t i, struct cc_grant *g, cc_error
 	return 0;
 }
 
+/* python_path[i]: an absolute path of an existing directory, named in
+ * the error as python_path (the grant it becomes is the engine's). */
+static int check_python_path(const char *d, size_t i, cc_error *err)
+{
+	struct stat st;
+	if (!d || d[0] != '/')
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "python_path[%zu] '%s' is not an absolute path; give each package "
+			       "folder as an absolute path",
+			       i, d ? d : "(null)");
+	char real[PATH_MAX];
+	int r = realpath(d, real) && stat(real, &st) == 0 ? 0 : -1;
+	int e = errno;
+	if (r < 0 || !S_ISDIR(st.st_mode))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "python_path[%zu] '%s' is not a readable directory (%s); give "
+			       "folders of packages, such as a pip install --target DIR",
+			       i, d, r < 0 ? strerror(e) : "not a directory");
+	if (!strcmp(real, "/"))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "python_path[%zu] '%s' is the host's root; give a folder of "
+			       "packages, such as a pip install --target DIR",
+			       i, d);
+	return 0;
+}
+
+static int check_python_paths(const cc_options *o, cc_error *err)
+{
+	if (o->n_python_path == 0)
+		return 0;
+	if (o->language != CC_LANG_PYTHON)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "python_path gives Python package folders; a JavaScript runtime "
+			       "takes none (remove python_path)");
+	if (!o->python_path || o->n_python_path > CC_MAX_PYTHON_PATH)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "python_path has %zu folders; give at most %d (or NULL/0 for none)",
+			       o->n_python_path, CC_MAX_PYTHON_PATH);
+	if (o->n_mounts + o->n_python_path > CC_MAX_MOUNTS)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "%zu mounts and %zu python_path folders; together at most %d are "
+			       "allowed",
+			       o->n_mounts, o->n_python_path, CC_MAX_MOUNTS);
+	for (size_t i = 0; i < o->n_python_path; i++)
+		if (check_python_path(o->python_path[i], i, err) < 0)
+			return -1;
+	return 0;
+}
+
 int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err)
 {
 	memset(gs, 0, sizeof(*gs));
-	if (o->n_mounts == 0)
-		return 0;
-	if (!o->mounts)
+	if (o->n_mounts && !o->mounts)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "n_mounts is %zu but mounts is NULL",
 			       o->n_mounts);
 	if (o->n_mounts > CC_MAX_MOUNTS)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "%zu mounts; at most %d are allowed",
 			       o->n_mounts, CC_MAX_MOUNTS);
+	if (check_python_paths(o, err) < 0)
+		return -1;
 	for (size_t i = 0; i < o->n_mounts; i++)
 		if (check_guest(&o->mounts[i], i, o->mounts, err) < 0)
 			return -1;
-	gs->g = calloc(o->n_mounts, sizeof(*gs->g));
+	size_t total = o->n_mounts + o->n_python_path;
+	if (total == 0)
+		return 0;
+	gs->g = calloc(total, sizeof(*gs->g));
 	if (!gs->g)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-	for (size_t i = 0; i < o->n_mounts; i++) {
+	for (size_t i = 0; i < total; i++) {
+		char guest[64];
+		cc_mount pm = { 0 };
+		const cc_mount *m = &pm;
+		if (i < o->n_mounts) {
+			m = &o->mounts[i];
+		} else { /* read-only, where the worker's sys.path looks */
+			snprintf(guest, sizeof(guest), CC_PYTHON_PATH_GUEST "/%zu",
+				 i - o->n_mounts);
+			pm = (cc_mount){ .host = o->python_path[i - o->n_mounts], .guest = guest };
+		}
 		gs->g[i].fd = -1;
 		gs->n++;
-		if (resolve_one(&o->mounts[i], i, &gs->g[i], err) < 0) {
+		if (resolve_one(m, i, &gs->g[i], err) < 0) {
 			cc_grants_free(gs);
 			return -1;
 		}
@@ -175,4 +243,24 @@ void cc_mounts_free(cc_mount *m, size_t n)
 		free((char *)m[i].guest);
 	}
 	free(m);
+}
+
+char **cc_strv_copy(const char *const *v, size_t n)
+{
+	if (!n)
+		return NULL;
+	char **c = calloc(n + 1, sizeof(*c));
+	for (size_t i = 0; c && i < n; i++)
+		if (!v[i] || !(c[i] = strdup(v[i]))) {
+			cc_strv_free(c);
+			return NULL;
+		}
+	return c;
+}
+
+void cc_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
 }

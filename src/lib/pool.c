@@ -22,6 +22,7 @@ struct cc_pool {
 	char *preload;		   /* what a replacement template imports */
 	struct cc_libset *libs;	   /* read once, at cc_pool_new: every session loads them */
 	struct cc_net_policy *net; /* cc_options.net's, copied at cc_pool_new; NULL: none */
+	char **python_path;	   /* owned copy behind opts.python_path */
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a session came, one left, or the pool closes */
@@ -190,7 +191,11 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	p->opts.node_modules = NULL;
 	p->opts.net = NULL; /* borrowed: p->net is its copy */
 	p->opts.mounts = cc_mounts_copy(opts->mounts, opts->n_mounts);
-	if (opts->n_mounts && !p->opts.mounts) {
+	p->python_path = cc_strv_copy(opts->python_path, opts->n_python_path);
+	p->opts.python_path = (const char *const *)p->python_path;
+	if ((opts->n_mounts && !p->opts.mounts) || (opts->n_python_path && !p->python_path)) {
+		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
+		cc_strv_free(p->python_path);
 		cc_net_policy_unref(p->net);
 		free(p->ready);
 		free(p);
@@ -202,6 +207,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		cc_net_policy_unref(p->net);
 		cc_libset_free(p->libs);
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
+		cc_strv_free(p->python_path);
 		free(p->ready);
 		free(p);
 		return -1;
@@ -223,6 +229,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		free((char *)p->opts.worker_dir);
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 		free(p->preload);
+		cc_strv_free(p->python_path);
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);
 		free(p->ready);
@@ -330,6 +337,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 	free(p->fail_msg);
 	free(p->preload);
+	cc_strv_free(p->python_path);
 	free(p->ready);
 	free(p);
 }

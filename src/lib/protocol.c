@@ -3,7 +3,10 @@
  * The worker is hostile once guest code has run, so each message must be
  * exactly one of the known shapes:
  *   ready  {t, engine:str, version:str, applied:str, missing:str,
- *           landlock_abi:int, seccomp_allowed:int}
+ *           landlock_abi:int, seccomp_allowed:int[,
+ *           preload_skipped:array of 1..CC_PRELOAD_SKIPPED_MAX str, each at
+ *           most CC_PRELOAD_SKIPPED_LEN bytes: a template's optional
+ *           preload modules that did not import, "name: Type: message"]}
  *   fail   {t, kind:str, message:str}
  *   out    {t, id:int, fd:1|2, data:bin of at most CC_OUTPUT_CHUNK bytes}
  *   result {t, id:int, ok:true, value:any}
@@ -101,7 +104,10 @@ static const struct field error_fields[] = {
 };
 
 /* m must hold exactly the listed fields, each of its type. */
-static int check_fields(const cc_value *m, const struct field *f, const char *what, cc_error *err)
+/* Fields f, all present with their types, and n_optional other fields
+ * the caller checked itself. */
+static int check_fields_opt(const cc_value *m, const struct field *f, const char *what,
+			    size_t n_optional, cc_error *err)
 {
 	size_t n = 0;
 	for (; f[n].name; n++) {
@@ -114,9 +120,42 @@ static int check_fields(const cc_value *m, const struct field *f, const char *wh
 			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 				       "%s message field '%s' has the wrong type", what, f[n].name);
 	}
-	if (m->u.map.len != n)
+	if (m->u.map.len != n + n_optional)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "%s message has unknown fields",
 			       what);
+	return 0;
+}
+
+static int check_fields(const cc_value *m, const struct field *f, const char *what, cc_error *err)
+{
+	return check_fields_opt(m, f, what, 0, err);
+}
+
+/* ready's optional preload_skipped: NULL when absent. */
+static int ready_skipped(const cc_value *root, const cc_value **out, cc_error *err)
+{
+	bool found = false;
+	const cc_value *v = cc_value_map_get(root, "preload_skipped", &found);
+	*out = NULL;
+	if (!found)
+		return 0;
+	if (cc_value_type_of(v) != CC_VALUE_ARRAY || v->u.array.len == 0 ||
+	    v->u.array.len > CC_PRELOAD_SKIPPED_MAX)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "ready message field 'preload_skipped' is not an array of 1 to %d "
+			       "strings",
+			       CC_PRELOAD_SKIPPED_MAX);
+	for (size_t i = 0; i < v->u.array.len; i++) {
+		const cc_value *s = v->u.array.items[i];
+		if (cc_value_type_of(s) != CC_VALUE_STRING || s->u.str.len == 0 ||
+		    s->u.str.len >= CC_PRELOAD_SKIPPED_LEN || memchr(s->u.str.ptr, 0, s->u.str.len))
+			return cc_fail(
+				err, CC_ERR_PROTOCOL_VIOLATION,
+				"ready message field 'preload_skipped' holds an entry that is "
+				"not a string of 1 to %d bytes",
+				CC_PRELOAD_SKIPPED_LEN - 1);
+	}
+	*out = v;
 	return 0;
 }
 
@@ -151,7 +190,9 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 	const cc_value *t = cc_value_map_get(root, "t", NULL);
 	if (is(t, "ready")) {
 		m->what = CC_MSG_READY;
-		if (check_fields(root, ready_fields, "ready", err) < 0)
+		if (ready_skipped(root, &m->preload_skipped, err) < 0 ||
+		    check_fields_opt(root, ready_fields, "ready", m->preload_skipped ? 1 : 0, err) <
+			    0)
 			return -1;
 		m->engine = cc_value_map_get(root, "engine", NULL);
 		m->version = cc_value_map_get(root, "version", NULL);

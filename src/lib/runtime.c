@@ -222,6 +222,32 @@ static char *dup_str(const cc_value *s)
 	return strdup(s && s->type == CC_VALUE_STRING ? s->u.str.ptr : "");
 }
 
+/* A template's preload_skipped (validated by protocol.c), joined by '\n';
+ * only a template's ready frame may carry it. */
+static int keep_skipped(cc_runtime *rt, const cc_value *v, cc_error *err)
+{
+	if (!v)
+		return 0;
+	if (!rt->is_template)
+		return cc_fail(
+			err, CC_ERR_PROTOCOL_VIOLATION,
+			"ready message: preload_skipped from a worker that preloads nothing");
+	size_t len = 0;
+	for (size_t i = 0; i < v->u.array.len; i++)
+		len += v->u.array.items[i]->u.str.len + 1;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	for (size_t i = 0; i < v->u.array.len; i++) {
+		const cc_value *e = v->u.array.items[i];
+		memcpy(p, e->u.str.ptr, e->u.str.len);
+		p += e->u.str.len;
+		*p++ = i + 1 < v->u.array.len ? '\n' : 0;
+	}
+	rt->preload_skipped = s;
+	return 0;
+}
+
 /* The layers the design lists for this kernel that a "require" runtime
  * must have; the supervisor checks the worker's report itself. */
 static int check_ready(cc_runtime *rt, const struct cc_msg *m, cc_error *err)
@@ -244,7 +270,7 @@ static int check_ready(cc_runtime *rt, const struct cc_msg *m, cc_error *err)
 	rt->report.missing = rt->missing;
 	rt->report.landlock_abi = (int)m->landlock_abi;
 	rt->report.seccomp_allowed = (int)m->seccomp_allowed;
-	return 0;
+	return keep_skipped(rt, m->preload_skipped, err);
 }
 
 /* The worker ended before "ready" without a "fail" frame: say how it died,
@@ -295,7 +321,9 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	rt->opts.node_modules = NULL;
 	rt->opts.mounts = NULL; /* borrowed too: resolved while starting */
 	rt->opts.n_mounts = 0;
-	rt->opts.net = NULL; /* borrowed: made into rt->net's policy */
+	rt->opts.net = NULL;	     /* borrowed: made into rt->net's policy */
+	rt->opts.python_path = NULL; /* borrowed too: grants, resolved while starting */
+	rt->opts.n_python_path = 0;
 	rt->next_id = 1;
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;
@@ -351,6 +379,7 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 		cc_runtime_close(rt);
 		return -1;
 	}
+	rt->is_template = preload != NULL;
 	rt->alive = true;
 	int64_t deadline = cc_now_ns() + secs_to_ns(CC_STARTUP_TIMEOUT_S);
 	if (cc_libset_count(libs))
@@ -443,6 +472,7 @@ static void runtime_free(cc_runtime *rt)
 	free(rt->death);
 	free(rt->version);
 	free(rt->applied);
+	free(rt->preload_skipped);
 	free(rt->missing);
 	free(rt);
 }

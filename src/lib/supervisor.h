@@ -29,11 +29,21 @@ struct cc_grants {
 };
 
 /* Check o->mounts (guest paths absolute, canonical, not over what the
- * engine needs nor scratch, no two on one path or nested) and resolve each
- * host path (realpath, then O_PATH without following a symlink). Fills *gs
- * (free with cc_grants_free). Errors: invalid_input naming the mount. */
+ * engine needs nor scratch, no two on one path or nested) and
+ * o->python_path (Python only, at most CC_MAX_PYTHON_PATH absolute
+ * directories, mounts and folders together at most CC_MAX_MOUNTS) and
+ * resolve each host path (realpath, then O_PATH without following a
+ * symlink). Fills *gs (free with cc_grants_free): the mounts in order,
+ * then one read-only grant per python_path folder at
+ * CC_PYTHON_PATH_GUEST/N. Errors: invalid_input naming the mount or the
+ * python_path entry. */
 int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err);
 void cc_grants_free(struct cc_grants *gs);
+
+/* A NULL-terminated deep copy of n strings (NULL when n is 0 or out of
+ * memory, or a string is NULL); free with cc_strv_free. */
+char **cc_strv_copy(const char *const *v, size_t n);
+void cc_strv_free(char **v);
 
 /* A deep copy of n mounts (NULL when n is 0 or out of memory); free with
  * cc_mounts_free. */
@@ -132,6 +142,7 @@ struct cc_msg {
 	/* ready */
 	const cc_value *engine, *version, *applied, *missing;
 	int64_t landlock_abi, seccomp_allowed;
+	const cc_value *preload_skipped; /* array of str, or NULL (protocol.c) */
 	/* fail, result error */
 	cc_error_kind kind;
 	const cc_value *etype, *message, *traceback;
@@ -175,6 +186,8 @@ struct cc_runtime {
 	uint64_t next_id;
 	char *version;
 	char *applied, *missing;
+	char *preload_skipped; /* a template's: entries joined by '\n', or NULL */
+	bool is_template;      /* started with a preload list (cc_runtime_start) */
 	cc_sandbox_report report;
 	/* tools.c */
 	struct cc_tool *tools;

@@ -15,6 +15,7 @@ static const char mcp_usage[] =
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
+	"                    [--python-path DIR]...\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -26,6 +27,8 @@ static const char mcp_usage[] =
 	"stderr each, per call), --scratch 64 (each session's private /tmp per language,\n"
 	"MiB; 0 = none). --mount shows the host file or folder HOST at GUEST (an\n"
 	"absolute path) in every session, read-only unless :rw; repeatable.\n"
+	"--python-path DIR (repeatable, at most 8): run_python imports the packages in\n"
+	"DIR (e.g. a pip install --target DIR), read-only, from /codecage/python-path/N.\n"
 	"--web-polyfills: run_javascript runtimes start with\n"
 	"WEB_POLYFILLS (timers, URL, Blob, FileReader, TextDecoder, EventTarget,\n"
 	"AbortController, crypto, performance).\n"
@@ -71,22 +74,25 @@ static int parse_mount(char *arg, cc_mount *m)
 }
 
 /* Check the grants once, before serving: a runtime is started with them
- * (the library validates mounts before any worker starts) and closed.
+ * (the library validates mounts and python_path before any worker
+ * starts) and closed.
  * Returns 0, or 2 after printing why. */
-static int check_mounts(const struct mcp_config *cfg)
+static int check_grants(const struct mcp_config *cfg, cc_language lang, const char *flag)
 {
-	if (!cfg->n_mounts)
-		return 0;
 	cc_options o;
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
-	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	cc_options_init(&o, lang);
 	o.sandbox = cfg->sandbox;
 	o.mounts = cfg->mounts;
 	o.n_mounts = cfg->n_mounts;
+	if (lang == CC_LANG_PYTHON) {
+		o.python_path = cfg->python_path;
+		o.n_python_path = cfg->n_python_path;
+	}
 	o.scratch_bytes = cfg->scratch_mib << 20;
 	if (cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT) {
-		fprintf(stderr, "codecage mcp: --mount: %s\n", err.message ? err.message : "");
+		fprintf(stderr, "codecage mcp: %s: %s\n", flag, err.message ? err.message : "");
 		cc_error_clear(&err);
 		return 2;
 	}
@@ -94,6 +100,13 @@ static int check_mounts(const struct mcp_config *cfg)
 	cc_error_clear(&err);
 	cc_runtime_close(rt);
 	return 0;
+}
+
+static int check_mounts(const struct mcp_config *cfg)
+{
+	if (cfg->n_python_path)
+		return check_grants(cfg, CC_LANG_PYTHON, "--mount/--python-path");
+	return cfg->n_mounts ? check_grants(cfg, CC_LANG_JAVASCRIPT, "--mount") : 0;
 }
 
 static int number(const char *s, double lo, double hi, double *out)
@@ -125,6 +138,7 @@ int cc_mcp_main(int argc, char **argv)
 		{ "mount", required_argument, NULL, 'M' },
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "ca-file", required_argument, NULL, 'c' },
+		{ "python-path", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -230,6 +244,12 @@ int cc_mcp_main(int argc, char **argv)
 					     "path, not '%s'",
 					     optarg);
 			cfg.n_mounts++;
+			break;
+		case 'P':
+			if (cfg.n_python_path == CC_MAX_PYTHON_PATH)
+				return usage("--python-path: at most 8 folders, not more ('%s')",
+					     optarg);
+			cfg.python_path[cfg.n_python_path++] = optarg;
 			break;
 		case 'h':
 			fputs(mcp_usage, stdout);

@@ -42,6 +42,10 @@ struct mcp_config {
 	const char **allow_net; /* --allow-net entries (argv strings); NULL = none */
 	size_t n_allow_net;
 	const char *ca_file; /* --ca-file; NULL = the system store */
+	/* --python-path DIR, repeatable: package folders every Python runtime
+	 * imports from (cc_options.python_path; strings point into argv). */
+	const char *python_path[CC_MAX_PYTHON_PATH];
+	size_t n_python_path;
 };
 
 /* Sink for the messages one incoming message produces (notifications

@@ -181,7 +181,10 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 	o.limits.max_stderr = cfg->max_output;
 	o.limits.max_result = MCP_MAX_RESULT;
 	o.limits.max_source = cfg->max_request;
-	if (lang != MCP_LANG_PY) {
+	if (lang == MCP_LANG_PY) {
+		o.python_path = cfg->python_path;
+		o.n_python_path = cfg->n_python_path;
+	} else {
 		o.libraries = cfg->libraries;
 		o.n_libraries = cfg->n_libraries;
 		o.node_modules = cfg->node_modules;

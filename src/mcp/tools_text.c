@@ -132,6 +132,9 @@ static void files_text(struct cc_buf *d, const struct mcp_config *cfg)
 		cc_buf_printf(d, "%s is the user's %s (%s). ", cfg->mounts[i].guest,
 			      "shared folder or file",
 			      cfg->mounts[i].writable ? "read-write" : "read-only");
+	if (cfg->n_python_path)
+		cc_buf_puts(d, "Python imports the user's packages from the read-only folders "
+			       "/codecage/python-path/N. ");
 	if (!cfg->scratch_mib && !cfg->n_mounts)
 		cc_buf_puts(d, "Nothing else of the host's files is visible. ");
 	else

@@ -60,10 +60,12 @@ extern PyTypeObject cc_py_pending_type;
 
 /* Fill *o from a language and sandbox name, a limits dict (the keys of
  * Runtime(); missing or None keys keep cc_options_init's defaults) and a
- * worker directory (borrowed: o->worker_dir points into it). Returns 0, or
+ * worker directory (borrowed: o->worker_dir points into it). limits'
+ * "python_path" (a tuple of str) is borrowed into pp, an array of
+ * CC_MAX_PYTHON_PATH the caller keeps while o is used. Returns 0, or
  * -1 with an exception set (InvalidInputError, TypeError). */
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
-		  cc_options *o);
+		  cc_options *o, const char **pp);
 /* Limits keys beyond cc_limits: "scratch" (bytes, cc_options.scratch_bytes)
  * and "mounts" (a list of (host, guest, writable); o->mounts is then an
  * array the caller frees with cc_py_options_free once the runtime, fork

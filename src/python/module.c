@@ -186,7 +186,8 @@ static int fs_init(fs_obj *self, PyObject *args, PyObject *kw)
 					 &PyDict_Type, &limits, &worker_dir, &preload))
 		return -1;
 	cc_options o;
-	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+	const char *pp[CC_MAX_PYTHON_PATH];
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o, pp) < 0)
 		return -1;
 	cc_forkserver *fs = NULL;
 	cc_error err = { 0 };
@@ -235,6 +236,20 @@ static PyObject *fs_sandbox(fs_obj *self, void *c)
 	return cc_py_sandbox_dict(cc_forkserver_sandbox(self->fs));
 }
 
+static PyObject *fs_preload_skipped(fs_obj *self, void *c)
+{
+	(void)c;
+	const char *s = self->fs && !self->closed ? cc_forkserver_preload_skipped(self->fs) : NULL;
+	if (!s)
+		return PyTuple_New(0);
+	PyObject *str = PyUnicode_FromString(s);
+	PyObject *list = str ? PyUnicode_Splitlines(str, 0) : NULL;
+	Py_XDECREF(str);
+	PyObject *t = list ? PyList_AsTuple(list) : NULL;
+	Py_XDECREF(list);
+	return t;
+}
+
 static PyObject *fs_closed(fs_obj *self, void *c)
 {
 	(void)c;
@@ -263,6 +278,10 @@ static PyGetSetDef fs_getset[] = {
 	  "once closed",
 	  NULL },
 	{ "closed", (getter)fs_closed, NULL, "close() was called (or __init__ failed)", NULL },
+	{ "preload_skipped", (getter)fs_preload_skipped, NULL,
+	  "the optional preload modules the template dropped, each 'name: Type: message' "
+	  "(tuple of str; () when none, or once closed)",
+	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -316,7 +335,8 @@ static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
 				   "sessions"),
 		       -1;
 	cc_options o;
-	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+	const char *pp[CC_MAX_PYTHON_PATH];
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o, pp) < 0)
 		return -1;
 	cc_pool *p = NULL;
 	cc_error err = { 0 };

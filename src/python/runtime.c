@@ -333,8 +333,37 @@ void cc_py_options_free(cc_options *o)
 	o->n_mounts = 0;
 }
 
+/* limits["python_path"]: a tuple of str (the package checked the types),
+ * borrowed into pp (CC_MAX_PYTHON_PATH slots) while limits lives. */
+static int python_path(PyObject *limits, const char **pp, cc_options *o)
+{
+	PyObject *v = PyDict_GetItemString(limits, "python_path");
+	if (!v || v == Py_None)
+		return 0;
+	if (!PyTuple_Check(v))
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "python_path must be a tuple of str"), -1;
+	Py_ssize_t n = PyTuple_GET_SIZE(v);
+	if (n > CC_MAX_PYTHON_PATH)
+		return cc_py_raise(CC_ERR_INVALID_INPUT,
+				   "python_path has more than 8 folders; give at most 8"),
+		       -1;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *item = PyTuple_GET_ITEM(v, i);
+		pp[i] = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
+		if (!pp[i]) {
+			PyErr_Clear();
+			return cc_py_raise(CC_ERR_INVALID_INPUT,
+					   "python_path must be a tuple of str"),
+			       -1;
+		}
+	}
+	o->python_path = pp;
+	o->n_python_path = (size_t)n;
+	return 0;
+}
+
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
-		  cc_options *o)
+		  cc_options *o, const char **pp)
 {
 	if (!strcmp(lang, "python"))
 		cc_options_init(o, CC_LANG_PYTHON);
@@ -375,6 +404,8 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	PyObject *web = PyDict_GetItemString(limits, "web_polyfills");
 	o->web_polyfills = web && PyObject_IsTrue(web) == 1;
 	o->worker_dir = worker_dir;
+	if (python_path(limits, pp, o) < 0)
+		return cc_py_options_free(o), -1;
 	return py_libraries(limits, o);
 }
 
@@ -389,7 +420,8 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 					 &PyDict_Type, &limits, &worker_dir))
 		return -1;
 	cc_options o;
-	if (cc_py_options(lang, sandbox, limits, worker_dir, &o) < 0)
+	const char *pp[CC_MAX_PYTHON_PATH];
+	if (cc_py_options(lang, sandbox, limits, worker_dir, &o, pp) < 0)
 		return -1;
 	if (!self->tools && !(self->tools = PyDict_New()))
 		return -1;

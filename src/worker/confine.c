@@ -173,6 +173,7 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 			return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
 				       "file grants need the mount namespace, which this host "
 				       "does not give; remove the mounts");
+		pol->cache = NULL;
 	} else {
 		append(rep->applied, sizeof(rep->applied), "namespaces");
 		rep->namespaces = true;

@@ -15,8 +15,10 @@
 
 /* What an engine may see of the filesystem. Paths are absolute host paths;
  * inside the mount namespace they appear at the same place, read-only. */
+#define CC_FS_MAX_READ_ONLY 48
+
 struct cc_fs_policy {
-	const char *read_only[12];
+	const char *read_only[CC_FS_MAX_READ_ONLY];
 	size_t n_read_only;
 	const char *devices[4]; /* character devices bound into /dev, read-only */
 	size_t n_devices;
@@ -28,6 +30,14 @@ struct cc_fs_policy {
 	 * handle (cc_ns_procfd) to write each session's id maps. */
 	bool session_scratch;
 	bool in_session; /* set in such a session, for cc_landlock_apply */
+	/* An empty folder for the engine's libraries (matplotlib's config and
+	 * cache folder), or NULL: a tmpfs with no free inode and no Landlock
+	 * write rule, so nobody (spawned worker, template or session) can put
+	 * anything there, and a folder of a template's mounts shared by its
+	 * sessions carries nothing from one to another. matplotlib only needs
+	 * a folder that says it is writable (access W_OK); it keeps its font
+	 * list in memory (py_helper.c). Needs the mount namespace. */
+	const char *cache;
 };
 
 /* Layers as reported to the supervisor (comma-separated names). */

@@ -43,8 +43,14 @@
 #include "lang_guess.h"
 #include "value.h"
 #include "confine.h"
+#include "grants.h"
+#include "py_data_dirs.h"
 #include "seccomp_policy.h"
 #include "worker.h"
+
+/* The engine's empty cache folder (confine.h's cc_fs_policy.cache):
+ * matplotlib's config folder. */
+#define PY_CACHE "/run/codecage"
 
 #if !defined(CC_PY_STDLIB) || !defined(CC_PY_DYNLOAD) || !defined(CC_PY_DISTPACKAGES)
 #error "meson.build passes CC_PY_STDLIB, CC_PY_DYNLOAD and CC_PY_DISTPACKAGES"
@@ -474,8 +480,27 @@ static int setup(cc_error *err)
 		goto py_fail;
 	Py_CLEAR(r);
 
+	/* matplotlib's backend and folders, set when it is imported. */
+	check = PyDict_GetItemString(ns, "mpl_setup");
+	r = check ? PyObject_CallFunction(check, "s", cc_worker_isolated ? PY_CACHE : "") : NULL;
+	if (!r)
+		goto py_fail;
+	Py_CLEAR(r);
+
 	/* Fail closed if the configuration did not take. */
-	paths = Py_BuildValue("[sss]", CC_PY_STDLIB, CC_PY_DYNLOAD, CC_PY_DISTPACKAGES);
+	paths = Py_BuildValue("[ss]", CC_PY_STDLIB, CC_PY_DYNLOAD);
+	const char *pp[CC_MAX_PYTHON_PATH];
+	size_t npp = cc_grants_python_path(pp, CC_MAX_PYTHON_PATH, cc_worker_isolated);
+	for (size_t i = 0; paths && i < npp; i++) {
+		PyObject *d = PyUnicode_DecodeFSDefault(pp[i]);
+		if (!d || PyList_Append(paths, d) < 0)
+			Py_CLEAR(paths);
+		Py_XDECREF(d);
+	}
+	r = paths ? PyUnicode_FromString(CC_PY_DISTPACKAGES) : NULL;
+	if (paths && (!r || PyList_Append(paths, r) < 0))
+		Py_CLEAR(paths);
+	Py_CLEAR(r);
 	check = paths ? PyDict_GetItemString(ns, "check") : NULL;
 	r = check ? PyObject_CallOneArg(check, paths) : NULL;
 	if (!r || !PyUnicode_Check(r))
@@ -529,10 +554,14 @@ static int config_home(PyConfig *config)
  * it), Debian's python3-* packages, the directory libpython was loaded
  * from (the shared libraries extension modules need), the linker cache
  * and Debian's alternatives symlinks that lead to BLAS/LAPACK, time zone
- * data; and /dev/null, /dev/zero, /dev/urandom. */
+ * data, the data those packages keep outside dist-packages (such as
+ * /usr/share/matplotlib and /etc/matplotlibrc: CC_PY_DATA_DIRS, derived
+ * from the installed packages at build time by scripts/py-data-dirs);
+ * and /dev/null, /dev/zero, /dev/urandom. */
 static void py_fs_policy(struct cc_fs_policy *pol)
 {
 	static char libdir[PATH_MAX];
+	static const char *const data[] = { CC_PY_DATA_DIRS };
 	Dl_info info;
 	size_t n = 0;
 	pol->read_only[n++] = CC_PY_STDLIB;
@@ -550,11 +579,35 @@ static void py_fs_policy(struct cc_fs_policy *pol)
 	pol->read_only[n++] = "/etc/ld.so.cache";
 	pol->read_only[n++] = "/etc/alternatives";
 	pol->read_only[n++] = "/usr/share/zoneinfo";
+	for (size_t i = 0; i < CC_PY_N_DATA_DIRS && n < CC_FS_MAX_READ_ONLY; i++)
+		if (data[i][0])
+			pol->read_only[n++] = data[i];
 	pol->n_read_only = n;
+	pol->cache = PY_CACHE;
 	pol->devices[0] = "/dev/null";
 	pol->devices[1] = "/dev/zero";
 	pol->devices[2] = "/dev/urandom";
 	pol->n_devices = 3;
+}
+
+/* sys.path: the stdlib, lib-dynload, the host's python_path folders in
+ * order (where the guest sees them), then Debian's dist-packages. */
+static int search_paths(PyConfig *config)
+{
+	PyWideStringList *l = &config->module_search_paths;
+	if (PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_STDLIB))) ||
+	    PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_DYNLOAD))))
+		return -1;
+	const char *pp[CC_MAX_PYTHON_PATH];
+	size_t n = cc_grants_python_path(pp, CC_MAX_PYTHON_PATH, cc_worker_isolated);
+	for (size_t i = 0; i < n; i++) {
+		wchar_t *w = Py_DecodeLocale(pp[i], NULL);
+		PyStatus st = w ? PyWideStringList_Append(l, w) : PyStatus_NoMemory();
+		PyMem_RawFree(w);
+		if (PyStatus_Exception(st))
+			return -1;
+	}
+	return PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_DISTPACKAGES))) ? -1 : 0;
 }
 
 static int py_init(const char **version_out, cc_error *err)
@@ -585,13 +638,7 @@ static int py_init(const char **version_out, cc_error *err)
 	config.tracemalloc = 0;
 	config.pathconfig_warnings = 0;
 	config.module_search_paths_set = 1;
-	if (config_home(&config) < 0 ||
-	    PyStatus_Exception(
-		    PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_STDLIB))) ||
-	    PyStatus_Exception(
-		    PyWideStringList_Append(&config.module_search_paths, WIDE(CC_PY_DYNLOAD))) ||
-	    PyStatus_Exception(PyWideStringList_Append(&config.module_search_paths,
-						       WIDE(CC_PY_DISTPACKAGES)))) {
+	if (config_home(&config) < 0 || search_paths(&config) < 0) {
 		PyConfig_Clear(&config);
 		return cc_fail(err, CC_ERR_MEMORY_LIMIT, "starting CPython: out of memory");
 	}
@@ -642,6 +689,23 @@ static char *format_tb(PyObject *ev, const char *last)
 	return s;
 }
 
+/* What a model reads after "No module named 'x'": where modules come
+ * from here and how the host adds one. */
+#define MODULE_HINT                                                                                \
+	" (codecage: the sandbox imports from the standard library, Debian's python3-* "           \
+	"packages installed on the host, and the host's RuntimeConfig(python_path=[DIR]) "         \
+	"folders (CLI and MCP --python-path DIR), e.g. a pip install --target DIR)"
+
+static char *with_module_hint(const char *type, char *msg)
+{
+	char *out = NULL;
+	if (!type || strcmp(type, "ModuleNotFoundError") || !msg ||
+	    strncmp(msg, "No module named", 15) || asprintf(&out, "%s" MODULE_HINT, msg) < 0)
+		return msg;
+	free(msg);
+	return out;
+}
+
 /* Record kind with ev's type name, str() and guest-only traceback. Each
  * piece may run guest code (__str__) or fail for memory; a piece that
  * fails is replaced, never allowed to lose the outcome. */
@@ -650,6 +714,7 @@ static void fail_exc(struct cc_outcome *o, cc_error_kind kind, PyObject *ev)
 	char *type, *msg, *trace, mem[128];
 
 	exc_text(ev, &type, &msg, MESSAGE_MAX);
+	msg = with_module_hint(type, msg);
 	trace = format_tb(ev, NULL);
 
 	if (kind == CC_ERR_MEMORY_LIMIT && (!msg || !*msg)) {

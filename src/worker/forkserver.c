@@ -100,6 +100,7 @@ static int session_begin(int fd, cc_error *err)
 	close(fd);
 	if (cc_confine_session(&template_report, &session_filter, err) < 0)
 		return -1;
+	cc_worker_n_preload_skipped = 0; /* the template's "ready" said it */
 	cc_bpf_free(&session_filter);
 	if (cc_worker_engine->after_fork_child && cc_worker_engine->after_fork_child(err) < 0)
 		return -1;

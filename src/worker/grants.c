@@ -184,3 +184,14 @@ void cc_grants_close(void)
 		cc_worker_grants[i].fd = -1;
 	}
 }
+
+size_t cc_grants_python_path(const char **out, size_t cap, bool bound)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cc_worker_n_grants && n < cap; i++) {
+		const struct cc_worker_grant *g = &cc_worker_grants[i];
+		if (!g->writable && beneath(g->guest, CC_PYTHON_PATH_GUEST))
+			out[n++] = bound ? g->guest : g->host;
+	}
+	return n;
+}

@@ -45,6 +45,13 @@ int cc_grants_bind(const char *newroot, const char *const *ro, size_t n_ro, cons
  * object. Errors: sandbox_unavailable (the path changed). */
 int cc_grants_open(cc_error *err);
 
+/* The python_path grants (guest path under CC_PYTHON_PATH_GUEST), in
+ * order: fills out[] with where the guest finds each (its guest path when
+ * bound in the worker's mount namespace, else, in sandbox mode off, the
+ * host path) and returns how many, at most cap. Pointers into
+ * cc_worker_grants. */
+size_t cc_grants_python_path(const char **out, size_t cap, bool bound);
+
 /* Close every grant descriptor (idempotent). */
 void cc_grants_close(void);
 

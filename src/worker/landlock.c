@@ -160,6 +160,9 @@ int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error
 			goto fail;
 	if (pol->scratch && add_path(rs, pol->scratch, true, attr.handled_access_fs, err) < 0)
 		goto fail;
+	/* The engine's empty cache folder: readable, never writable. */
+	if (pol->cache && add_path(rs, pol->cache, false, attr.handled_access_fs, err) < 0)
+		goto fail;
 	/* Grants: by the supervisor's descriptor, the very object it resolved
 	 * (not the guest path: this layer assumes the bind mount failed). */
 	for (size_t i = 0; i < cc_worker_n_grants; i++)

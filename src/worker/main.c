@@ -137,11 +137,21 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 	return ok ? 0 : cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "malformed init frame");
 }
 
+char cc_worker_preload_skipped[CC_PRELOAD_SKIPPED_MAX][CC_PRELOAD_SKIPPED_LEN];
+size_t cc_worker_n_preload_skipped;
+
 static void send_ready(const char *version, const struct cc_confine_report *rep)
 {
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
-	cc_msgbuf_begin(&m, 7, "ready");
+	size_t ns = cc_worker_n_preload_skipped;
+	cc_msgbuf_begin(&m, 7 + (ns ? 1 : 0), "ready");
+	if (ns) { /* optional preload modules that did not import, and why */
+		cc_pack_cstr(pk, "preload_skipped");
+		msgpack_pack_array(pk, ns);
+		for (size_t i = 0; i < ns; i++)
+			cc_pack_cstr(pk, cc_worker_preload_skipped[i]);
+	}
 	cc_pack_cstr(pk, "engine");
 	cc_pack_cstr(pk, cc_worker_engine->name);
 	cc_pack_cstr(pk, "version");

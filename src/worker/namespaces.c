@@ -180,6 +180,21 @@ static int open_procfs(cc_error *err)
 	return 0;
 }
 
+/* The engine's cache folder: an empty tmpfs, nosuid, nodev, noexec, whose
+ * only inode is its root (nr_inodes=1), so nothing can be created in it
+ * whatever Landlock says; its mode says writable, which is all
+ * matplotlib asks of a config folder. */
+static int mount_cache(const char *path, cc_error *err)
+{
+	char dst[256];
+	snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, path);
+	if (mkdirs(dst) < 0 || (mkdir(dst, 0700) < 0 && errno != EEXIST) ||
+	    mount("cache", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0700,size=4k,nr_inodes=1") < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "cache %s: %s", path, strerror(errno));
+	return 0;
+}
+
 static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 {
 	/* Nothing we mount may propagate back to the host. */
@@ -193,6 +208,8 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 	for (size_t i = 0; i < pol->n_read_only; i++)
 		if (bind_ro(pol->read_only[i], false, err) < 0)
 			return -1;
+	if (pol->cache && mount_cache(pol->cache, err) < 0)
+		return -1;
 	for (size_t i = 0; i < pol->n_devices; i++)
 		if (bind_ro(pol->devices[i], true, err) < 0)
 			return -1;

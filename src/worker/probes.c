@@ -57,12 +57,13 @@ static bool grant_top(const char *name)
 	return false;
 }
 
-/* Names our roots create; a listing of / with anything else is the
+/* Names our roots create (run: the engine cache folder, /run/codecage);
+ * a listing of / with anything else is the
  * host's. (Landlock denies listing / outright; this also holds without.) */
 static int list_root(pid_t ppid)
 {
 	(void)ppid;
-	static const char *const ours[] = { ".", "..", "usr", "lib", "etc", "dev", "tmp" };
+	static const char *const ours[] = { ".", "..", "usr", "lib", "etc", "dev", "tmp", "run" };
 	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

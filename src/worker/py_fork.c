@@ -12,12 +12,14 @@
 #include <Python.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "py_fork.h"
 #include "py_value.h"
+#include "worker.h"
 
 /* A module name as Python spells it: identifiers joined by dots. */
 static bool module_name_ok(const char *s, size_t n)
@@ -41,13 +43,12 @@ static bool module_name_ok(const char *s, size_t n)
 
 static int import_one(const char *name, bool optional, cc_error *err)
 {
-	PyObject *m = PyImport_ImportModule(name);
+	/* matplotlib: pyplot too, with the Agg backend and its font list
+	 * built (py_helper.c's import hook), so a session draws at once. */
+	PyObject *m =
+		PyImport_ImportModule(strcmp(name, "matplotlib") ? name : "matplotlib.pyplot");
 	if (m) {
 		Py_DECREF(m);
-		return 0;
-	}
-	if (optional) {
-		PyErr_Clear();
 		return 0;
 	}
 	PyObject *type = NULL, *exc = NULL, *tb = NULL;
@@ -59,11 +60,23 @@ static int import_one(const char *name, bool optional, cc_error *err)
 	char *why = s ? cc_py_utf8(s, 300) : NULL;
 	PyErr_Clear();
 	Py_XDECREF(s);
-	Py_XDECREF(exc);
+	const char *tname = exc ? Py_TYPE(exc)->tp_name : "error";
+	if (optional) { /* dropped, with the reason for "ready" */
+		size_t k = cc_worker_n_preload_skipped;
+		if (k < CC_PRELOAD_SKIPPED_MAX) {
+			snprintf(cc_worker_preload_skipped[k], CC_PRELOAD_SKIPPED_LEN,
+				 "%s: %.100s%s%s", name, tname, why ? ": " : "", why ? why : "");
+			cc_worker_n_preload_skipped = k + 1;
+		}
+		Py_XDECREF(exc);
+		free(why);
+		return 0;
+	}
 	cc_fail(err, CC_ERR_INVALID_INPUT,
 		"preloading module '%s' failed: %s%s%s; remove it from the preload list or "
 		"mark it optional with a trailing '?'",
-		name, exc ? Py_TYPE(exc)->tp_name : "error", why ? ": " : "", why ? why : "");
+		name, tname, why ? ": " : "", why ? why : "");
+	Py_XDECREF(exc);
 	free(why);
 	return -1;
 }

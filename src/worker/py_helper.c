@@ -24,7 +24,11 @@
  * isolation really apply? fs_hints: failed writes and network calls say
  * why (scratch is off, the network is off) and what turns scratch on,
  * with the same exception classes as before; messages only, no layer
- * depends on it. */
+ * depends on it. mpl_setup: matplotlib, when the guest (or a template's
+ * preload) imports it, draws with Agg and keeps its config folder in the
+ * engine's empty cache folder (MPLBACKEND and MPLCONFIGDIR are set only
+ * while it imports, so the guest's environment stays empty), and saves no
+ * font list there (it cannot: the folder takes no file). */
 /* clang-format off */
 const char cc_py_helper_src[] =
 	"import _ast, io, linecache, signal, sys, traceback, weakref\n"
@@ -210,6 +214,55 @@ const char cc_py_helper_src[] =
 	"\tbuiltins.open = io.open = _explained(io.open, text, codes, writes)\n"
 	"\tos.open = _explained(os.open, text, codes, writes_fd)\n"
 	"\tos.mkdir = _explained(os.mkdir, text, codes)\n"
+	"def _mpl_no_cache(m, cache):\n"
+	"\t# its folders, looked up once (cached) while the variables are set\n"
+	"\tm.get_configdir(), m.get_cachedir()\n"
+	"\timport contextlib\n"
+	"\tcb, top = m.cbook, cache.rstrip('/') + '/'\n"
+	"\torig = getattr(cb, '_lock_path', None)  # matplotlib 3.6's; another may differ\n"
+	"\tif orig is None:\n"
+	"\t\treturn\n"
+	"\t@contextlib.contextmanager\n"
+	"\tdef _lock_path(path):\n"
+	"\t\tif not str(path).startswith(top):\n"
+	"\t\t\twith orig(path):\n"
+	"\t\t\t\tyield\n"
+	"\t\t\treturn\n"
+	"\t\ttry:\n"
+	"\t\t\tyield\n"
+	"\t\texcept OSError:\n"
+	"\t\t\tpass  # the folder takes no file: the font list stays in memory\n"
+	"\tcb._lock_path = _lock_path\n"
+	"class _MplFinder:\n"
+	"\t# matplotlib, once imported: Agg, its folders in the engine's cache\n"
+	"\t# (the variables only while it imports: the environment stays as it was)\n"
+	"\tdef __init__(self, cache):\n"
+	"\t\tself.cache = cache\n"
+	"\tdef find_spec(self, name, path=None, target=None):\n"
+	"\t\tif name != 'matplotlib':\n"
+	"\t\t\treturn None\n"
+	"\t\timport importlib.machinery\n"
+	"\t\tspec = importlib.machinery.PathFinder.find_spec(name, path)\n"
+	"\t\tif spec is None or spec.loader is None:\n"
+	"\t\t\treturn spec\n"
+	"\t\tload, cache = spec.loader.exec_module, self.cache\n"
+	"\t\tdef exec_module(m):\n"
+	"\t\t\timport os\n"
+	"\t\t\twant = {'MPLBACKEND': 'agg', 'MPLCONFIGDIR': cache}\n"
+	"\t\t\twant = {k: v for k, v in want.items() if v and k not in os.environ}\n"
+	"\t\t\tos.environ.update(want)\n"
+	"\t\t\ttry:\n"
+	"\t\t\t\tload(m)\n"
+	"\t\t\t\tif 'MPLCONFIGDIR' in want:\n"
+	"\t\t\t\t\t_mpl_no_cache(m, cache)\n"
+	"\t\t\tfinally:\n"
+	"\t\t\t\tfor k in want:\n"
+	"\t\t\t\t\tos.environ.pop(k, None)\n"
+	"\t\tspec.loader.exec_module = exec_module\n"
+	"\t\treturn spec\n"
+	"def mpl_setup(cache):\n"
+	"\tif 'matplotlib' not in sys.modules:\n"
+	"\t\tsys.meta_path.insert(0, _MplFinder(cache))\n"
 	"def check(paths):\n"
 	"\tf = sys.flags\n"
 	"\tbad = [n for n in ('isolated', 'ignore_environment', 'no_user_site', 'no_site',\n"

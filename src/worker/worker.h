@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "codecage.h"
+#include "frame.h"
 
 /* Limits the supervisor sent in the init frame. */
 struct cc_worker_limits {
@@ -27,6 +28,13 @@ struct cc_worker_limits {
 };
 
 extern struct cc_worker_limits cc_worker_limits;
+
+/* A fork server's template: the optional preload modules ('name?') that
+ * did not import, each "name: Type: message" (at most
+ * CC_PRELOAD_SKIPPED_MAX entries of CC_PRELOAD_SKIPPED_LEN bytes, frame.h);
+ * sent in "ready" as preload_skipped (main.c). */
+extern char cc_worker_preload_skipped[CC_PRELOAD_SKIPPED_MAX][CC_PRELOAD_SKIPPED_LEN];
+extern size_t cc_worker_n_preload_skipped;
 
 /* The worker is in its own namespaces: no network interface, the minimal
  * read-only root (confine.c sets it). An engine's error messages may then

@@ -345,3 +345,52 @@ Test(protocol, call_kwargs)
 	str("A");
 	expect_violation("a kwargs key that is bytes", "key");
 }
+
+/* A template's ready frame with the optional preload modules it dropped. */
+static void ready_with_skipped(size_t n, const char *entry, bool as_string)
+{
+	begin(8);
+	kv_str("t", "ready");
+	kv_str("engine", "python");
+	kv_str("version", "CPython 3.11");
+	kv_str("applied", "hygiene");
+	kv_str("missing", "");
+	kv_int("landlock_abi", 0);
+	kv_int("seccomp_allowed", 0);
+	str("preload_skipped");
+	if (as_string) {
+		str(entry);
+		return;
+	}
+	msgpack_pack_array(&pk, n);
+	for (size_t i = 0; i < n; i++)
+		str(entry);
+}
+
+Test(protocol, ready_preload_skipped)
+{
+	ready_with_skipped(2, "matplotlib: ModuleNotFoundError: No module named 'matplotlib'",
+			   false);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(m.preload_skipped->u.array.len, 2);
+	cc_msg_free(&m);
+}
+
+Test(protocol, ready_preload_skipped_bad_shapes)
+{
+	ready_with_skipped(0, "x", false);
+	expect_violation("empty preload_skipped", "preload_skipped");
+	ready_with_skipped(CC_PRELOAD_SKIPPED_MAX + 1, "x", false);
+	expect_violation("too many entries", "preload_skipped");
+	ready_with_skipped(1, "", false);
+	expect_violation("an empty entry", "preload_skipped");
+	char big[CC_PRELOAD_SKIPPED_LEN + 1];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	ready_with_skipped(1, big, false);
+	expect_violation("an entry too long", "preload_skipped");
+	ready_with_skipped(1, "matplotlib: why", true);
+	expect_violation("a string, not an array", "preload_skipped");
+}
