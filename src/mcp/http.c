@@ -10,6 +10,11 @@
  *    in the Mcp-Session-Id header and must accompany every later request
  *    (400 without it, 404 once the session is gone).
  *  - DELETE ends the session; GET (a server-to-client stream) answers 405.
+ * GET /healthz answers 200 "ok" (no authentication: it tells nothing);
+ * GET /metrics the counters in the Prometheus text format (metrics.c).
+ * --auth-token-file: every other request needs Authorization: Bearer
+ * TOKEN, checked before its body is read (401 and WWW-Authenticate:
+ * Bearer otherwise); without a token only a loopback bind is allowed.
  * DNS rebinding: a request whose Origin is not a loopback origin gets 403;
  * on a loopback bind, so does one whose Host is not a loopback name. */
 #include <arpa/inet.h>
@@ -23,7 +28,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth.h"
 #include "buf.h"
+#include "metrics.h"
 #include "server.h"
 
 struct http {
@@ -65,6 +72,52 @@ static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned statu
 {
 	return respond(conn, status, "application/json", jsonrpc_error(NULL, code, "%s", msg),
 		       NULL);
+}
+
+/* 401 for a request without the right bearer token (RFC 6750). */
+static enum MHD_Result respond_unauthorized(struct MHD_Connection *conn, bool had_header)
+{
+	char *body = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST,
+				   "Unauthorized: send Authorization: Bearer TOKEN with the token "
+				   "of the server's --auth-token-file");
+	struct MHD_Response *r =
+		body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
+		     : NULL;
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+				had_header ? "Bearer realm=\"codecage\", error=\"invalid_token\""
+					   : "Bearer realm=\"codecage\"");
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* GET /healthz and GET /metrics; other methods get 405. */
+static enum MHD_Result do_ops(struct http *h, struct MHD_Connection *conn, const char *url,
+			      const char *method)
+{
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		struct MHD_Response *r =
+			MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		if (!r)
+			return MHD_NO;
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET");
+		enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+	if (!strcmp(url, "/healthz"))
+		return respond(conn, MHD_HTTP_OK, "text/plain; charset=utf-8", strdup("ok\n"),
+			       NULL);
+	char *text = mcp_metrics_render(h->srv);
+	if (!text)
+		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, JSONRPC_INTERNAL_ERROR,
+				     "Internal error: out of memory rendering the metrics");
+	return respond(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text, NULL);
 }
 
 static bool loopback_name(const char *host, size_t n)
@@ -249,6 +302,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		if (!rq)
 			return MHD_NO;
 		*con_cls = rq;
+		/* Before any of the body is read. /healthz is open. */
+		const char *auth =
+			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+		if (h->cfg->auth_token && strcmp(url, "/healthz") &&
+		    !mcp_auth_ok(auth, h->cfg->auth_token))
+			return respond_unauthorized(conn, auth != NULL);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -270,9 +329,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return MHD_YES;
 	}
 
-	if (strcmp(url, "/mcp"))
+	if (strcmp(url, "/mcp") && strcmp(url, "/healthz") && strcmp(url, "/metrics"))
 		return respond_error(conn, MHD_HTTP_NOT_FOUND, JSONRPC_INVALID_REQUEST,
-				     "Not found: the MCP endpoint is /mcp");
+				     "Not found: the MCP endpoint is /mcp (and GET /healthz, GET "
+				     "/metrics)");
 	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	if (origin && !origin_ok(origin))
 		return respond_error(conn, MHD_HTTP_FORBIDDEN, JSONRPC_INVALID_REQUEST,
@@ -281,6 +341,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	if (h->loopback && host && !loopback_hostport(host))
 		return respond_error(conn, MHD_HTTP_FORBIDDEN, JSONRPC_INVALID_REQUEST,
 				     "Forbidden: Host is not a loopback name");
+	if (strcmp(url, "/mcp"))
+		return do_ops(h, conn, url, method);
 	if (!strcmp(method, "POST"))
 		return do_post(h, conn, rq);
 	if (!strcmp(method, "DELETE"))
@@ -345,10 +407,15 @@ int mcp_serve_http(struct mcp_server *srv)
 			h.cfg->http);
 		return 2;
 	}
-	if (!h.loopback)
+	if (!h.loopback && !h.cfg->auth_token) {
 		fprintf(stderr,
-			"codecage mcp: WARNING: serving on a non-loopback address with no "
-			"authentication: anyone who reaches it can run code in the sandbox\n");
+			"codecage mcp: refusing to serve %s, a non-loopback address, without "
+			"authentication: anyone who reaches it could run code in the sandbox. Pass "
+			"--auth-token-file FILE (and put TLS in front: a reverse proxy), or bind "
+			"127.0.0.1\n",
+			h.cfg->http);
+		return 2;
+	}
 	/* SIGINT/SIGTERM end the server: block them in every thread and wait
 	 * for them here. */
 	sigset_t sigs;

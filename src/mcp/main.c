@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "server.h"
 
 static const char mcp_usage[] =
@@ -14,7 +15,8 @@ static const char mcp_usage[] =
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
-	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
+	"                    [--allow-net ENTRY]... [--ca-file PEM] [--pool N]\n"
+	"                    [--auth-token-file FILE]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -35,7 +37,14 @@ static const char mcp_usage[] =
 	"No network unless --allow-net HOST, HOST:PORT,\n"
 	"*.DOMAIN[:PORT] or https://HOST[:PORT] (repeat it): it lets guest code reach\n"
 	"those hosts through the host (fetch, urllib, requests); --ca-file names the\n"
-	"CA bundle for https.\n";
+	"CA bundle for https.\n"
+	"--pool N (default 2): each language keeps N sessions ready, forked from a\n"
+	"fork server started on the language's first call, so a new session or a\n"
+	"reset costs a checkout; 0 starts a fresh worker for every runtime.\n"
+	"--auth-token-file FILE: every HTTP request needs Authorization: Bearer TOKEN\n"
+	"(the file's one line, at least 16 characters); required to bind a\n"
+	"non-loopback address. TLS: put a reverse proxy in front (README).\n"
+	"GET /healthz answers 200 \"ok\"; GET /metrics the Prometheus text format.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -125,6 +134,8 @@ int cc_mcp_main(int argc, char **argv)
 		{ "mount", required_argument, NULL, 'M' },
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "ca-file", required_argument, NULL, 'c' },
+		{ "pool", required_argument, NULL, 'P' },
+		{ "auth-token-file", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -136,7 +147,9 @@ int cc_mcp_main(int argc, char **argv)
 		.max_request = 4u << 20,
 		.max_output = 64u << 10,
 		.scratch_mib = 64,
+		.pool_size = 2,
 	};
+	const char *token_file = NULL;
 	optind = 2;
 	opterr = 0;
 	int c;
@@ -156,6 +169,16 @@ int cc_mcp_main(int argc, char **argv)
 		}
 		case 'c':
 			cfg.ca_file = optarg;
+			break;
+		case 'P':
+			if (number(optarg, 0, 64, &v) < 0 || v != (double)(unsigned)v)
+				return usage("--pool wants a count of ready sessions from 0 to 64, "
+					     "not '%s'",
+					     optarg);
+			cfg.pool_size = (unsigned)v;
+			break;
+		case 'A':
+			token_file = optarg;
 			break;
 		case 't':
 			if (number(optarg, 0.001, 86400, &v) < 0)
@@ -240,6 +263,9 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage("unexpected argument '%s'", argv[optind]);
+	if (token_file && !cfg.http)
+		return usage("%s", "--auth-token-file is for --http (stdio has no requests to "
+				   "authenticate)");
 	cc_net_options net;
 	cc_net_options_init(&net);
 	net.allow = cfg.allow_net;
@@ -257,15 +283,23 @@ int cc_mcp_main(int argc, char **argv)
 			"hygiene and limits only, for tests and debugging\n");
 	if (check_mounts(&cfg))
 		return 2;
+	if (token_file) {
+		char why[512];
+		cfg.auth_token = mcp_auth_read_token(token_file, why, sizeof(why));
+		if (!cfg.auth_token)
+			return usage("%s", why);
+	}
 	/* A client that goes away must not kill us through a write. */
 	signal(SIGPIPE, SIG_IGN);
 	struct mcp_server *srv = mcp_server_new(&cfg);
 	if (!srv) {
 		fprintf(stderr, "codecage mcp: cannot start the server (out of memory)\n");
+		free(cfg.auth_token);
 		return 1;
 	}
 	int rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
 	mcp_server_free(srv);
 	free(cfg.allow_net);
+	free(cfg.auth_token);
 	return rc;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "metrics.h"
+#include "pools.h"
 #include "session.h"
 
 struct mcp_server {
@@ -20,6 +22,8 @@ struct mcp_server {
 	unsigned limited_count;
 	struct mcp_session *sessions;
 	pthread_t reaper;
+	struct mcp_pools *pools;     /* pools.c: where runtimes come from */
+	struct mcp_metrics *metrics; /* metrics.c: GET /metrics */
 };
 
 static const char *const level_names[] = { "debug", "info",	"notice", "warning",
@@ -40,6 +44,26 @@ static double since(const struct timespec *t)
 const struct mcp_config *mcp_server_config(const struct mcp_server *srv)
 {
 	return srv->cfg;
+}
+
+struct mcp_pools *mcp_server_pools(struct mcp_server *srv)
+{
+	return srv->pools;
+}
+
+struct mcp_metrics *mcp_server_metrics(struct mcp_server *srv)
+{
+	return srv->metrics;
+}
+
+unsigned mcp_server_session_count(struct mcp_server *srv)
+{
+	unsigned n = 0;
+	pthread_mutex_lock(&srv->lock);
+	for (struct mcp_session *s = srv->sessions; s; s = s->next)
+		n++;
+	pthread_mutex_unlock(&srv->lock);
+	return n;
 }
 
 /* ---- the session table ---- */
@@ -268,14 +292,19 @@ struct mcp_server *mcp_server_new(const struct mcp_config *cfg)
 		return NULL;
 	srv->cfg = cfg;
 	srv->tools = mcp_tools_list(cfg);
+	srv->pools = mcp_pools_new(cfg);
+	srv->metrics = mcp_metrics_new();
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!srv->tools || pthread_create(&srv->reaper, NULL, reaper_main, srv)) {
+	if (!srv->tools || !srv->pools || !srv->metrics ||
+	    pthread_create(&srv->reaper, NULL, reaper_main, srv)) {
 		json_decref(srv->tools);
+		mcp_pools_free(srv->pools);
+		free(srv->metrics);
 		pthread_cond_destroy(&srv->wake);
 		pthread_mutex_destroy(&srv->lock);
 		free(srv);
@@ -305,6 +334,8 @@ void mcp_server_free(struct mcp_server *srv)
 		mcp_session_unref(s);
 	}
 	json_decref(srv->tools);
+	mcp_pools_free(srv->pools);
+	free(srv->metrics);
 	pthread_cond_destroy(&srv->wake);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv);

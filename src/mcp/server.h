@@ -42,6 +42,13 @@ struct mcp_config {
 	const char **allow_net; /* --allow-net entries (argv strings); NULL = none */
 	size_t n_allow_net;
 	const char *ca_file; /* --ca-file; NULL = the system store */
+	/* --pool N: ready sessions kept per language, each pool from a fork
+	 * server started on the language's first use; 0 = a fresh worker
+	 * for every runtime. Default 2. */
+	unsigned pool_size;
+	/* --auth-token-file: the bearer token every HTTP request must carry
+	 * (owned, read at start); NULL = no authentication (loopback only). */
+	char *auth_token;
 };
 
 /* Sink for the messages one incoming message produces (notifications
@@ -65,6 +72,12 @@ struct mcp_server *mcp_server_new(const struct mcp_config *cfg);
 void mcp_server_free(struct mcp_server *srv);
 
 const struct mcp_config *mcp_server_config(const struct mcp_server *srv);
+
+/* The server's runtime pools (pools.h) and counters (metrics.h), borrowed
+ * for the server's life; and how many sessions are open now. */
+struct mcp_pools *mcp_server_pools(struct mcp_server *srv);
+struct mcp_metrics *mcp_server_metrics(struct mcp_server *srv);
+unsigned mcp_server_session_count(struct mcp_server *srv);
 
 /* A new session, registered under a fresh random id, with one reference
  * for the caller. limited: count it against max_sessions (HTTP). Returns

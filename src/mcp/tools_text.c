@@ -8,6 +8,7 @@
 
 #include "hint.h"
 #include "json_out.h"
+#include "inputs.h"
 #include "server.h"
 
 /* ---- tools/list ---- */
@@ -106,6 +107,14 @@ static json_t *input_schema(double timeout_s)
 		"additionalProperties", "anyOf", "type", "string", "type", "object", "properties",
 		"$bytes", "type", "string", "required", "$bytes", "additionalProperties", 0);
 	json_object_set_new(json_object_get(in, "properties"), "files", files);
+	json_t *inputs = json_pack(
+		"{s:s, s:s, s:i}", "type", "object", "description",
+		"values to bind as global variables before the code runs: {name: value}, names "
+		"[A-Za-z_][A-Za-z0-9_]*, values JSON (NaN/Infinity, big integers, bytes and dates "
+		"tagged as in the result value: {\"$float\"}, {\"$bigint\"}, {\"$bytes\": "
+		"base64}, {\"$date\": ISO 8601}); at most 1 MiB each",
+		"maxProperties", MCP_MAX_INPUTS);
+	json_object_set_new(json_object_get(in, "properties"), "inputs", inputs);
 	return in;
 }
 

@@ -1,0 +1,34 @@
+/* Where a session's runtimes come from (pools.c): a pool of ready
+ * sessions per language from a fork server, or cc_runtime_new. */
+#ifndef CC_MCP_POOLS_H
+#define CC_MCP_POOLS_H
+
+#include <stdbool.h>
+
+#include "server.h"
+
+struct mcp_pools;
+
+/* The options of every runtime of lang (MCP_LANG_*) for cfg: limits,
+ * sandbox, files, libraries. Borrows cfg's strings into *o. */
+void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o);
+
+/* No pool starts here: each starts on its language's first use. cfg is
+ * borrowed. NULL when out of memory. */
+struct mcp_pools *mcp_pools_new(const struct mcp_config *cfg);
+
+/* Close the pools (their ready sessions); checked-out runtimes live on. */
+void mcp_pools_free(struct mcp_pools *p);
+
+/* Ready sessions in lang's pool now; *started: has the pool started. */
+unsigned mcp_pools_ready(struct mcp_pools *p, int lang, bool *started);
+
+/* A live runtime for lang (owned by the caller, close with
+ * cc_runtime_close) with the network policy and redaction applied: a
+ * checkout from the pool (*pooled true), or, without a ready pool within a
+ * few seconds, a fresh worker. Thread-safe. Errors: those of
+ * cc_runtime_new and cc_runtime_set_net. */
+int mcp_runtime_start(struct mcp_server *srv, int lang, cc_runtime **out, bool *pooled,
+		      cc_error *err);
+
+#endif
