@@ -139,8 +139,9 @@ static void render_pools(struct cc_buf *b, struct mcp_server *srv)
 	for (int l = 0; l < MCP_LANGS; l++)
 		cc_buf_printf(b, "codecage_mcp_pool_ready{language=\"%s\"} %u\n", lang_names[l],
 			      mcp_pools_ready(mcp_server_pools(srv), l, &started[l]));
-	cc_buf_puts(b, "# HELP codecage_mcp_pool_started Has the language's pool started (it "
-		       "starts on first use).\n# TYPE codecage_mcp_pool_started gauge\n");
+	cc_buf_puts(b,
+		    "# HELP codecage_mcp_pool_started Has the language's pool started (at server "
+		    "start; a failed one is retried).\n# TYPE codecage_mcp_pool_started gauge\n");
 	for (int l = 0; l < MCP_LANGS; l++)
 		cc_buf_printf(b, "codecage_mcp_pool_started{language=\"%s\"} %d\n", lang_names[l],
 			      started[l]);

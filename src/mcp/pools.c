@@ -1,6 +1,7 @@
 /* Where a session's runtimes come from: one pool of ready sessions per
- * language (cc_pool_new with a fork server, --pool N), started on first
- * use, so a new MCP session's first call and a reset cost a checkout
+ * language (cc_pool_new with a fork server, --pool N), started at
+ * server start (in a thread of its own, so serving begins at once), so a
+ * new MCP session's first call and a reset cost a checkout
  * instead of a worker start. --pool 0, or a pool that cannot start (the
  * host lacks what the fork server needs), falls back to cc_runtime_new for
  * that start; a failed pool is tried again after MCP_POOL_RETRY_S. Either
@@ -26,6 +27,8 @@ struct mcp_pools {
 	const struct mcp_config *cfg;
 	pthread_mutex_t lock; /* guards the fields below, and pool starts */
 	cc_pool *pool[MCP_LANGS];
+	pthread_t starter; /* starts both pools at server start */
+	bool have_starter;
 	double failed_at[MCP_LANGS]; /* mcp_now() of the last failed start; 0 = none */
 };
 
@@ -53,6 +56,16 @@ void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o)
 	o->n_mounts = cfg->n_mounts;
 }
 
+static cc_pool *pool_get(struct mcp_pools *p, int lang);
+
+static void *starter_main(void *arg)
+{
+	struct mcp_pools *p = arg;
+	for (int i = 0; i < MCP_LANGS; i++)
+		pool_get(p, i);
+	return NULL;
+}
+
 struct mcp_pools *mcp_pools_new(const struct mcp_config *cfg)
 {
 	struct mcp_pools *p = calloc(1, sizeof(*p));
@@ -60,6 +73,8 @@ struct mcp_pools *mcp_pools_new(const struct mcp_config *cfg)
 		return NULL;
 	p->cfg = cfg;
 	pthread_mutex_init(&p->lock, NULL);
+	/* Without the thread, each pool starts on its language's first use. */
+	p->have_starter = cfg->pool_size && !pthread_create(&p->starter, NULL, starter_main, p);
 	return p;
 }
 
@@ -67,6 +82,8 @@ void mcp_pools_free(struct mcp_pools *p)
 {
 	if (!p)
 		return;
+	if (p->have_starter)
+		pthread_join(p->starter, NULL);
 	for (int i = 0; i < MCP_LANGS; i++)
 		cc_pool_close(p->pool[i]);
 	pthread_mutex_destroy(&p->lock);

@@ -13,8 +13,9 @@ struct mcp_pools;
  * sandbox, files, libraries. Borrows cfg's strings into *o. */
 void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o);
 
-/* No pool starts here: each starts on its language's first use. cfg is
- * borrowed. NULL when out of memory. */
+/* With cfg->pool_size, a thread starts both pools now (serving need not
+ * wait; a first call waits for its pool's start); a pool that failed is
+ * tried again on a later use. cfg is borrowed. NULL when out of memory. */
 struct mcp_pools *mcp_pools_new(const struct mcp_config *cfg);
 
 /* Close the pools (their ready sessions); checked-out runtimes live on. */
