@@ -16,7 +16,8 @@ static const char mcp_usage[] =
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM] [--pool N]\n"
-	"                    [--auth-token-file FILE]\n"
+	"                    [--auth-token-file FILE] [--max-result BYTES] [--cpu SECONDS]\n"
+	"                    [--max-open-files N] [--max-file-size MIB]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -44,7 +45,11 @@ static const char mcp_usage[] =
 	"--auth-token-file FILE: every HTTP request needs Authorization: Bearer TOKEN\n"
 	"(the file's one line, at least 16 characters); required to bind a\n"
 	"non-loopback address. TLS: put a reverse proxy in front (README).\n"
-	"GET /healthz answers 200 \"ok\"; GET /metrics the Prometheus text format.\n";
+	"GET /healthz answers 200 \"ok\"; GET /metrics the Prometheus text format.\n"
+	"Limits of each runtime: --max-result 1048576 (a result value or an input,\n"
+	"encoded, bytes), --cpu 3600 (CPU seconds per runtime), --max-open-files 64,\n"
+	"--max-file-size MIB (largest file it may write; default the --scratch size).\n"
+	"Every flag that changes what the code has is in the tools' descriptions.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -135,6 +140,10 @@ int cc_mcp_main(int argc, char **argv)
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "ca-file", required_argument, NULL, 'c' },
 		{ "pool", required_argument, NULL, 'P' },
+		{ "max-result", required_argument, NULL, 'R' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "max-open-files", required_argument, NULL, 'F' },
+		{ "max-file-size", required_argument, NULL, 'Z' },
 		{ "auth-token-file", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -148,6 +157,7 @@ int cc_mcp_main(int argc, char **argv)
 		.max_output = 64u << 10,
 		.scratch_mib = 64,
 		.pool_size = 2,
+		.max_result = 1u << 20,
 	};
 	const char *token_file = NULL;
 	optind = 2;
@@ -179,6 +189,33 @@ int cc_mcp_main(int argc, char **argv)
 			break;
 		case 'A':
 			token_file = optarg;
+			break;
+		case 'R':
+			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
+				return usage("--max-result wants bytes from 1024 to 1073741824, "
+					     "not '%s'",
+					     optarg);
+			cfg.max_result = (uint64_t)v;
+			break;
+		case 'C':
+			if (number(optarg, 1, 1 << 30, &v) < 0 || v != (double)(uint32_t)v)
+				return usage("--cpu wants whole CPU seconds from 1, not '%s'",
+					     optarg);
+			cfg.cpu_s = (uint32_t)v;
+			break;
+		case 'F':
+			if (number(optarg, 16, 1 << 20, &v) < 0 || v != (double)(uint32_t)v)
+				return usage("--max-open-files wants a count from 16 to 1048576, "
+					     "not '%s'",
+					     optarg);
+			cfg.max_open_files = (uint32_t)v;
+			break;
+		case 'Z':
+			if (number(optarg, 1, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
+				return usage(
+					"--max-file-size wants MiB from 1 to 1048576, not '%s'",
+					optarg);
+			cfg.max_file_size_mib = (uint64_t)v;
 			break;
 		case 't':
 			if (number(optarg, 0.001, 86400, &v) < 0)

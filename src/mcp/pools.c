@@ -15,9 +15,6 @@
 #include "pools.h"
 #include "session.h"
 
-/* Result values: at most this many bytes encoded. A model reads the value
- * as text, so the library's 16 MiB default is far more than useful. */
-#define MCP_MAX_RESULT (1u << 20)
 /* How long a start waits for the pool's thread before starting a worker
  * itself, s; and how long after a failed cc_pool_new to try again, s. */
 #define MCP_POOL_WAIT_S 5.0
@@ -42,7 +39,13 @@ void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o)
 		o->limits.max_memory = cfg->memory_mib << 20;
 	o->limits.max_stdout = cfg->max_output;
 	o->limits.max_stderr = cfg->max_output;
-	o->limits.max_result = MCP_MAX_RESULT;
+	o->limits.max_result = cfg->max_result;
+	if (cfg->cpu_s)
+		o->limits.cpu_s = cfg->cpu_s;
+	if (cfg->max_open_files)
+		o->limits.max_open_files = cfg->max_open_files;
+	if (cfg->max_file_size_mib)
+		o->limits.max_file_size = cfg->max_file_size_mib << 20;
 	o->limits.max_source = cfg->max_request;
 	if (lang != MCP_LANG_PY) {
 		o->libraries = cfg->libraries;

@@ -20,15 +20,20 @@
 
 /* Flags of `codecage mcp`; main.c fills the defaults named here. */
 struct mcp_config {
-	double timeout_s;	   /* default and largest per-call deadline, s; 30 */
-	uint64_t memory_mib;	   /* engine heap per runtime, MiB; 0 = library default (512) */
-	cc_sandbox_mode sandbox;   /* require */
-	unsigned max_sessions;	   /* HTTP sessions at once; 64 */
-	double idle_timeout_s;	   /* a session idle this long is reaped, s; 600 */
-	size_t max_request;	   /* bytes of one JSON-RPC message; 4 MiB */
-	uint64_t max_output;	   /* captured stdout and stderr, each, bytes; 64 KiB */
-	const char *http;	   /* "HOST:PORT" for streamable HTTP; NULL = stdio */
-	const char *libraries[64]; /* --library: loaded into every JavaScript runtime */
+	double timeout_s;	 /* default and largest per-call deadline, s; 30 */
+	uint64_t memory_mib;	 /* engine heap per runtime, MiB; 0 = library default (512) */
+	cc_sandbox_mode sandbox; /* require */
+	unsigned max_sessions;	 /* HTTP sessions at once; 64 */
+	double idle_timeout_s;	 /* a session idle this long is reaped, s; 600 */
+	size_t max_request;	 /* bytes of one JSON-RPC message; 4 MiB */
+	uint64_t max_output;	 /* captured stdout and stderr, each, bytes; 64 KiB */
+	/* --max-result BYTES: a result value, encoded (also each input); 1 MiB */
+	uint64_t max_result;
+	uint32_t cpu_s;		    /* --cpu: RLIMIT_CPU per runtime, s; 0 = library default */
+	uint32_t max_open_files;    /* --max-open-files; 0 = library default (64) */
+	uint64_t max_file_size_mib; /* --max-file-size MIB; 0 = library default */
+	const char *http;	    /* "HOST:PORT" for streamable HTTP; NULL = stdio */
+	const char *libraries[64];  /* --library: loaded into every JavaScript runtime */
 	size_t n_libraries;
 	const char *node_modules; /* --node-modules */
 	bool web_polyfills;	  /* run_javascript runtimes start with WEB_POLYFILLS; false */

@@ -175,6 +175,30 @@ def test_bad_inputs_name_the_key():
     s.close()
 
 
+# ---- 3. every runtime option has a flag, and the descriptions say so ----
+
+def test_limit_flags_reach_the_runtime_and_the_descriptions():
+    s = Stdio("--max-result", "2048", "--cpu", "20", "--max-open-files", "16",
+              "--max-file-size", "1")
+    tools = s.request({"jsonrpc": "2.0", "id": 90, "method": "tools/list"})["result"]["tools"]
+    for t in tools:
+        assert "2 KiB of result value" in t["description"], t["description"]
+    r = s.call("run_python", "'x' * 5000")
+    assert r["structuredContent"]["error"]["kind"] == "output_limit", r
+    r = s.call("run_python", "inputs_ok = len(v)", id=2, inputs={"v": "y" * 100000})  # over 2 KiB + the 64 KiB frame envelope
+    assert r["isError"] and "inputs.v" in r["content"][0]["text"], r
+    r = s.call("run_python", "fs = [open('/tmp/f%d' % i, 'w') for i in range(20)]", id=3)
+    assert "Too many open files" in r["content"][0]["text"], r
+    r = s.call("run_python", "open('/tmp/big', 'wb').write(b'z' * (2 << 20))", id=4)
+    assert r["isError"], r
+    assert s.call("run_python", "'fine'", id=5, reset=True)["structuredContent"]["value"] == "fine"
+    s.close()
+    for flag, bad in (("--max-result", "10"), ("--cpu", "0"), ("--max-open-files", "3"),
+                      ("--max-file-size", "x")):
+        r = subprocess.run([CLI, "mcp", flag, bad], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and flag + " wants" in r.stderr, r.stderr
+
+
 # ---- 4. authentication ----
 
 TOKEN = "s3cret-token-0123456789abcdef"
