@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "route.h"
 #include "server.h"
 
 static const char mcp_usage[] =
@@ -18,6 +19,7 @@ static const char mcp_usage[] =
 	"                    [--allow-net ENTRY]... [--ca-file PEM] [--pool N]\n"
 	"                    [--auth-token-file FILE] [--max-result BYTES] [--cpu SECONDS]\n"
 	"                    [--max-open-files N] [--max-file-size MIB]\n"
+	"                    [--route-self HOST:PORT --route-peers HOST:PORT,...]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -49,7 +51,10 @@ static const char mcp_usage[] =
 	"Limits of each runtime: --max-result 1048576 (a result value or an input,\n"
 	"encoded, bytes), --cpu 3600 (CPU seconds per runtime), --max-open-files 64,\n"
 	"--max-file-size MIB (largest file it may write; default the --scratch size).\n"
-	"Every flag that changes what the code has is in the tools' descriptions.\n";
+	"Every flag that changes what the code has is in the tools' descriptions.\n"
+	"Replicas behind nginx (`hash $http_mcp_session_id consistent`): --route-peers\n"
+	"lists the upstream servers exactly as nginx's upstream block does, --route-self\n"
+	"names this one; each new session gets an id that nginx routes here.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -141,6 +146,8 @@ int cc_mcp_main(int argc, char **argv)
 		{ "ca-file", required_argument, NULL, 'c' },
 		{ "pool", required_argument, NULL, 'P' },
 		{ "max-result", required_argument, NULL, 'R' },
+		{ "route-self", required_argument, NULL, 'e' },
+		{ "route-peers", required_argument, NULL, 'p' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "max-open-files", required_argument, NULL, 'F' },
 		{ "max-file-size", required_argument, NULL, 'Z' },
@@ -159,7 +166,7 @@ int cc_mcp_main(int argc, char **argv)
 		.pool_size = 2,
 		.max_result = 1u << 20,
 	};
-	const char *token_file = NULL;
+	const char *token_file = NULL, *route_self = NULL, *route_peers = NULL;
 	optind = 2;
 	opterr = 0;
 	int c;
@@ -189,6 +196,12 @@ int cc_mcp_main(int argc, char **argv)
 			break;
 		case 'A':
 			token_file = optarg;
+			break;
+		case 'e':
+			route_self = optarg;
+			break;
+		case 'p':
+			route_peers = optarg;
 			break;
 		case 'R':
 			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
@@ -300,6 +313,14 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage("unexpected argument '%s'", argv[optind]);
+	if (!route_self != !route_peers || (route_self && !cfg.http))
+		return usage("%s", "--route-self and --route-peers go together, with --http");
+	if (route_self) {
+		char why[512];
+		cfg.route = mcp_route_new(route_peers, route_self, why, sizeof(why));
+		if (!cfg.route)
+			return usage("%s", why);
+	}
 	if (token_file && !cfg.http)
 		return usage("%s", "--auth-token-file is for --http (stdio has no requests to "
 				   "authenticate)");
@@ -338,5 +359,6 @@ int cc_mcp_main(int argc, char **argv)
 	mcp_server_free(srv);
 	free(cfg.allow_net);
 	free(cfg.auth_token);
+	mcp_route_free(cfg.route);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "metrics.h"
 #include "pools.h"
+#include "route.h"
 #include "session.h"
 
 struct mcp_server {
@@ -86,13 +87,17 @@ struct mcp_session *mcp_session_new(struct mcp_server *srv, bool limited)
 	struct mcp_session *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	unsigned char rnd[16];
-	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
-		free(s);
-		return NULL;
-	}
-	for (int i = 0; i < 16; i++)
-		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
+	/* Behind a router, an id that it sends here (a few tries each). */
+	int tries = 0;
+	do {
+		unsigned char rnd[16];
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd) || ++tries > 100000) {
+			free(s);
+			return NULL;
+		}
+		for (int i = 0; i < 16; i++)
+			snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
+	} while (!mcp_route_mine(srv->cfg->route, s->id, 32));
 	s->srv = srv;
 	s->limited = limited;
 	s->refs = 2; /* the table's and the caller's */

@@ -54,6 +54,10 @@ struct mcp_config {
 	/* --auth-token-file: the bearer token every HTTP request must carry
 	 * (owned, read at start); NULL = no authentication (loopback only). */
 	char *auth_token;
+	/* --route-self/--route-peers (route.h): new session ids are chosen
+	 * so that nginx's consistent hash on Mcp-Session-Id sends them here;
+	 * owned by main.c; NULL = any id. */
+	struct mcp_route *route;
 };
 
 /* Sink for the messages one incoming message produces (notifications
