@@ -9,7 +9,10 @@
  *  - initialize (without Mcp-Session-Id) opens a session; its id comes back
  *    in the Mcp-Session-Id header and must accompany every later request
  *    (400 without it, 404 once the session is gone).
- *  - DELETE ends the session; GET (a server-to-client stream) answers 405.
+ *  - DELETE ends the session. GET with Accept: text/event-stream opens the
+ *    session's server-to-client stream (one at a time, 409 for a second):
+ *    the notifications of calls that answered as plain JSON go there, and
+ *    a ": keep-alive" comment every 15 s; it ends with the session.
  * GET /healthz answers 200 "ok" (no authentication: it tells nothing);
  * GET /metrics the counters in the Prometheus text format (metrics.c).
  * --auth-token-file: every other request needs Authorization: Bearer
@@ -30,6 +33,7 @@
 
 #include "auth.h"
 #include "buf.h"
+#include "events.h"
 #include "metrics.h"
 #include "server.h"
 
@@ -61,7 +65,7 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, con
 	if (session)
 		MHD_add_response_header(r, "Mcp-Session-Id", session);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, POST, DELETE");
 	enum MHD_Result ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -152,6 +156,7 @@ struct collect {
 	pthread_mutex_t lock;
 	struct cc_buf sse;
 	char *response;
+	struct mcp_events *events; /* not an SSE answer: notifications go here */
 };
 
 static void collect_emit(void *ctx, const char *json, size_t len)
@@ -167,6 +172,8 @@ static void collect_emit(void *ctx, const char *json, size_t len)
 	if (strncmp(json, notif, strlen(notif))) {
 		free(c->response);
 		c->response = strndup(json, len);
+	} else if (c->events) {
+		mcp_events_push(c->events, json, len); /* dropped without a GET stream */
 	}
 	pthread_mutex_unlock(&c->lock);
 }
@@ -237,7 +244,7 @@ static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, stru
 
 	bool request = m.kind == JSONRPC_REQUEST;
 	bool sse = request && !strcmp(m.method, "tools/call") && accepts_sse(conn);
-	struct collect c = { .sse = { 0 } };
+	struct collect c = { .sse = { 0 }, .events = sse ? NULL : mcp_session_events(s) };
 	pthread_mutex_init(&c.lock, NULL);
 	struct mcp_sink sink = { .emit = collect_emit, .ctx = &c };
 	mcp_handle(h->srv, s, &m, &sink);
@@ -288,6 +295,66 @@ static enum MHD_Result do_delete(struct http *h, struct MHD_Connection *conn)
 	mcp_session_close(h->srv, s);
 	mcp_session_unref(s);
 	return respond(conn, MHD_HTTP_OK, NULL, NULL, NULL);
+}
+
+/* The GET stream's reader: MHD calls it on the connection's own thread,
+ * so it may wait. */
+struct stream {
+	struct mcp_session *s; /* a reference */
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct stream *st = cls;
+	long n = mcp_events_read(mcp_session_events(st->s), buf, max, 15.0);
+	return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream *st = cls;
+	mcp_events_release(mcp_session_events(st->s));
+	mcp_session_unref(st->s);
+	free(st);
+}
+
+static enum MHD_Result do_get(struct http *h, struct MHD_Connection *conn)
+{
+	const char *sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Session-Id");
+	if (!accepts_sse(conn))
+		return respond_error(conn, MHD_HTTP_NOT_ACCEPTABLE, JSONRPC_INVALID_REQUEST,
+				     "Not Acceptable: GET /mcp opens the server-to-client event "
+				     "stream; send Accept: text/event-stream");
+	if (!sid)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, JSONRPC_INVALID_REQUEST,
+				     "Bad Request: GET needs the Mcp-Session-Id header");
+	struct mcp_session *s = mcp_session_find(h->srv, sid);
+	if (!s)
+		return respond_error(conn, MHD_HTTP_NOT_FOUND, JSONRPC_INVALID_REQUEST,
+				     "Session not found");
+	if (!mcp_events_open(mcp_session_events(s))) {
+		mcp_session_unref(s);
+		return respond_error(conn, MHD_HTTP_CONFLICT, JSONRPC_INVALID_REQUEST,
+				     "Conflict: this session's event stream is open already (one "
+				     "at a time)");
+	}
+	struct stream *st = calloc(1, sizeof(*st));
+	struct MHD_Response *r = st ? MHD_create_response_from_callback(
+					      MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free)
+				    : NULL;
+	if (!r) {
+		mcp_events_release(mcp_session_events(s));
+		mcp_session_unref(s);
+		free(st);
+		return MHD_NO;
+	}
+	st->s = s;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -347,9 +414,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return do_post(h, conn, rq);
 	if (!strcmp(method, "DELETE"))
 		return do_delete(h, conn);
+	if (!strcmp(method, "GET"))
+		return do_get(h, conn);
 	return respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, JSONRPC_INVALID_REQUEST,
-			     "Method not allowed: POST messages, DELETE the session (no GET "
-			     "stream: this server sends nothing unasked)");
+			     "Method not allowed: POST messages, GET the event stream, DELETE "
+			     "the session");
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,

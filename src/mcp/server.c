@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "events.h"
 #include "metrics.h"
 #include "pools.h"
 #include "route.h"
@@ -92,12 +93,18 @@ struct mcp_session *mcp_session_new(struct mcp_server *srv, bool limited)
 	do {
 		unsigned char rnd[16];
 		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd) || ++tries > 100000) {
+			mcp_events_free(s->events);
 			free(s);
 			return NULL;
 		}
 		for (int i = 0; i < 16; i++)
 			snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
 	} while (!mcp_route_mine(srv->cfg->route, s->id, 32));
+	s->events = mcp_events_new();
+	if (!s->events) {
+		free(s);
+		return NULL;
+	}
 	s->srv = srv;
 	s->limited = limited;
 	s->refs = 2; /* the table's and the caller's */
@@ -111,6 +118,7 @@ struct mcp_session *mcp_session_new(struct mcp_server *srv, bool limited)
 		pthread_mutex_unlock(&srv->lock);
 		pthread_cond_destroy(&s->turn);
 		pthread_mutex_destroy(&s->lock);
+		mcp_events_free(s->events);
 		free(s);
 		return NULL;
 	}
@@ -153,6 +161,7 @@ static void session_free(struct mcp_session *s)
 		cc_runtime_close(s->rt[i]);
 		free(s->ended[i]);
 	}
+	mcp_events_free(s->events);
 	pthread_cond_destroy(&s->turn);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -181,8 +190,14 @@ void mcp_session_close(struct mcp_server *srv, struct mcp_session *s)
 	s->closed = true;
 	mcp_session_interrupt_locked(s);
 	pthread_mutex_unlock(&s->lock);
+	mcp_events_close(s->events);
 	if (was)
 		mcp_session_unref(s); /* the table's reference */
+}
+
+struct mcp_events *mcp_session_events(struct mcp_session *s)
+{
+	return s->events;
 }
 
 const char *mcp_session_id(const struct mcp_session *s)
@@ -213,6 +228,7 @@ void mcp_server_interrupt_all(struct mcp_server *srv)
 		pthread_mutex_lock(&s->lock);
 		mcp_session_interrupt_locked(s);
 		pthread_mutex_unlock(&s->lock);
+		mcp_events_close(s->events); /* a GET stream ends too */
 	}
 	pthread_mutex_unlock(&srv->lock);
 }
@@ -256,6 +272,7 @@ static void reap(struct mcp_server *srv)
 		dead = s->next;
 		fprintf(stderr, "codecage mcp: session %.8s... reaped after %.0f s idle\n", s->id,
 			idle);
+		mcp_events_close(s->events);
 		mcp_session_unref(s);
 	}
 }

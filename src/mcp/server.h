@@ -109,6 +109,9 @@ void mcp_session_close(struct mcp_server *srv, struct mcp_session *s);
 /* The session's id: 32 hex digits (borrowed, lives as long as s). */
 const char *mcp_session_id(const struct mcp_session *s);
 
+/* The session's GET event stream (events.h), borrowed for s's life. */
+struct mcp_events *mcp_session_events(struct mcp_session *s);
+
 /* Has the session answered initialize? */
 bool mcp_session_initialized(struct mcp_session *s);
 

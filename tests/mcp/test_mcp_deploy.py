@@ -310,3 +310,39 @@ def test_metrics_count_calls_by_tool_and_outcome():
         assert c.send("DELETE", headers={"Mcp-Session-Id": sid})[0] == 200
         assert c.metrics()["codecage_mcp_sessions"] == 1
         assert 0 <= m['codecage_mcp_pool_ready{language="python"}'] <= 2
+
+
+def test_get_event_stream_carries_notifications_between_posts():
+    with http_server("--pool", "0") as url:
+        c = Conn(url)
+        sid = c.init()
+        assert c.post({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+                       "params": {"level": "info"}}, sid)[0] == 200
+        u = urlsplit(url)
+        stream = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+        stream.request("GET", "/mcp", headers={"Accept": "text/event-stream",
+                                               "Mcp-Session-Id": sid})
+        resp = stream.getresponse()
+        assert resp.status == 200 and resp.getheader("content-type") == "text/event-stream"
+        # one stream per session
+        status, _, data = c.send("GET", "/mcp", headers={"Accept": "text/event-stream",
+                                                         "Mcp-Session-Id": sid})
+        assert status == 409, (status, data)
+        # a call answered as plain JSON: its log notification goes to the stream
+        assert value(c.call(sid, "run_python", "1 + 1", id=3)) == 2
+        line = resp.readline()
+        while line.startswith(b":") or line == b"\n":
+            line = resp.readline()
+        assert line == b"event: message\n", line
+        msg = json.loads(resp.readline().decode()[len("data: "):])
+        assert msg["method"] == "notifications/message", msg
+        assert "started the python runtime" in msg["params"]["data"], msg
+        # the session ends: so does its stream
+        assert c.send("DELETE", headers={"Mcp-Session-Id": sid})[0] == 200
+        rest = resp.read()
+        assert b"notifications" not in rest, rest
+        stream.close()
+        # unknown sessions and a missing Accept
+        assert c.send("GET", "/mcp", headers={"Accept": "text/event-stream",
+                                              "Mcp-Session-Id": sid})[0] == 404
+        assert c.send("GET", "/mcp", headers={"Mcp-Session-Id": c.init()})[0] == 406
