@@ -176,3 +176,45 @@ int mcp_runtime_start(struct mcp_server *srv, int lang, cc_runtime **out, bool *
 	}
 	return 0;
 }
+
+/* What run_python has beyond the standard library, for its description:
+ * well-known packages that import in the sandbox (one found on the host
+ * may not: matplotlib wants /usr/share), with their versions. */
+static const char probe_code[] =
+	"import sys, importlib.util, importlib.metadata as md\n"
+	"found = []\n"
+	"for mod, dist in (('numpy', 'numpy'), ('pandas', 'pandas'), ('scipy', 'scipy'),\n"
+	"        ('matplotlib', 'matplotlib'), ('sympy', 'sympy'), ('sklearn', 'scikit-learn'),\n"
+	"        ('networkx', 'networkx'), ('PIL', 'Pillow'), ('yaml', 'PyYAML'),\n"
+	"        ('bs4', 'beautifulsoup4'), ('lxml', 'lxml'), ('requests', 'requests')):\n"
+	"    try:\n"
+	"        if importlib.util.find_spec(mod) is None:\n"
+	"            continue\n"
+	"        __import__(mod)\n"
+	"    except Exception:\n"
+	"        continue\n"
+	"    try:\n"
+	"        v = md.version(dist)\n"
+	"    except Exception:\n"
+	"        v = ''\n"
+	"    found.append((mod + ' ' + v).strip())\n"
+	"'Python %d.%d.%d; importable beyond the standard library: %s' % "
+	"(tuple(sys.version_info[:3]) + (', '.join(found) or 'nothing else',))\n";
+
+char *mcp_probe_python(struct mcp_server *srv)
+{
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	bool pooled;
+	char *out = NULL;
+	if (mcp_runtime_start(srv, MCP_LANG_PY, &rt, &pooled, &err) == 0) {
+		cc_result *r = cc_runtime_eval(rt, probe_code, sizeof(probe_code) - 1, 10.0);
+		const cc_value *v = r && cc_result_ok(r) ? cc_result_value(r) : NULL;
+		if (v && v->type == CC_VALUE_STRING)
+			out = strndup(v->u.str.ptr, v->u.str.len);
+		cc_result_free(r);
+	}
+	cc_error_clear(&err);
+	cc_runtime_close(rt);
+	return out;
+}

@@ -32,4 +32,10 @@ unsigned mcp_pools_ready(struct mcp_pools *p, int lang, bool *started);
 int mcp_runtime_start(struct mcp_server *srv, int lang, cc_runtime **out, bool *pooled,
 		      cc_error *err);
 
+/* A Python runtime's own account of itself for run_python's description
+ * ("Python 3.11.2; importable beyond the standard library: numpy 1.24.2,
+ * ..."; owned), from a runtime started as any other and closed; NULL when
+ * none can start or the probe fails. Takes a checkout (or a start). */
+char *mcp_probe_python(struct mcp_server *srv);
+
 #endif

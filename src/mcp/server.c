@@ -17,7 +17,12 @@
 
 struct mcp_server {
 	const struct mcp_config *cfg;
-	json_t *tools; /* the tools/list result, built once */
+	/* The tools/list result: the generic one at start, replaced on the
+	 * first tools/list by one with what a Python runtime reports of
+	 * itself (mcp_probe_python), once. Under tools_lock. */
+	json_t *tools;
+	bool tools_probed;
+	pthread_mutex_t tools_lock;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stopping;
@@ -313,7 +318,8 @@ struct mcp_server *mcp_server_new(const struct mcp_config *cfg)
 	if (!srv)
 		return NULL;
 	srv->cfg = cfg;
-	srv->tools = mcp_tools_list(cfg);
+	srv->tools = mcp_tools_list(cfg, NULL);
+	pthread_mutex_init(&srv->tools_lock, NULL);
 	srv->pools = mcp_pools_new(cfg);
 	srv->metrics = mcp_metrics_new();
 	pthread_mutex_init(&srv->lock, NULL);
@@ -325,6 +331,7 @@ struct mcp_server *mcp_server_new(const struct mcp_config *cfg)
 	if (!srv->tools || !srv->pools || !srv->metrics ||
 	    pthread_create(&srv->reaper, NULL, reaper_main, srv)) {
 		json_decref(srv->tools);
+		pthread_mutex_destroy(&srv->tools_lock);
 		mcp_pools_free(srv->pools);
 		free(srv->metrics);
 		pthread_cond_destroy(&srv->wake);
@@ -356,6 +363,7 @@ void mcp_server_free(struct mcp_server *srv)
 		mcp_session_unref(s);
 	}
 	json_decref(srv->tools);
+	pthread_mutex_destroy(&srv->tools_lock);
 	mcp_pools_free(srv->pools);
 	free(srv->metrics);
 	pthread_cond_destroy(&srv->wake);
@@ -375,6 +383,25 @@ static void send_text(const struct mcp_sink *sink, char *text)
 static void send_error(const struct mcp_sink *sink, const json_t *id, int code, const char *msg)
 {
 	send_text(sink, jsonrpc_error(id, code, "%s", msg));
+}
+
+/* The tools/list result (a copy, owned), probed on first use. */
+static json_t *tools_now(struct mcp_server *srv)
+{
+	pthread_mutex_lock(&srv->tools_lock);
+	if (!srv->tools_probed) {
+		srv->tools_probed = true;
+		char *env = mcp_probe_python(srv);
+		json_t *t = env ? mcp_tools_list(srv->cfg, env) : NULL;
+		free(env);
+		if (t) {
+			json_decref(srv->tools);
+			srv->tools = t;
+		}
+	}
+	json_t *copy = json_deep_copy(srv->tools);
+	pthread_mutex_unlock(&srv->tools_lock);
+	return copy;
 }
 
 static const char instructions[] =
@@ -479,7 +506,7 @@ void mcp_handle(struct mcp_server *srv, struct mcp_session *s, struct jsonrpc_ms
 			   "Invalid Request: the session is not initialized; send initialize "
 			   "first");
 	} else if (!strcmp(method, "tools/list")) {
-		send_text(sink, jsonrpc_result(m->id, json_deep_copy(srv->tools)));
+		send_text(sink, jsonrpc_result(m->id, tools_now(srv)));
 	} else if (!strcmp(method, "logging/setLevel")) {
 		do_set_level(s, m, sink);
 	} else if (mcp_queued_method(method)) {

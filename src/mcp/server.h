@@ -158,8 +158,10 @@ struct mcp_files_out {
 char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note,
 			const struct mcp_files_out *files, size_t *len);
 
-/* The tools/list result ({"tools": [...]}, owned) for cfg's limits. */
-json_t *mcp_tools_list(const struct mcp_config *cfg);
+/* The tools/list result ({"tools": [...]}, owned) for cfg's limits.
+ * py_env (may be NULL): what mcp_probe_python found, added to
+ * run_python's description. */
+json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env);
 
 /* The outputSchema shared by both tools (owned). */
 json_t *mcp_output_schema(void);

@@ -196,11 +196,19 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 	return t;
 }
 
-json_t *mcp_tools_list(const struct mcp_config *cfg)
+json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env)
 {
-	return json_pack("{s:[o, o]}", "tools", tool("run_python", "Run Python", python_desc, cfg),
-			 tool("run_javascript", "Run JavaScript",
-			      cfg->web_polyfills ? js_web_desc : js_desc, cfg));
+	json_t *list =
+		json_pack("{s:[o, o]}", "tools", tool("run_python", "Run Python", python_desc, cfg),
+			  tool("run_javascript", "Run JavaScript",
+			       cfg->web_polyfills ? js_web_desc : js_desc, cfg));
+	json_t *py = json_array_get(json_object_get(list, "tools"), 0);
+	const char *d = json_string_value(json_object_get(py, "description"));
+	char *text = NULL;
+	if (py_env && d && asprintf(&text, "%s\n- Found in this sandbox: %s.", d, py_env) > 0)
+		json_object_set_new(py, "description", json_string(text));
+	free(text);
+	return list;
 }
 
 /* ---- tools/call results ---- */

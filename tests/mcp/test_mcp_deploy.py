@@ -346,3 +346,25 @@ def test_get_event_stream_carries_notifications_between_posts():
         assert c.send("GET", "/mcp", headers={"Accept": "text/event-stream",
                                               "Mcp-Session-Id": sid})[0] == 404
         assert c.send("GET", "/mcp", headers={"Mcp-Session-Id": c.init()})[0] == 406
+
+
+def test_run_python_description_says_what_is_installed():
+    s = Stdio()
+    tools = s.request({"jsonrpc": "2.0", "id": 90, "method": "tools/list"})["result"]["tools"]
+    desc = {t["name"]: t["description"] for t in tools}
+    found = re.search(r"Found in this sandbox: Python (3\.\d+\.\d+); importable beyond the "
+                      r"standard library: ([^\n]*)\.$", desc["run_python"])
+    assert found, desc["run_python"]
+    version = s.call("run_python", "import platform; platform.python_version()")
+    assert found.group(1) == version["structuredContent"]["value"]
+    # what it names, the guest can import (and numpy exactly when it is there)
+    have_numpy = s.call("run_python", "import importlib.util; "
+                        "importlib.util.find_spec('numpy') is not None", id=2)
+    assert ("numpy " in found.group(2)) == have_numpy["structuredContent"]["value"]
+    for pkg in found.group(2).split(", "):
+        if pkg != "nothing else":
+            mod = pkg.split()[0]
+            r = s.call("run_python", "import %s; 1" % mod, id=3)
+            assert r["structuredContent"]["value"] == 1, (mod, r)
+    assert "Found in this sandbox" not in desc["run_javascript"]
+    s.close()
