@@ -142,10 +142,10 @@ def cmd_humaneval(args):
             programs = list(humaneval.load(args.data, lang))
             if args.limit:
                 programs = programs[:args.limit]
-            counts = {"cli": [0, 0], "mcp": [0, 0]}
-            t_cli = t_mcp = 0.0
+            counts = {"cli": [0, 0], "mcp": [0, 0], "native": [0, 0]}
+            t_cli = t_mcp = t_native = 0.0
             client = StdioClient(args.codecage, "--sandbox", args.sandbox, "--timeout",
-                                 str(humaneval.TIMEOUT_S))
+                                 str(humaneval.TIMEOUT_S), "--pool", str(args.pool))
             for i, (task, text) in enumerate(programs):
                 path = os.path.join(tmp, "p%d%s" % (i, humaneval.EXT[lang]))
                 with open(path, "w", encoding="utf-8") as f:
@@ -157,6 +157,10 @@ def cmd_humaneval(args):
                 t_cli += time.perf_counter() - t
                 ok_cli, kind_cli = humaneval.passed_codecage(cli, lang)
                 t = time.perf_counter()
+                ref, _ = humaneval.run(humaneval.reference_cmd(lang, path))
+                t_native += time.perf_counter() - t
+                counts["native"][0 if humaneval.passed_reference(ref, lang) else 1] += 1
+                t = time.perf_counter()
                 res = client.call(TOOL[lang], {"code": text, "reset": True})
                 t_mcp += time.perf_counter() - t
                 ok_mcp, kind_mcp = passed_mcp(res, lang)
@@ -167,9 +171,12 @@ def cmd_humaneval(args):
                     print("MISMATCH %s: cli %s (%s), mcp %s (%s)" %
                           (task, ok_cli, kind_cli, ok_mcp, kind_mcp))
             client.close()
-            for name, t in (("cli", t_cli), ("mcp", t_mcp)):
+            native = "python3" if lang == "python" else "node"
+            for name, t in (("cli", t_cli), ("mcp", t_mcp), ("native", t_native)):
                 print("%-10s  %-4s %3d passed, %3d failed, %7.2f s" %
-                      (lang, name, counts[name][0], counts[name][1], t))
+                      (lang, name if name != "native" else native, counts[name][0],
+                       counts[name][1], t))
+            print("%-10s  mcp/%s: %.2fx" % (lang, native, t_mcp / t_native if t_native else 0))
     print("%d programs differ between the MCP server and the CLI" % mismatches)
     return 1 if mismatches else 0
 
@@ -183,6 +190,7 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "humaneval-x"))
     ap.add_argument("--lang", choices=sorted(TOOL), action="append")
     ap.add_argument("--limit", type=int, default=0, help="first N programs per language")
+    ap.add_argument("--pool", type=int, default=2, help="codecage mcp --pool N")
     args = ap.parse_args()
     return cmd_latency(args) if args.command == "latency" else cmd_humaneval(args)
 

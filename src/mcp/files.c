@@ -30,7 +30,7 @@ static int b64_digit(unsigned char c)
 }
 
 /* Decode s (padding optional, no other characters); *out malloc'd. */
-static int b64_decode(const char *s, size_t n, unsigned char **out, size_t *len)
+int mcp_b64_decode(const char *s, size_t n, unsigned char **out, size_t *len)
 {
 	while (n && s[n - 1] == '=')
 		n--;
@@ -165,7 +165,8 @@ int mcp_files_write(cc_runtime *rt, int lang, const json_t *files, cc_error *err
 			rc = 0;
 		} else {
 			json_t *b = json_object_get(val, "$bytes");
-			rc = b64_decode(json_string_value(b), json_string_length(b), &bytes, &len);
+			rc = mcp_b64_decode(json_string_value(b), json_string_length(b), &bytes,
+					    &len);
 			if (rc < 0)
 				cc_fail(err, CC_ERR_INVALID_INPUT,
 					"arguments.files[%s]: $bytes is not base64", key);

@@ -62,4 +62,9 @@ int mcp_resource_lang(const char *uri, const char **path);
  * or missing path, output_limit, the library's kinds). */
 json_t *mcp_resource_read(cc_runtime *rt, const char *uri, const char *path, cc_error *err);
 
+/* Decode base64 s[0..n) (RFC 4648, padding optional, no other
+ * characters) into *out (malloc'd, *len bytes). Returns 0, or -1 for bad
+ * text or out of memory. */
+int mcp_b64_decode(const char *s, size_t n, unsigned char **out, size_t *len);
+
 #endif

@@ -10,7 +10,15 @@
  *  - initialize (without Mcp-Session-Id) opens a session; its id comes back
  *    in the Mcp-Session-Id header and must accompany every later request
  *    (400 without it, 404 once the session is gone).
- *  - DELETE ends the session; GET (a server-to-client stream) answers 405.
+ *  - DELETE ends the session. GET with Accept: text/event-stream opens the
+ *    session's server-to-client stream (one at a time, 409 for a second):
+ *    the notifications of calls that answered as plain JSON go there, and
+ *    a ": keep-alive" comment every 15 s; it ends with the session.
+ * GET /healthz answers 200 "ok" (no authentication: it tells nothing);
+ * GET /metrics the counters in the Prometheus text format (metrics.c).
+ * --auth-token-file: every other request needs Authorization: Bearer
+ * TOKEN, checked before its body is read (401 and WWW-Authenticate:
+ * Bearer otherwise); without a token only a loopback bind is allowed.
  * DNS rebinding: a request whose Origin is not a loopback origin gets 403;
  * on a loopback bind, so does one whose Host is not a loopback name. */
 #include <arpa/inet.h>
@@ -24,7 +32,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth.h"
 #include "buf.h"
+#include "events.h"
+#include "metrics.h"
 #include "server.h"
 
 struct http {
@@ -59,7 +70,7 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, con
 	if (session)
 		MHD_add_response_header(r, "Mcp-Session-Id", session);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST, DELETE");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, POST, DELETE");
 	enum MHD_Result ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -70,6 +81,52 @@ static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned statu
 {
 	return respond(conn, status, "application/json", jsonrpc_error(NULL, code, "%s", msg),
 		       NULL);
+}
+
+/* 401 for a request without the right bearer token (RFC 6750). */
+static enum MHD_Result respond_unauthorized(struct MHD_Connection *conn, bool had_header)
+{
+	char *body = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST,
+				   "Unauthorized: send Authorization: Bearer TOKEN with the token "
+				   "of the server's --auth-token-file");
+	struct MHD_Response *r =
+		body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
+		     : NULL;
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+				had_header ? "Bearer realm=\"codecage\", error=\"invalid_token\""
+					   : "Bearer realm=\"codecage\"");
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* GET /healthz and GET /metrics; other methods get 405. */
+static enum MHD_Result do_ops(struct http *h, struct MHD_Connection *conn, const char *url,
+			      const char *method)
+{
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		struct MHD_Response *r =
+			MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		if (!r)
+			return MHD_NO;
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET");
+		enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+	if (!strcmp(url, "/healthz"))
+		return respond(conn, MHD_HTTP_OK, "text/plain; charset=utf-8", strdup("ok\n"),
+			       NULL);
+	char *text = mcp_metrics_render(h->srv);
+	if (!text)
+		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, JSONRPC_INTERNAL_ERROR,
+				     "Internal error: out of memory rendering the metrics");
+	return respond(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text, NULL);
 }
 
 static bool loopback_name(const char *host, size_t n)
@@ -104,6 +161,7 @@ struct collect {
 	pthread_mutex_t lock;
 	struct cc_buf sse;
 	char *response;
+	struct mcp_events *events; /* not an SSE answer: notifications go here */
 };
 
 static void collect_emit(void *ctx, const char *json, size_t len)
@@ -119,6 +177,8 @@ static void collect_emit(void *ctx, const char *json, size_t len)
 	if (strncmp(json, notif, strlen(notif))) {
 		free(c->response);
 		c->response = strndup(json, len);
+	} else if (c->events) {
+		mcp_events_push(c->events, json, len); /* dropped without a GET stream */
 	}
 	pthread_mutex_unlock(&c->lock);
 }
@@ -331,7 +391,7 @@ static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, stru
 	bool sse = request && !strcmp(m.method, "tools/call") && accepts_sse(conn);
 	if (sse && mcp_session_initialized(s))
 		return stream_call(h, conn, s, &m);
-	struct collect c = { .sse = { 0 } };
+	struct collect c = { .sse = { 0 }, .events = sse ? NULL : mcp_session_events(s) };
 	pthread_mutex_init(&c.lock, NULL);
 	struct mcp_sink sink = { .emit = collect_emit, .ctx = &c };
 	mcp_handle(h->srv, s, &m, &sink);
@@ -384,6 +444,67 @@ static enum MHD_Result do_delete(struct http *h, struct MHD_Connection *conn)
 	return respond(conn, MHD_HTTP_OK, NULL, NULL, NULL);
 }
 
+/* The GET stream's reader: MHD calls it on the connection's own thread,
+ * so it may wait. */
+struct get_stream {
+	struct mcp_session *s; /* a reference */
+};
+
+static ssize_t get_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct get_stream *st = cls;
+	long n = mcp_events_read(mcp_session_events(st->s), buf, max, 15.0);
+	return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static void get_stream_free(void *cls)
+{
+	struct get_stream *st = cls;
+	mcp_events_release(mcp_session_events(st->s));
+	mcp_session_unref(st->s);
+	free(st);
+}
+
+static enum MHD_Result do_get(struct http *h, struct MHD_Connection *conn)
+{
+	const char *sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Session-Id");
+	if (!accepts_sse(conn))
+		return respond_error(conn, MHD_HTTP_NOT_ACCEPTABLE, JSONRPC_INVALID_REQUEST,
+				     "Not Acceptable: GET /mcp opens the server-to-client event "
+				     "stream; send Accept: text/event-stream");
+	if (!sid)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, JSONRPC_INVALID_REQUEST,
+				     "Bad Request: GET needs the Mcp-Session-Id header");
+	struct mcp_session *s = mcp_session_find(h->srv, sid);
+	if (!s)
+		return respond_error(conn, MHD_HTTP_NOT_FOUND, JSONRPC_INVALID_REQUEST,
+				     "Session not found");
+	if (!mcp_events_open(mcp_session_events(s))) {
+		mcp_session_unref(s);
+		return respond_error(conn, MHD_HTTP_CONFLICT, JSONRPC_INVALID_REQUEST,
+				     "Conflict: this session's event stream is open already (one "
+				     "at a time)");
+	}
+	struct get_stream *st = calloc(1, sizeof(*st));
+	struct MHD_Response *r =
+		st ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, get_stream_read, st,
+						       get_stream_free)
+		   : NULL;
+	if (!r) {
+		mcp_events_release(mcp_session_events(s));
+		mcp_session_unref(s);
+		free(st);
+		return MHD_NO;
+	}
+	st->s = s;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
 			       const char *method, const char *version, const char *upload,
 			       size_t *upload_size, void **con_cls)
@@ -396,6 +517,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		if (!rq)
 			return MHD_NO;
 		*con_cls = rq;
+		/* Before any of the body is read. /healthz is open. */
+		const char *auth =
+			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+		if (h->cfg->auth_token && strcmp(url, "/healthz") &&
+		    !mcp_auth_ok(auth, h->cfg->auth_token))
+			return respond_unauthorized(conn, auth != NULL);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -417,9 +544,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return MHD_YES;
 	}
 
-	if (strcmp(url, "/mcp"))
+	if (strcmp(url, "/mcp") && strcmp(url, "/healthz") && strcmp(url, "/metrics"))
 		return respond_error(conn, MHD_HTTP_NOT_FOUND, JSONRPC_INVALID_REQUEST,
-				     "Not found: the MCP endpoint is /mcp");
+				     "Not found: the MCP endpoint is /mcp (and GET /healthz, GET "
+				     "/metrics)");
 	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	if (origin && !origin_ok(origin))
 		return respond_error(conn, MHD_HTTP_FORBIDDEN, JSONRPC_INVALID_REQUEST,
@@ -428,13 +556,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	if (h->loopback && host && !loopback_hostport(host))
 		return respond_error(conn, MHD_HTTP_FORBIDDEN, JSONRPC_INVALID_REQUEST,
 				     "Forbidden: Host is not a loopback name");
+	if (strcmp(url, "/mcp"))
+		return do_ops(h, conn, url, method);
 	if (!strcmp(method, "POST"))
 		return do_post(h, conn, rq);
 	if (!strcmp(method, "DELETE"))
 		return do_delete(h, conn);
+	if (!strcmp(method, "GET"))
+		return do_get(h, conn);
 	return respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, JSONRPC_INVALID_REQUEST,
-			     "Method not allowed: POST messages, DELETE the session (no GET "
-			     "stream: this server sends nothing unasked)");
+			     "Method not allowed: POST messages, GET the event stream, DELETE "
+			     "the session");
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -495,10 +627,15 @@ int mcp_serve_http(struct mcp_server *srv)
 			h.cfg->http);
 		return 2;
 	}
-	if (!h.loopback)
+	if (!h.loopback && !h.cfg->auth_token) {
 		fprintf(stderr,
-			"codecage mcp: WARNING: serving on a non-loopback address with no "
-			"authentication: anyone who reaches it can run code in the sandbox\n");
+			"codecage mcp: refusing to serve %s, a non-loopback address, without "
+			"authentication: anyone who reaches it could run code in the sandbox. Pass "
+			"--auth-token-file FILE (and put TLS in front: a reverse proxy), or bind "
+			"127.0.0.1\n",
+			h.cfg->http);
+		return 2;
+	}
 	/* SIGINT/SIGTERM end the server: block them in every thread and wait
 	 * for them here. */
 	sigset_t sigs;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
+#include "route.h"
 #include "server.h"
 
 static const char mcp_usage[] =
@@ -14,8 +16,11 @@ static const char mcp_usage[] =
 	"                    [--idle-timeout SECONDS] [--max-request BYTES] [--max-output BYTES]\n"
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
-	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
+	"                    [--allow-net ENTRY]... [--ca-file PEM] [--pool N]\n"
 	"                    [--python-path DIR]...\n"
+	"                    [--auth-token-file FILE] [--max-result BYTES] [--cpu SECONDS]\n"
+	"                    [--max-open-files N] [--max-file-size MIB]\n"
+	"                    [--route-self HOST:PORT --route-peers HOST:PORT,...]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -38,7 +43,21 @@ static const char mcp_usage[] =
 	"No network unless --allow-net HOST, HOST:PORT,\n"
 	"*.DOMAIN[:PORT] or https://HOST[:PORT] (repeat it): it lets guest code reach\n"
 	"those hosts through the host (fetch, urllib, requests); --ca-file names the\n"
-	"CA bundle for https.\n";
+	"CA bundle for https.\n"
+	"--pool N (default 2): each language keeps N sessions ready, forked from a\n"
+	"fork server started on the language's first call, so a new session or a\n"
+	"reset costs a checkout; 0 starts a fresh worker for every runtime.\n"
+	"--auth-token-file FILE: every HTTP request needs Authorization: Bearer TOKEN\n"
+	"(the file's one line, at least 16 characters); required to bind a\n"
+	"non-loopback address. TLS: put a reverse proxy in front (README).\n"
+	"GET /healthz answers 200 \"ok\"; GET /metrics the Prometheus text format.\n"
+	"Limits of each runtime: --max-result 1048576 (a result value or an input,\n"
+	"encoded, bytes), --cpu 3600 (CPU seconds per runtime), --max-open-files 64,\n"
+	"--max-file-size MIB (largest file it may write; default the --scratch size).\n"
+	"Every flag that changes what the code has is in the tools' descriptions.\n"
+	"Replicas behind nginx (`hash $http_mcp_session_id consistent`): --route-peers\n"
+	"lists the upstream servers exactly as nginx's upstream block does, --route-self\n"
+	"names this one; each new session gets an id that nginx routes here.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -138,7 +157,15 @@ int cc_mcp_main(int argc, char **argv)
 		{ "mount", required_argument, NULL, 'M' },
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "ca-file", required_argument, NULL, 'c' },
-		{ "python-path", required_argument, NULL, 'P' },
+		{ "python-path", required_argument, NULL, 'y' },
+		{ "pool", required_argument, NULL, 'P' },
+		{ "max-result", required_argument, NULL, 'R' },
+		{ "route-self", required_argument, NULL, 'e' },
+		{ "route-peers", required_argument, NULL, 'p' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "max-open-files", required_argument, NULL, 'F' },
+		{ "max-file-size", required_argument, NULL, 'Z' },
+		{ "auth-token-file", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -150,7 +177,10 @@ int cc_mcp_main(int argc, char **argv)
 		.max_request = 4u << 20,
 		.max_output = 64u << 10,
 		.scratch_mib = 64,
+		.pool_size = 2,
+		.max_result = 1u << 20,
 	};
+	const char *token_file = NULL, *route_self = NULL, *route_peers = NULL;
 	optind = 2;
 	opterr = 0;
 	int c;
@@ -170,6 +200,49 @@ int cc_mcp_main(int argc, char **argv)
 		}
 		case 'c':
 			cfg.ca_file = optarg;
+			break;
+		case 'P':
+			if (number(optarg, 0, 64, &v) < 0 || v != (double)(unsigned)v)
+				return usage("--pool wants a count of ready sessions from 0 to 64, "
+					     "not '%s'",
+					     optarg);
+			cfg.pool_size = (unsigned)v;
+			break;
+		case 'A':
+			token_file = optarg;
+			break;
+		case 'e':
+			route_self = optarg;
+			break;
+		case 'p':
+			route_peers = optarg;
+			break;
+		case 'R':
+			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
+				return usage("--max-result wants bytes from 1024 to 1073741824, "
+					     "not '%s'",
+					     optarg);
+			cfg.max_result = (uint64_t)v;
+			break;
+		case 'C':
+			if (number(optarg, 1, 1 << 30, &v) < 0 || v != (double)(uint32_t)v)
+				return usage("--cpu wants whole CPU seconds from 1, not '%s'",
+					     optarg);
+			cfg.cpu_s = (uint32_t)v;
+			break;
+		case 'F':
+			if (number(optarg, 16, 1 << 20, &v) < 0 || v != (double)(uint32_t)v)
+				return usage("--max-open-files wants a count from 16 to 1048576, "
+					     "not '%s'",
+					     optarg);
+			cfg.max_open_files = (uint32_t)v;
+			break;
+		case 'Z':
+			if (number(optarg, 1, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
+				return usage(
+					"--max-file-size wants MiB from 1 to 1048576, not '%s'",
+					optarg);
+			cfg.max_file_size_mib = (uint64_t)v;
 			break;
 		case 't':
 			if (number(optarg, 0.001, 86400, &v) < 0)
@@ -245,7 +318,7 @@ int cc_mcp_main(int argc, char **argv)
 					     optarg);
 			cfg.n_mounts++;
 			break;
-		case 'P':
+		case 'y':
 			if (cfg.n_python_path == CC_MAX_PYTHON_PATH)
 				return usage("--python-path: at most 8 folders, not more ('%s')",
 					     optarg);
@@ -260,6 +333,17 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage("unexpected argument '%s'", argv[optind]);
+	if (!route_self != !route_peers || (route_self && !cfg.http))
+		return usage("%s", "--route-self and --route-peers go together, with --http");
+	if (route_self) {
+		char why[512];
+		cfg.route = mcp_route_new(route_peers, route_self, why, sizeof(why));
+		if (!cfg.route)
+			return usage("%s", why);
+	}
+	if (token_file && !cfg.http)
+		return usage("%s", "--auth-token-file is for --http (stdio has no requests to "
+				   "authenticate)");
 	cc_net_options net;
 	cc_net_options_init(&net);
 	net.allow = cfg.allow_net;
@@ -277,15 +361,24 @@ int cc_mcp_main(int argc, char **argv)
 			"hygiene and limits only, for tests and debugging\n");
 	if (check_mounts(&cfg))
 		return 2;
+	if (token_file) {
+		char why[512];
+		cfg.auth_token = mcp_auth_read_token(token_file, why, sizeof(why));
+		if (!cfg.auth_token)
+			return usage("%s", why);
+	}
 	/* A client that goes away must not kill us through a write. */
 	signal(SIGPIPE, SIG_IGN);
 	struct mcp_server *srv = mcp_server_new(&cfg);
 	if (!srv) {
 		fprintf(stderr, "codecage mcp: cannot start the server (out of memory)\n");
+		free(cfg.auth_token);
 		return 1;
 	}
 	int rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
 	mcp_server_free(srv);
 	free(cfg.allow_net);
+	free(cfg.auth_token);
+	mcp_route_free(cfg.route);
 	return rc;
 }

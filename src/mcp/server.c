@@ -9,17 +9,28 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "events.h"
+#include "metrics.h"
+#include "pools.h"
+#include "route.h"
 #include "session.h"
 
 struct mcp_server {
 	const struct mcp_config *cfg;
-	json_t *tools; /* the tools/list result, built once */
+	/* The tools/list result: the generic one at start, replaced on the
+	 * first tools/list by one with what a Python runtime reports of
+	 * itself (mcp_probe_python), once. Under tools_lock. */
+	json_t *tools;
+	bool tools_probed;
+	pthread_mutex_t tools_lock;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stopping;
 	unsigned limited_count;
 	struct mcp_session *sessions;
 	pthread_t reaper;
+	struct mcp_pools *pools;     /* pools.c: where runtimes come from */
+	struct mcp_metrics *metrics; /* metrics.c: GET /metrics */
 };
 
 static const char *const level_names[] = { "debug", "info",	"notice", "warning",
@@ -42,6 +53,26 @@ const struct mcp_config *mcp_server_config(const struct mcp_server *srv)
 	return srv->cfg;
 }
 
+struct mcp_pools *mcp_server_pools(struct mcp_server *srv)
+{
+	return srv->pools;
+}
+
+struct mcp_metrics *mcp_server_metrics(struct mcp_server *srv)
+{
+	return srv->metrics;
+}
+
+unsigned mcp_server_session_count(struct mcp_server *srv)
+{
+	unsigned n = 0;
+	pthread_mutex_lock(&srv->lock);
+	for (struct mcp_session *s = srv->sessions; s; s = s->next)
+		n++;
+	pthread_mutex_unlock(&srv->lock);
+	return n;
+}
+
 /* ---- the session table ---- */
 
 static void unlink_locked(struct mcp_server *srv, struct mcp_session *s)
@@ -62,13 +93,23 @@ struct mcp_session *mcp_session_new(struct mcp_server *srv, bool limited)
 	struct mcp_session *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	unsigned char rnd[16];
-	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+	/* Behind a router, an id that it sends here (a few tries each). */
+	int tries = 0;
+	do {
+		unsigned char rnd[16];
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd) || ++tries > 100000) {
+			mcp_events_free(s->events);
+			free(s);
+			return NULL;
+		}
+		for (int i = 0; i < 16; i++)
+			snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
+	} while (!mcp_route_mine(srv->cfg->route, s->id, 32));
+	s->events = mcp_events_new();
+	if (!s->events) {
 		free(s);
 		return NULL;
 	}
-	for (int i = 0; i < 16; i++)
-		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
 	s->srv = srv;
 	s->limited = limited;
 	s->refs = 2; /* the table's and the caller's */
@@ -82,6 +123,7 @@ struct mcp_session *mcp_session_new(struct mcp_server *srv, bool limited)
 		pthread_mutex_unlock(&srv->lock);
 		pthread_cond_destroy(&s->turn);
 		pthread_mutex_destroy(&s->lock);
+		mcp_events_free(s->events);
 		free(s);
 		return NULL;
 	}
@@ -124,6 +166,7 @@ static void session_free(struct mcp_session *s)
 		cc_runtime_close(s->rt[i]);
 		free(s->ended[i]);
 	}
+	mcp_events_free(s->events);
 	pthread_cond_destroy(&s->turn);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -152,8 +195,14 @@ void mcp_session_close(struct mcp_server *srv, struct mcp_session *s)
 	s->closed = true;
 	mcp_session_interrupt_locked(s);
 	pthread_mutex_unlock(&s->lock);
+	mcp_events_close(s->events);
 	if (was)
 		mcp_session_unref(s); /* the table's reference */
+}
+
+struct mcp_events *mcp_session_events(struct mcp_session *s)
+{
+	return s->events;
 }
 
 const char *mcp_session_id(const struct mcp_session *s)
@@ -184,6 +233,7 @@ void mcp_server_interrupt_all(struct mcp_server *srv)
 		pthread_mutex_lock(&s->lock);
 		mcp_session_interrupt_locked(s);
 		pthread_mutex_unlock(&s->lock);
+		mcp_events_close(s->events); /* a GET stream ends too */
 	}
 	pthread_mutex_unlock(&srv->lock);
 }
@@ -227,6 +277,7 @@ static void reap(struct mcp_server *srv)
 		dead = s->next;
 		fprintf(stderr, "codecage mcp: session %.8s... reaped after %.0f s idle\n", s->id,
 			idle);
+		mcp_events_close(s->events);
 		mcp_session_unref(s);
 	}
 }
@@ -267,15 +318,22 @@ struct mcp_server *mcp_server_new(const struct mcp_config *cfg)
 	if (!srv)
 		return NULL;
 	srv->cfg = cfg;
-	srv->tools = mcp_tools_list(cfg);
+	srv->tools = mcp_tools_list(cfg, NULL);
+	pthread_mutex_init(&srv->tools_lock, NULL);
+	srv->pools = mcp_pools_new(cfg);
+	srv->metrics = mcp_metrics_new();
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!srv->tools || pthread_create(&srv->reaper, NULL, reaper_main, srv)) {
+	if (!srv->tools || !srv->pools || !srv->metrics ||
+	    pthread_create(&srv->reaper, NULL, reaper_main, srv)) {
 		json_decref(srv->tools);
+		pthread_mutex_destroy(&srv->tools_lock);
+		mcp_pools_free(srv->pools);
+		free(srv->metrics);
 		pthread_cond_destroy(&srv->wake);
 		pthread_mutex_destroy(&srv->lock);
 		free(srv);
@@ -305,6 +363,9 @@ void mcp_server_free(struct mcp_server *srv)
 		mcp_session_unref(s);
 	}
 	json_decref(srv->tools);
+	pthread_mutex_destroy(&srv->tools_lock);
+	mcp_pools_free(srv->pools);
+	free(srv->metrics);
 	pthread_cond_destroy(&srv->wake);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv);
@@ -322,6 +383,25 @@ static void send_text(const struct mcp_sink *sink, char *text)
 static void send_error(const struct mcp_sink *sink, const json_t *id, int code, const char *msg)
 {
 	send_text(sink, jsonrpc_error(id, code, "%s", msg));
+}
+
+/* The tools/list result (a copy, owned), probed on first use. */
+static json_t *tools_now(struct mcp_server *srv)
+{
+	pthread_mutex_lock(&srv->tools_lock);
+	if (!srv->tools_probed) {
+		srv->tools_probed = true;
+		char *env = mcp_probe_python(srv);
+		json_t *t = env ? mcp_tools_list(srv->cfg, env) : NULL;
+		free(env);
+		if (t) {
+			json_decref(srv->tools);
+			srv->tools = t;
+		}
+	}
+	json_t *copy = json_deep_copy(srv->tools);
+	pthread_mutex_unlock(&srv->tools_lock);
+	return copy;
 }
 
 static const char instructions[] =
@@ -427,7 +507,7 @@ void mcp_handle(struct mcp_server *srv, struct mcp_session *s, struct jsonrpc_ms
 			   "Invalid Request: the session is not initialized; send initialize "
 			   "first");
 	} else if (!strcmp(method, "tools/list")) {
-		send_text(sink, jsonrpc_result(m->id, json_deep_copy(srv->tools)));
+		send_text(sink, jsonrpc_result(m->id, tools_now(srv)));
 	} else if (!strcmp(method, "logging/setLevel")) {
 		do_set_level(s, m, sink);
 	} else if (mcp_queued_method(method)) {

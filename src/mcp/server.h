@@ -20,15 +20,20 @@
 
 /* Flags of `codecage mcp`; main.c fills the defaults named here. */
 struct mcp_config {
-	double timeout_s;	   /* default and largest per-call deadline, s; 30 */
-	uint64_t memory_mib;	   /* engine heap per runtime, MiB; 0 = library default (512) */
-	cc_sandbox_mode sandbox;   /* require */
-	unsigned max_sessions;	   /* HTTP sessions at once; 64 */
-	double idle_timeout_s;	   /* a session idle this long is reaped, s; 600 */
-	size_t max_request;	   /* bytes of one JSON-RPC message; 4 MiB */
-	uint64_t max_output;	   /* captured stdout and stderr, each, bytes; 64 KiB */
-	const char *http;	   /* "HOST:PORT" for streamable HTTP; NULL = stdio */
-	const char *libraries[64]; /* --library: loaded into every JavaScript runtime */
+	double timeout_s;	 /* default and largest per-call deadline, s; 30 */
+	uint64_t memory_mib;	 /* engine heap per runtime, MiB; 0 = library default (512) */
+	cc_sandbox_mode sandbox; /* require */
+	unsigned max_sessions;	 /* HTTP sessions at once; 64 */
+	double idle_timeout_s;	 /* a session idle this long is reaped, s; 600 */
+	size_t max_request;	 /* bytes of one JSON-RPC message; 4 MiB */
+	uint64_t max_output;	 /* captured stdout and stderr, each, bytes; 64 KiB */
+	/* --max-result BYTES: a result value, encoded (also each input); 1 MiB */
+	uint64_t max_result;
+	uint32_t cpu_s;		    /* --cpu: RLIMIT_CPU per runtime, s; 0 = library default */
+	uint32_t max_open_files;    /* --max-open-files; 0 = library default (64) */
+	uint64_t max_file_size_mib; /* --max-file-size MIB; 0 = library default */
+	const char *http;	    /* "HOST:PORT" for streamable HTTP; NULL = stdio */
+	const char *libraries[64];  /* --library: loaded into every JavaScript runtime */
 	size_t n_libraries;
 	const char *node_modules; /* --node-modules */
 	bool web_polyfills;	  /* run_javascript runtimes start with WEB_POLYFILLS; false */
@@ -46,6 +51,17 @@ struct mcp_config {
 	 * imports from (cc_options.python_path; strings point into argv). */
 	const char *python_path[CC_MAX_PYTHON_PATH];
 	size_t n_python_path;
+	/* --pool N: ready sessions kept per language, each pool from a fork
+	 * server started on the language's first use; 0 = a fresh worker
+	 * for every runtime. Default 2. */
+	unsigned pool_size;
+	/* --auth-token-file: the bearer token every HTTP request must carry
+	 * (owned, read at start); NULL = no authentication (loopback only). */
+	char *auth_token;
+	/* --route-self/--route-peers (route.h): new session ids are chosen
+	 * so that nginx's consistent hash on Mcp-Session-Id sends them here;
+	 * owned by main.c; NULL = any id. */
+	struct mcp_route *route;
 };
 
 /* Sink for the messages one incoming message produces (notifications
@@ -70,6 +86,12 @@ void mcp_server_free(struct mcp_server *srv);
 
 const struct mcp_config *mcp_server_config(const struct mcp_server *srv);
 
+/* The server's runtime pools (pools.h) and counters (metrics.h), borrowed
+ * for the server's life; and how many sessions are open now. */
+struct mcp_pools *mcp_server_pools(struct mcp_server *srv);
+struct mcp_metrics *mcp_server_metrics(struct mcp_server *srv);
+unsigned mcp_server_session_count(struct mcp_server *srv);
+
 /* A new session, registered under a fresh random id, with one reference
  * for the caller. limited: count it against max_sessions (HTTP). Returns
  * NULL when max_sessions are open (or out of memory). */
@@ -90,6 +112,9 @@ void mcp_session_close(struct mcp_server *srv, struct mcp_session *s);
 
 /* The session's id: 32 hex digits (borrowed, lives as long as s). */
 const char *mcp_session_id(const struct mcp_session *s);
+
+/* The session's GET event stream (events.h), borrowed for s's life. */
+struct mcp_events *mcp_session_events(struct mcp_session *s);
 
 /* Has the session answered initialize? */
 bool mcp_session_initialized(struct mcp_session *s);
@@ -137,8 +162,10 @@ struct mcp_files_out {
 char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note,
 			const struct mcp_files_out *files, size_t *len);
 
-/* The tools/list result ({"tools": [...]}, owned) for cfg's limits. */
-json_t *mcp_tools_list(const struct mcp_config *cfg);
+/* The tools/list result ({"tools": [...]}, owned) for cfg's limits.
+ * py_env (may be NULL): what mcp_probe_python found, added to
+ * run_python's description. */
+json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env);
 
 /* The outputSchema shared by both tools (owned). */
 json_t *mcp_output_schema(void);

@@ -11,13 +11,12 @@
 
 #include "error.h"
 #include "files.h"
+#include "inputs.h"
+#include "metrics.h"
+#include "pools.h"
 #include "session.h"
 
 static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
-
-/* Result values: at most this many bytes encoded. A model reads the value
- * as text, so the library's 16 MiB default is far more than useful. */
-#define MCP_MAX_RESULT (1u << 20)
 
 bool mcp_queued_method(const char *method)
 {
@@ -116,21 +115,26 @@ void mcp_session_close_runtimes_locked(struct mcp_session *s, const char *why)
 }
 
 /* Check arguments: {code: string, timeout_s?: number > 0, reset?: bool,
- * files?: {path: text | {"$bytes": base64}}}. Returns NULL when fine,
- * else the reason. */
+ * files?: {path: text | {"$bytes": base64}}, inputs?: {name: tagged
+ * JSON}} (inputs are only found here: mcp_inputs_parse checks them).
+ * Returns NULL when fine, else the reason. */
 static const char *check_args(const json_t *args, const char **code, size_t *len, double *timeout_s,
-			      bool *reset, const json_t **files)
+			      bool *reset, const json_t **files, const json_t **inputs)
 {
 	if (!json_is_object(args))
-		return "arguments must be an object {code, timeout_s?, reset?, files?}";
+		return "arguments must be an object {code, timeout_s?, reset?, files?, inputs?}";
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)args, key, val)
 	{
 		if (strcmp(key, "code") && strcmp(key, "timeout_s") && strcmp(key, "reset") &&
-		    strcmp(key, "files"))
-			return "unknown argument (the arguments are code, timeout_s, reset, files)";
+		    strcmp(key, "files") && strcmp(key, "inputs"))
+			return "unknown argument (the arguments are code, timeout_s, reset, files, "
+			       "inputs)";
 	}
+	const json_t *in = json_object_get(args, "inputs");
+	if (in && !json_is_null(in))
+		*inputs = in;
 	const json_t *f = json_object_get(args, "files");
 	if (f && !json_is_null(f)) {
 		const char *bad = mcp_files_check(f);
@@ -164,48 +168,6 @@ static void emit_text(const struct mcp_sink *sink, char *text)
 	if (text)
 		sink->emit(sink->ctx, text, strlen(text));
 	free(text);
-}
-
-/* Start a runtime for lang with the server's limits. */
-static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_error *err)
-{
-	const struct mcp_config *cfg = mcp_server_config(srv);
-	cc_options o;
-	cc_options_init(&o, lang == MCP_LANG_PY ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT);
-	o.sandbox = cfg->sandbox;
-	o.web_polyfills = cfg->web_polyfills && lang != MCP_LANG_PY;
-	o.limits.timeout_s = cfg->timeout_s;
-	if (cfg->memory_mib)
-		o.limits.max_memory = cfg->memory_mib << 20;
-	o.limits.max_stdout = cfg->max_output;
-	o.limits.max_stderr = cfg->max_output;
-	o.limits.max_result = MCP_MAX_RESULT;
-	o.limits.max_source = cfg->max_request;
-	if (lang == MCP_LANG_PY) {
-		o.python_path = cfg->python_path;
-		o.n_python_path = cfg->n_python_path;
-	} else {
-		o.libraries = cfg->libraries;
-		o.n_libraries = cfg->n_libraries;
-		o.node_modules = cfg->node_modules;
-	}
-	o.scratch_bytes = cfg->scratch_mib << 20;
-	o.mounts = cfg->mounts;
-	o.n_mounts = cfg->n_mounts;
-	cc_net_options net;
-	cc_net_options_init(&net);
-	net.allow = cfg->allow_net;
-	net.n_allow = cfg->n_allow_net;
-	net.ca_file = cfg->ca_file;
-	o.net = cfg->n_allow_net ? &net : NULL;
-	if (cc_runtime_new(&o, out, err) < 0)
-		return -1;
-	/* No host tools are bound here, but keep host error text away from
-	 * the guest should one ever be. */
-	cc_runtime_set_redaction(*out, true);
-	/* A value with no JSON form comes back as its text, never a failure. */
-	cc_runtime_set_value_fallback(*out, true);
-	return 0;
 }
 
 /* Append ", " + what to *note (owned; NULL stays NULL when out of memory). */
@@ -254,6 +216,7 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	cc_runtime *old = NULL;
 	pthread_mutex_lock(&s->lock);
 	cc_runtime *rt = s->rt[lang];
+	bool replaced = rt || s->ended[lang];
 	if (rt && (reset || !cc_runtime_alive(rt))) {
 		old = rt;
 		s->rt[lang] = NULL;
@@ -280,7 +243,8 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	}
 	if (rt)
 		return 0;
-	if (start_runtime(srv, lang, &rt, err) < 0) {
+	bool pooled = false;
+	if (mcp_runtime_start(srv, lang, &rt, &pooled, err) < 0) {
 		cc_runtime_close(old);
 		mcp_log(s, sink, MCP_ERROR, "cannot start the %s runtime: %s", lang_names[lang],
 			cc_error_kind_name(err->kind));
@@ -288,9 +252,11 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	}
 	carry_scratch(srv, old, rt, lang, note);
 	cc_runtime_close(old);
+	mcp_metrics_runtime(mcp_server_metrics(srv), lang, pooled, replaced);
 	const cc_sandbox_report *sb = cc_runtime_sandbox(rt);
-	mcp_log(s, sink, MCP_INFO, "started the %s runtime: %s; sandbox layers: %s",
-		lang_names[lang], cc_runtime_engine_version(rt), sb->applied);
+	mcp_log(s, sink, MCP_INFO, "started the %s runtime%s: %s; sandbox layers: %s",
+		lang_names[lang], pooled ? " (from the pool)" : "", cc_runtime_engine_version(rt),
+		sb->applied);
 	pthread_mutex_lock(&s->lock);
 	s->rt[lang] = rt;
 	pthread_mutex_unlock(&s->lock);
@@ -356,11 +322,12 @@ static cc_result *eval_live(struct mcp_call *c, cc_runtime *rt, const char *code
 }
 
 /* Run the eval of a call on its live runtime, with its files written
- * first and what it created or changed listed after. *r is the result
+ * and its inputs bound first and what it created or changed listed after. *r is the result
  * (NULL with err when no eval ran). */
 static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *code, size_t len,
-		      double timeout_s, const json_t *files, cc_result **r, cc_error *err,
-		      struct cc_buf *fjson, struct cc_buf *ftext, const struct mcp_sink *sink)
+		      double timeout_s, const json_t *files, const struct mcp_inputs *inputs,
+		      cc_result **r, cc_error *err, struct cc_buf *fjson, struct cc_buf *ftext,
+		      const struct mcp_sink *sink)
 {
 	struct mcp_session *s = c->s;
 	const struct mcp_config *cfg = mcp_server_config(srv);
@@ -371,7 +338,8 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	if (!go)
 		return;
 	struct mcp_snapshot *before = mcp_snapshot_take(rt, cfg);
-	if (files && mcp_files_write(rt, c->lang, files, err) < 0) {
+	if ((files && mcp_files_write(rt, c->lang, files, err) < 0) ||
+	    mcp_inputs_bind(inputs, rt, err) < 0) {
 		mcp_snapshot_free(before);
 		return;
 	}
@@ -404,7 +372,9 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	mcp_snapshot_free(before);
 }
 
-static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
+/* Run a tools/call; returns its outcome for the metrics (a cc_error_kind
+ * or MCP_OUTCOME_*). */
+static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
 {
 	struct mcp_session *s = c->s;
 	const json_t *params = c->msg.params;
@@ -414,7 +384,7 @@ static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mc
 			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS,
 					"Invalid params: tools/call needs params.name "
 					"(run_python or run_javascript) and params.arguments"));
-		return;
+		return MCP_OUTCOME_INVALID_PARAMS;
 	}
 	if (!strcmp(name, "run_python")) {
 		c->lang = MCP_LANG_PY;
@@ -426,19 +396,23 @@ static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mc
 					"Invalid params: unknown tool '%.100s' (the tools are "
 					"run_python and run_javascript)",
 					name));
-		return;
+		return MCP_OUTCOME_INVALID_PARAMS;
 	}
 	const char *code = NULL;
 	size_t len = 0;
 	double limit = mcp_server_config(srv)->timeout_s, timeout_s = limit;
 	bool reset = false;
-	const json_t *files = NULL;
+	const json_t *files = NULL, *jinputs = NULL;
 	const char *bad = check_args(json_object_get(params, "arguments"), &code, &len, &timeout_s,
-				     &reset, &files);
+				     &reset, &files, &jinputs);
+	struct mcp_inputs *inputs = NULL;
+	char why[256];
+	if (!bad && jinputs && mcp_inputs_parse(jinputs, &inputs, why, sizeof(why)) < 0)
+		bad = why;
 	if (bad) {
 		emit_text(sink,
 			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS, "Invalid params: %s", bad));
-		return;
+		return MCP_OUTCOME_INVALID_PARAMS;
 	}
 	if (timeout_s > limit)
 		timeout_s = limit;
@@ -448,7 +422,9 @@ static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mc
 	cc_result *r = NULL;
 	struct cc_buf fjson = { 0 }, ftext = { 0 };
 	if (ensure_runtime(srv, s, c->lang, reset, sink, &note, &err) == 0)
-		eval_call(srv, c, code, len, timeout_s, files, &r, &err, &fjson, &ftext, sink);
+		eval_call(srv, c, code, len, timeout_s, files, inputs, &r, &err, &fjson, &ftext,
+			  sink);
+	mcp_inputs_free(inputs);
 	pthread_mutex_lock(&s->lock);
 	bool cancelled = c->cancelled, aborted = c->aborted;
 	pthread_mutex_unlock(&s->lock);
@@ -468,11 +444,15 @@ static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mc
 					     "Internal error: out of memory rendering the result");
 		emit_text(sink, text);
 	}
+	int outcome = cancelled || aborted ? MCP_OUTCOME_CANCELLED
+		      : r		   ? (int)cc_result_error_kind(r)
+					   : (int)err.kind;
 	cc_result_free(r);
 	cc_error_clear(&err);
 	cc_buf_free(&fjson);
 	cc_buf_free(&ftext);
 	free(note);
+	return outcome;
 }
 
 /* MCP's "resource not found" error code. */
@@ -528,9 +508,11 @@ static void run_resources(struct mcp_server *srv, struct mcp_call *c, const stru
 
 static void run_locked(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
 {
-	if (!strcmp(c->msg.method, "tools/call"))
-		run_tool(srv, c, sink);
-	else
+	if (!strcmp(c->msg.method, "tools/call")) {
+		double t0 = mcp_now();
+		int outcome = run_tool(srv, c, sink);
+		mcp_metrics_call(mcp_server_metrics(srv), c->lang, outcome, mcp_now() - t0);
+	} else
 		run_resources(srv, c, sink);
 }
 

@@ -68,6 +68,8 @@ struct mcp_session {
 	/* Why the previous runtime ended (owned; NULL = nothing to report):
 	 * the next call says so in its result. */
 	char *ended[MCP_LANGS];
+	/* The GET event stream's queue (events.h; own lock), owned. */
+	struct mcp_events *events;
 };
 
 /* Take another reference to s. */

@@ -8,6 +8,7 @@
 
 #include "hint.h"
 #include "json_out.h"
+#include "inputs.h"
 #include "server.h"
 
 /* ---- tools/list ---- */
@@ -21,7 +22,7 @@ static const char python_desc[] =
 	"- Available: the standard library, plus the host's read-only Debian packages "
 	"(numpy may be there). No network, no subprocesses, no pip install.\n"
 	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "
-	"of stdout and stderr (more is cut, with a marker), 1 MiB of result value.\n"
+	"of stdout and stderr (more is cut, with a marker), %s of result value.\n"
 	"- On failure the result says status: error with the kind (guest_error, syntax_error, "
 	"timeout, memory_limit, output_limit, worker_crashed), the exception type and message "
 	"and a traceback. After a timeout, memory error or crash the runtime may be replaced: "
@@ -37,7 +38,7 @@ static const char python_desc[] =
 	"to stdout, console.error to stderr.\n"
 #define JS_DESC_TAIL                                                                               \
 	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "   \
-	"of stdout and stderr (more is cut, with a marker), 1 MiB of result value.\n"              \
+	"of stdout and stderr (more is cut, with a marker), %s of result value.\n"                 \
 	"- On failure the result says status: error with the kind (guest_error, syntax_error, "    \
 	"timeout, memory_limit, output_limit, worker_crashed), the error name and message and "    \
 	"a stack trace. After a timeout, memory error or crash the runtime may be replaced: "      \
@@ -110,6 +111,14 @@ static json_t *input_schema(double timeout_s)
 		"additionalProperties", "anyOf", "type", "string", "type", "object", "properties",
 		"$bytes", "type", "string", "required", "$bytes", "additionalProperties", 0);
 	json_object_set_new(json_object_get(in, "properties"), "files", files);
+	json_t *inputs = json_pack(
+		"{s:s, s:s, s:i}", "type", "object", "description",
+		"values to bind as global variables before the code runs: {name: value}, names "
+		"[A-Za-z_][A-Za-z0-9_]*, values JSON (NaN/Infinity, big integers, bytes and dates "
+		"tagged as in the result value: {\"$float\"}, {\"$bigint\"}, {\"$bytes\": "
+		"base64}, {\"$date\": ISO 8601}); each within the result value limit",
+		"maxProperties", MCP_MAX_INPUTS);
+	json_object_set_new(json_object_get(in, "properties"), "inputs", inputs);
 	return in;
 }
 
@@ -164,8 +173,15 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 {
 	char desc[4096];
 	unsigned long long mib = cfg->memory_mib ? cfg->memory_mib : 512;
+	char result[32];
+	if (cfg->max_result >= (1u << 20) && !(cfg->max_result & ((1u << 20) - 1)))
+		snprintf(result, sizeof(result), "%llu MiB",
+			 (unsigned long long)(cfg->max_result >> 20));
+	else
+		snprintf(result, sizeof(result), "%llu KiB",
+			 (unsigned long long)(cfg->max_result >> 10));
 	int n = snprintf(desc, sizeof(desc), fmt, cfg->timeout_s, mib,
-			 (unsigned long long)(cfg->max_output >> 10));
+			 (unsigned long long)(cfg->max_output >> 10), result);
 	/* --library: say which browser bundles are already loaded (as the
 	 * server was told them: file names or package names). */
 	if (!strcmp(name, "run_javascript") && cfg->n_libraries && n > 0 &&
@@ -189,11 +205,19 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 	return t;
 }
 
-json_t *mcp_tools_list(const struct mcp_config *cfg)
+json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env)
 {
-	return json_pack("{s:[o, o]}", "tools", tool("run_python", "Run Python", python_desc, cfg),
-			 tool("run_javascript", "Run JavaScript",
-			      cfg->web_polyfills ? js_web_desc : js_desc, cfg));
+	json_t *list =
+		json_pack("{s:[o, o]}", "tools", tool("run_python", "Run Python", python_desc, cfg),
+			  tool("run_javascript", "Run JavaScript",
+			       cfg->web_polyfills ? js_web_desc : js_desc, cfg));
+	json_t *py = json_array_get(json_object_get(list, "tools"), 0);
+	const char *d = json_string_value(json_object_get(py, "description"));
+	char *text = NULL;
+	if (py_env && d && asprintf(&text, "%s\n- Found in this sandbox: %s.", d, py_env) > 0)
+		json_object_set_new(py, "description", json_string(text));
+	free(text);
+	return list;
 }
 
 /* ---- tools/call results ---- */

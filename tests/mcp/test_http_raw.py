@@ -103,13 +103,13 @@ def test_bad_requests_get_http_and_jsonrpc_errors():
                     headers={"Origin": "http://evil.example"}), 403, -32600),
             (c.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, sid,
                     headers={"Host": "evil.example:80"}), 403, -32600),
-            (c.send("GET", headers={"Mcp-Session-Id": sid}), 405, -32600),
+            (c.send("GET", headers={"Mcp-Session-Id": sid}), 406, -32600),  # no Accept
             (c.send("PUT", b"{}", {"Mcp-Session-Id": sid}), 405, -32600),
         ]
         for i, ((status, headers, data), want_status, want_code) in enumerate(cases):
             assert status == want_status, (i, status, data)
             assert error(data) == want_code, (i, data)
-        assert cases[12][0][1]["allow"] == "POST, DELETE"
+        assert cases[13][0][1]["allow"] == "GET, POST, DELETE"
         # A loopback Origin is fine; the protocol version header too.
         status, _, data = c.post({"jsonrpc": "2.0", "id": 5, "method": "ping"}, sid,
                                  headers={"Origin": "http://localhost:3000",
