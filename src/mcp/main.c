@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "server.h"
+#include "upstream.h"
 
 static const char mcp_usage[] =
 	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
@@ -15,6 +16,8 @@ static const char mcp_usage[] =
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
+	"                    [--upstream 'NAME=COMMAND ARG...']... [--max-tool-calls N]\n"
+	"                    [--upstream-max-calls NAME=N]...\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -35,7 +38,12 @@ static const char mcp_usage[] =
 	"No network unless --allow-net HOST, HOST:PORT,\n"
 	"*.DOMAIN[:PORT] or https://HOST[:PORT] (repeat it): it lets guest code reach\n"
 	"those hosts through the host (fetch, urllib, requests); --ca-file names the\n"
-	"CA bundle for https.\n";
+	"CA bundle for https.\n"
+	"Code mode: --upstream 'NAME=COMMAND ARG...' (repeatable; one argument, split\n"
+	"as a shell splits words) starts that stdio MCP server once, and the guest\n"
+	"calls its tools as tools.NAME.TOOL(...); the run tools' descriptions declare\n"
+	"them. One tools/call may make --max-tool-calls upstream calls in all (default\n"
+	"50) and --upstream-max-calls NAME=N of NAME's.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -107,6 +115,44 @@ static int number(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* --upstream-max-calls NAME=N for upstreams given. Returns 0 or 2. */
+static int upstream_limits(struct mcp_config *cfg, const char *const *lim, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(lim[i], '=');
+		double v;
+		size_t k = 0;
+		while (eq && k < cfg->n_upstreams &&
+		       (strlen(mcp_upstream_name(cfg->upstreams[k])) != (size_t)(eq - lim[i]) ||
+			strncmp(mcp_upstream_name(cfg->upstreams[k]), lim[i],
+				(size_t)(eq - lim[i]))))
+			k++;
+		if (!eq || k == cfg->n_upstreams || number(eq + 1, 0, 1e9, &v) < 0 ||
+		    v != (double)(uint64_t)v)
+			return usage("--upstream-max-calls wants NAME=N for an --upstream NAME "
+				     "and a count from 0 to 1000000000, not '%s'",
+				     lim[i]);
+		mcp_upstream_set_max_calls(cfg->upstreams[k], (uint64_t)v);
+	}
+	return 0;
+}
+
+/* Start every upstream before serving (their tools go into tools/list).
+ * Returns 0, or 1 after printing why. */
+static int start_upstreams(struct mcp_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_upstreams; i++) {
+		char *why = NULL;
+		if (mcp_upstream_start(cfg->upstreams[i], &why) < 0) {
+			fprintf(stderr, "codecage mcp: --upstream: %s\n",
+				why ? why : "cannot start");
+			free(why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int cc_mcp_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,6 +171,9 @@ int cc_mcp_main(int argc, char **argv)
 		{ "mount", required_argument, NULL, 'M' },
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "ca-file", required_argument, NULL, 'c' },
+		{ "upstream", required_argument, NULL, 'U' },
+		{ "max-tool-calls", required_argument, NULL, 'B' },
+		{ "upstream-max-calls", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -136,7 +185,10 @@ int cc_mcp_main(int argc, char **argv)
 		.max_request = 4u << 20,
 		.max_output = 64u << 10,
 		.scratch_mib = 64,
+		.max_tool_calls = 50,
 	};
+	const char *up_limits[64];
+	size_t n_up_limits = 0;
 	optind = 2;
 	opterr = 0;
 	int c;
@@ -231,6 +283,40 @@ int cc_mcp_main(int argc, char **argv)
 					     optarg);
 			cfg.n_mounts++;
 			break;
+		case 'U': {
+			const char *why = NULL;
+			struct mcp_upstream *u = mcp_upstream_parse(optarg, &why);
+			struct mcp_upstream **l =
+				u ? realloc(cfg.upstreams, (cfg.n_upstreams + 1) * sizeof(*l))
+				  : NULL;
+			if (!l) {
+				mcp_upstream_free(u);
+				return usage("%s", why ? why : "out of memory");
+			}
+			cfg.upstreams = l;
+			for (size_t i = 0; i < cfg.n_upstreams; i++)
+				if (!strcmp(mcp_upstream_name(l[i]), mcp_upstream_name(u))) {
+					mcp_upstream_free(u);
+					return usage("--upstream: the name '%s' is given twice",
+						     mcp_upstream_name(l[i]));
+				}
+			l[cfg.n_upstreams++] = u;
+			break;
+		}
+		case 'B':
+			if (number(optarg, 0, 1e9, &v) < 0 || v != (double)(uint64_t)v)
+				return usage("--max-tool-calls wants a count from 0 to 1000000000, "
+					     "not '%s'",
+					     optarg);
+			cfg.max_tool_calls = (uint64_t)v;
+			break;
+		case 'u':
+			if (n_up_limits == 64)
+				return usage(
+					"--upstream-max-calls given more than 64 times (at '%s')",
+					optarg);
+			up_limits[n_up_limits++] = optarg;
+			break;
 		case 'h':
 			fputs(mcp_usage, stdout);
 			return 0;
@@ -257,6 +343,9 @@ int cc_mcp_main(int argc, char **argv)
 			"hygiene and limits only, for tests and debugging\n");
 	if (check_mounts(&cfg))
 		return 2;
+	int st = upstream_limits(&cfg, up_limits, n_up_limits);
+	if (st || (st = start_upstreams(&cfg)))
+		return st;
 	/* A client that goes away must not kill us through a write. */
 	signal(SIGPIPE, SIG_IGN);
 	struct mcp_server *srv = mcp_server_new(&cfg);
@@ -267,5 +356,8 @@ int cc_mcp_main(int argc, char **argv)
 	int rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
 	mcp_server_free(srv);
 	free(cfg.allow_net);
+	for (size_t i = 0; i < cfg.n_upstreams; i++)
+		mcp_upstream_free(cfg.upstreams[i]);
+	free(cfg.upstreams);
 	return rc;
 }

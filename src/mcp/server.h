@@ -42,6 +42,11 @@ struct mcp_config {
 	const char **allow_net; /* --allow-net entries (argv strings); NULL = none */
 	size_t n_allow_net;
 	const char *ca_file; /* --ca-file; NULL = the system store */
+	/* --upstream (code mode, upstream.h): started before serving, shared
+	 * by every session, bound on every runtime as tools.NAME.TOOL. */
+	struct mcp_upstream **upstreams;
+	size_t n_upstreams;
+	uint64_t max_tool_calls; /* --max-tool-calls: upstream calls per tools/call; 50 */
 };
 
 /* Sink for the messages one incoming message produces (notifications
@@ -133,8 +138,14 @@ struct mcp_files_out {
 char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note,
 			const struct mcp_files_out *files, size_t *len);
 
-/* The tools/list result ({"tools": [...]}, owned) for cfg's limits. */
+/* The tools/list result ({"tools": [...]}, owned) for cfg's limits; with
+ * upstreams, the run tools' descriptions carry their stubs, or (over
+ * MCP_UPSTREAM_LIST_MAX tools) a search_tools tool is listed too. */
 json_t *mcp_tools_list(const struct mcp_config *cfg);
+
+/* search_tools' result for arguments args (owned JSON text of a
+ * tools/call result), or NULL with *bad (static) for bad arguments. */
+char *mcp_search_tools(const struct mcp_config *cfg, const json_t *args, const char **bad);
 
 /* The outputSchema shared by both tools (owned). */
 json_t *mcp_output_schema(void);

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "files.h"
 #include "session.h"
+#include "upstream.h"
 
 static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
 
@@ -203,9 +204,15 @@ static int start_runtime(struct mcp_server *srv, int lang, cc_runtime **out, cc_
 			return -1;
 		}
 	}
-	/* No host tools are bound here, but keep host error text away from
-	 * the guest should one ever be. */
-	cc_runtime_set_redaction(*out, true);
+	/* Code mode: the upstreams' tools (their error texts are their
+	 * results, which the guest must see). Without upstreams no host tool
+	 * is bound; keep host error text away from the guest should one be. */
+	cc_runtime_set_redaction(*out, cfg->n_upstreams == 0);
+	if (mcp_upstreams_bind(cfg->upstreams, cfg->n_upstreams, *out, err) < 0) {
+		cc_runtime_close(*out);
+		*out = NULL;
+		return cc_fail_wrap(err, "binding the upstream tools");
+	}
 	return 0;
 }
 
@@ -279,7 +286,10 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	c->running = go;
 	pthread_mutex_unlock(&s->lock);
 	if (go) {
+		struct mcp_code_run *run =
+			mcp_code_begin(cfg->upstreams, cfg->n_upstreams, cfg->max_tool_calls, rt);
 		*r = cc_runtime_eval(rt, code, len, timeout_s);
+		mcp_code_end(run, rt);
 		if (!*r)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
@@ -303,6 +313,14 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	mcp_snapshot_free(before);
 }
 
+/* Is search_tools listed (upstream.h's MCP_UPSTREAM_LIST_MAX)? */
+static bool srv_cfg_has_search(struct mcp_server *srv)
+{
+	const struct mcp_config *cfg = mcp_server_config(srv);
+	return cfg->n_upstreams &&
+	       mcp_upstreams_tool_count(cfg->upstreams, cfg->n_upstreams) > MCP_UPSTREAM_LIST_MAX;
+}
+
 static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
 {
 	struct mcp_session *s = c->s;
@@ -313,6 +331,17 @@ static void run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mc
 			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS,
 					"Invalid params: tools/call needs params.name "
 					"(run_python or run_javascript) and params.arguments"));
+		return;
+	}
+	if (!strcmp(name, "search_tools") && srv_cfg_has_search(srv)) {
+		const char *bad = NULL;
+		char *raw = mcp_search_tools(mcp_server_config(srv),
+					     json_object_get(params, "arguments"), &bad);
+		emit_text(sink,
+			  raw ? jsonrpc_result_raw(c->id, raw, strlen(raw))
+			      : jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS, "Invalid params: %s",
+					      bad ? bad : "out of memory"));
+		free(raw);
 		return;
 	}
 	if (!strcmp(name, "run_python")) {
