@@ -439,17 +439,17 @@ static void dispatch(struct mcp_upstream *u, json_t *msg)
 	struct up_pending *p = u->pending;
 	while (p && p->id != json_integer_value(id))
 		p = p->next;
-	if (p && p->call)
+	cc_tool_call *call = p ? p->call : NULL;
+	if (p)
 		take_pending(u, p);
-	if (p && !p->call) {
-		take_pending(u, p);
+	if (p && !call) { /* a waiter: request() frees p once woken */
 		p->reply = json_incref(msg);
 		p->done = true;
 		pthread_cond_broadcast(&u->cond);
 	}
 	pthread_mutex_unlock(&u->lock);
-	if (p && p->call) {
-		answer(u, p->call, msg);
+	if (call) {
+		answer(u, call, msg);
 		free(p);
 	}
 }
