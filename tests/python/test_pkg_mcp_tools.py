@@ -1,0 +1,54 @@
+"""codecage.mcp_tools: an MCP server's tools (tests/mcp/upstream_server.mjs,
+written with the official SDK) as a ToolBridge, in both guest languages,
+with the bridge's budget and the same stubs as `codecage mcp --upstream`."""
+import os
+import shutil
+
+import ccpkg  # noqa: F401  (builds and imports the package)
+import pytest
+
+import codecage
+from conftest import ROOT
+
+SERVER = os.path.join(ROOT, "tests", "mcp", "upstream_server.mjs")
+
+
+@pytest.fixture
+def bridge():
+    if not shutil.which("node") or not os.path.isdir(
+            os.path.join(ROOT, "tests", "mcp", "node_modules", "@modelcontextprotocol", "sdk")):
+        pytest.fail("node and `npm ci --prefix tests/mcp` are needed")
+    b = codecage.mcp_tools(["node", SERVER], name="up", max_calls=6)
+    yield b
+    b.close()
+
+
+def test_both_languages_results_errors_and_budget(bridge):
+    with codecage.IsolatedRuntime(language="python") as py, \
+            codecage.IsolatedRuntime(language="javascript") as js:
+        bridge.attach(py)
+        bridge.attach(js)
+        assert py.eval("tools.up.weather(city='Oslo')") == {
+            "city": "Oslo", "temp_c": 21.5, "days": 1}
+        assert js.eval("await tools.up.shout({text: '[1]'})") == [1]
+        assert js.eval("try { await tools.up.fail({reason: 'r'}) } catch (e) "
+                       "{ [e.name, e.message] }") == ["UpstreamToolError", "the tool failed: r"]
+        assert py.eval("tools.up.shout(text='ab')") == "AB"
+        # 4 calls so far; the bridge's budget of 6 is shared by both runtimes
+        assert js.eval("let n = 0; try { for (;;) { await tools.up.shout({text: 'a'}); n++ } } "
+                       "catch (e) { [n, e.name] }") == [2, "ToolBudgetError"]
+
+
+def test_describe_gives_the_stubs(bridge):
+    ts = bridge.describe("javascript")
+    assert "weather(city: string, days?: number): Promise<{ city: string; temp_c: number; " \
+           "days: number }>;" in ts
+    py = bridge.describe("python")
+    assert "def weather(city: str, days: int = None) -> dict[str, Any]:" in py
+
+
+def test_bad_commands():
+    with pytest.raises(codecage.InvalidInputError, match="not supported yet"):
+        codecage.mcp_tools("http://127.0.0.1:1/mcp")
+    with pytest.raises(Exception, match="cannot run '/nonexistent'"):
+        codecage.mcp_tools("/nonexistent --flag")
