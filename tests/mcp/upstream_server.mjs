@@ -1,7 +1,7 @@
 // A stdio MCP server written with the official TypeScript SDK, used as a
 // code-mode upstream of `codecage mcp --upstream` (tests/mcp/test_upstream.py).
 // Three tools the issue asks for (weather: structured; shout: text; fail:
-// isError) and a few for the tests: slow (concurrency), stats, crash, hang.
+// isError) and a few for the tests: slow (concurrency), stats, env, crash, hang.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -37,6 +37,11 @@ const tools = [
     inputSchema: { type: "object", properties: { ms: { type: "integer" } } },
   },
   { name: "stats", description: "How many tools/call requests reached this server.", inputSchema: { type: "object" } },
+  {
+    name: "env",
+    description: "The value of one of this server's environment variables.",
+    inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  },
   { name: "crash", description: "Exits the server process.", inputSchema: { type: "object" } },
   { name: "hang", description: "Never answers.", inputSchema: { type: "object" } },
 ];
@@ -67,6 +72,8 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
     }
     case "stats":
       return { content: [{ type: "text", text: JSON.stringify({ calls, pid: process.pid }) }] };
+    case "env":
+      return { content: [{ type: "text", text: JSON.stringify({ value: process.env[a.name] ?? null }) }] };
     case "crash":
       process.exit(3);
     case "hang":
