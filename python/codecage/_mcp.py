@@ -16,8 +16,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
-from ._agent import Tool
-from ._describe import describe as _describe
+from ._mcp_stubs import stubs
 from ._runtime import ToolBridge
 from .errors import InvalidInputError
 
@@ -181,17 +180,15 @@ class McpToolBridge(ToolBridge):
 
     def describe(self, language: str) -> str:
         """TypeScript declarations (``"javascript"``) or Python stubs
-        (``"python"``) of the tools, from their schemas (as
-        ``AgentSession.describe_tools``)."""
-        tools = {}
-        for g, t in self._defs.items():
-            tools[g] = Tool(self.tools[(self._prefix + "." if self._prefix else "") + g],
-                            description=t.get("description") or "",
-                            parameters=t.get("inputSchema") if isinstance(
-                                t.get("inputSchema"), dict) else {"type": "object"},
-                            returns=t.get("outputSchema") if isinstance(
-                                t.get("outputSchema"), dict) else {})
-        return _describe(tools, language)
+        (``"python"``) of the tools, from their schemas and descriptions:
+        the same text ``codecage mcp --upstream NAME=...`` gives the model
+        (the group is ``name``, or ``mcp`` for a bridge made without one)."""
+        lang = {"javascript": "javascript", "js": "javascript", "typescript": "javascript",
+                "python": "python", "py": "python"}.get(str(language).lower())
+        if lang is None:
+            raise InvalidInputError(f"describe takes 'javascript' or 'python', not "
+                                    f"{language!r}")
+        return stubs([(self._prefix or "mcp", list(self._defs.items()))], lang)
 
     def close(self) -> None:
         """Stop the MCP server's process (a later call starts it again)."""

@@ -163,8 +163,9 @@ static void doc(struct cc_buf *b, const char *text, const char *first, const cha
 	if (!text || !*text)
 		return;
 	size_t n = strlen(text);
-	if (n > STUB_DESC)
-		n = STUB_DESC;
+	if (n > STUB_DESC) /* cut at a character's start: the text stays UTF-8 */
+		for (n = STUB_DESC; n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; n--)
+			;
 	cc_buf_puts(b, first);
 	for (size_t i = 0; i < n; i++) {
 		char c = text[i];

@@ -2,7 +2,8 @@
 // on stdio, no SDK. It lists 30 tools (so search_tools appears), one with a
 // schema nested 900 levels deep (1800 in JSON) and odd names; its calls answer with
 // garbage lines, a wrong id, a value nested 200 levels deep, or a 20 MB
-// message. codecage must survive every one of them.
+// message; a description over the 600-byte cut whose cut falls inside a
+// character. codecage must survive every one of them.
 import readline from "node:readline";
 
 const out = (m) => process.stdout.write(JSON.stringify(m) + "\n");
@@ -15,7 +16,7 @@ const tools = [
   { name: "wrong_id", inputSchema: { type: "object" } },
   { name: "deep_value", inputSchema: { type: "object" } },
   { name: "huge", inputSchema: { type: "object" } },
-  { name: "ok", description: "answers properly", inputSchema: { type: "object" } },
+  { name: "ok", description: "answers properly xy" + "\u00e9".repeat(400), inputSchema: { type: "object" } },
 ];
 for (let i = 0; tools.length < 30; i++) tools.push({ name: `filler_${i}`, description: `filler number ${i}`, inputSchema: { type: "object" } });
 

@@ -183,6 +183,11 @@ def test_hostile_upstream_does_not_harm_the_server():
         r = s.request({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {
             "name": "search_tools", "arguments": {"query": "weather"}}})
         assert "def get_weather_v2(" in r["result"]["content"][0]["text"]
+        # a description cut at 600 bytes inside a character stays UTF-8
+        r = s.request({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {
+            "name": "search_tools", "arguments": {"query": "answers properly"}}})
+        text = r["result"]["content"][0]["text"]
+        assert '"""answers properly xy' + "\u00e9" * 290 + '"""' in text, r
 
         def err(code):
             r = s.call("run_javascript", code, timeout_s=3)

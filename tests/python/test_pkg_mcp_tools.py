@@ -2,7 +2,9 @@
 written with the official SDK) as a ToolBridge, in both guest languages,
 with the bridge's budget and the same stubs as `codecage mcp --upstream`."""
 import os
+import shlex
 import shutil
+import sys
 
 import ccpkg  # noqa: F401  (builds and imports the package)
 import pytest
@@ -39,12 +41,26 @@ def test_both_languages_results_errors_and_budget(bridge):
                        "catch (e) { [n, e.name] }") == [2, "ToolBudgetError"]
 
 
-def test_describe_gives_the_stubs(bridge):
-    ts = bridge.describe("javascript")
-    assert "weather(city: string, days?: number): Promise<{ city: string; temp_c: number; " \
-           "days: number }>;" in ts
-    py = bridge.describe("python")
-    assert "def weather(city: str, days: int = None) -> dict[str, Any]:" in py
+def test_describe_gives_the_same_stubs_as_codecage_mcp(bridge):
+    # the text `codecage mcp --upstream up=...` puts in its run tools'
+    # descriptions (src/mcp/stubs.c) is what describe() returns
+    sys.path.insert(0, os.path.join(ROOT, "tests", "mcp"))
+    from mcp_util import Stdio
+    s = Stdio("--scratch", "0", "--upstream", "up=node " + shlex.quote(SERVER))
+    try:
+        tools = s.request({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})["result"]["tools"]
+    finally:
+        s.close()
+    desc = {t["name"]: t["description"] for t in tools}
+    for lang, head in (("javascript", "// Upstream MCP tools"), ("python", "# Upstream MCP tools")):
+        mine = bridge.describe(lang)
+        assert mine.startswith(head) and "weather" in mine
+        theirs = desc["run_" + lang]
+        assert theirs[theirs.index(head):] == mine
+    assert ("    weather(input: { city: string; days?: number; }): Promise<{ city: string; "
+            "temp_c: number; days: number; }>;") in bridge.describe("javascript")
+    with pytest.raises(codecage.InvalidInputError):
+        bridge.describe("ruby")
 
 
 def test_bad_commands():
