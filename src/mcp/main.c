@@ -16,7 +16,7 @@ static const char mcp_usage[] =
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
-	"                    [--upstream 'NAME=COMMAND ARG...']... [--max-tool-calls N]\n"
+	"                    [--upstream 'NAME=COMMAND ARG...'|NAME=URL]... [--max-tool-calls N]\n"
 	"                    [--upstream-max-calls NAME=N]...\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
@@ -40,7 +40,8 @@ static const char mcp_usage[] =
 	"those hosts through the host (fetch, urllib, requests); --ca-file names the\n"
 	"CA bundle for https.\n"
 	"Code mode: --upstream 'NAME=COMMAND ARG...' (repeatable; one argument, split\n"
-	"as a shell splits words) starts that stdio MCP server once, and the guest\n"
+	"as a shell splits words) starts that stdio MCP server once (NAME=http://HOST:PORT/mcp:\n"
+	"a streamable HTTP one), and the guest\n"
 	"calls its tools as tools.NAME.TOOL(...); the run tools' descriptions declare\n"
 	"them. One tools/call may make --max-tool-calls upstream calls in all (default\n"
 	"50) and --upstream-max-calls NAME=N of NAME's.\n";

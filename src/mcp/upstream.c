@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "upstream.h"
+#include "upstream_http.h"
 
 extern char **environ;
 
@@ -35,7 +35,10 @@ struct up_pending {
 
 struct mcp_upstream {
 	char *name;
-	char **argv; /* owned, NULL-terminated */
+	char **argv;   /* owned, NULL-terminated; NULL for HTTP */
+	char *url;     /* streamable HTTP: the endpoint (owned), else NULL */
+	char *session; /* HTTP: Mcp-Session-Id (owned; under lock) */
+	bool inited;
 	uint64_t max_calls;
 
 	pthread_mutex_t start_lock; /* one start at a time */
@@ -149,14 +152,10 @@ struct mcp_upstream *mcp_upstream_parse(const char *spec, const char **why)
 		       "([A-Za-z_][A-Za-z0-9_]*, at most 64 characters)";
 		return NULL;
 	}
-	if (!strncmp(eq + 1, "http://", 7) || !strncmp(eq + 1, "https://", 8)) {
-		*why = "--upstream NAME=URL (streamable HTTP) is not supported yet: run the server "
-		       "as a command (NAME=COMMAND ARG...), e.g. through an HTTP-to-stdio bridge";
-		return NULL;
-	}
+	bool http = !strncmp(eq + 1, "http://", 7) || !strncmp(eq + 1, "https://", 8);
 	struct mcp_upstream *u = calloc(1, sizeof(*u));
 	if (!u || !(u->name = strndup(spec, (size_t)(eq - spec))) ||
-	    !(u->argv = split_words(eq + 1))) {
+	    (http ? !(u->url = strdup(eq + 1)) : !(u->argv = split_words(eq + 1)))) {
 		*why = "--upstream NAME=COMMAND: the command is empty or has an unbalanced quote";
 		mcp_upstream_free(u);
 		return NULL;
@@ -164,6 +163,7 @@ struct mcp_upstream *mcp_upstream_parse(const char *spec, const char **why)
 	u->max_calls = UINT64_MAX;
 	u->in_fd = u->out_fd = -1;
 	u->next_id = 1;
+	u->inited = true;
 	pthread_mutex_init(&u->start_lock, NULL);
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->cond, NULL);
@@ -239,11 +239,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static json_t *http_request(struct mcp_upstream *u, const char *method, json_t *params,
+			    double timeout_s, char **why);
+
 /* A synchronous request (initialize, tools/list): the response's result
  * (owned), or NULL with *why (owned). Takes params. */
 static json_t *request(struct mcp_upstream *u, const char *method, json_t *params, double timeout_s,
 		       char **why)
 {
+	if (u->url)
+		return http_request(u, method, params, timeout_s, why);
 	pthread_mutex_lock(&u->lock);
 	struct up_pending *p = add_pending(u, NULL);
 	pthread_mutex_unlock(&u->lock);
@@ -532,11 +537,141 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* ---- streamable HTTP (upstream_http.c moves the bytes) ---- */
+
+/* POST msg with the current session id; a 404 (the session is gone) or a
+ * failure to connect marks the upstream dead, so the next call starts
+ * again with initialize. */
+static int http_post(struct mcp_upstream *u, const json_t *msg, json_t **reply, double timeout_s,
+		     const volatile int *cancel, char **why)
+{
+	pthread_mutex_lock(&u->lock);
+	char *session = u->session ? strdup(u->session) : NULL;
+	pthread_mutex_unlock(&u->lock);
+	int status = 0;
+	int rc = mcp_up_http_post(u->url, &session, msg, reply, timeout_s, cancel, &status, why);
+	pthread_mutex_lock(&u->lock);
+	if (rc == 0 && session && (!u->session || strcmp(u->session, session))) {
+		free(u->session);
+		u->session = session;
+		session = NULL;
+	}
+	if (rc < 0 && (status == 404 || status == 0) && !(cancel && *cancel))
+		u->alive = false;
+	pthread_mutex_unlock(&u->lock);
+	free(session);
+	return rc;
+}
+
+static void http_notify(struct mcp_upstream *u, const json_t *note)
+{
+	json_t *reply = NULL;
+	char *why = NULL;
+	http_post(u, note, &reply, 10, NULL, &why);
+	json_decref(reply);
+	free(why);
+}
+
+static json_t *http_request(struct mcp_upstream *u, const char *method, json_t *params,
+			    double timeout_s, char **why)
+{
+	pthread_mutex_lock(&u->lock);
+	int64_t id = u->next_id++;
+	pthread_mutex_unlock(&u->lock);
+	json_t *msg = request_msg(id, method, params), *reply = NULL;
+	if (!msg || http_post(u, msg, &reply, timeout_s, NULL, why) < 0) {
+		json_decref(msg);
+		return NULL;
+	}
+	json_decref(msg);
+	json_t *res = json_incref(json_object_get(reply, "result"));
+	if (!json_is_object(res)) {
+		const char *m = json_string_value(
+			json_object_get(json_object_get(reply, "error"), "message"));
+		if (asprintf(why, "%s failed: %.300s", method, m ? m : "no result object") < 0)
+			*why = NULL;
+		json_decref(res);
+		res = NULL;
+	}
+	json_decref(reply);
+	return res;
+}
+
+/* One tools/call over HTTP, on its own thread; the eval's end sets
+ * cancel (the POST stops; the answer, dropped, still frees the call). */
+struct http_job {
+	struct mcp_upstream *u;
+	json_t *msg;
+	cc_tool_call *call;
+	volatile int cancel;
+};
+
+static void http_cancel(void *data)
+{
+	struct http_job *j = data;
+	__atomic_store_n(&j->cancel, 1, __ATOMIC_RELEASE);
+}
+
+static void *http_job_main(void *arg)
+{
+	struct http_job *j = arg;
+	json_t *reply = NULL;
+	char *why = NULL;
+	if (http_post(j->u, j->msg, &reply, 0, &j->cancel, &why) < 0)
+		cc_tool_call_fail(j->call, "UpstreamError",
+				  "upstream %s: %s; it is restarted on the next call", j->u->name,
+				  why ? why : "the request failed");
+	else
+		answer(j->u, j->call, reply);
+	json_decref(reply);
+	json_decref(j->msg);
+	free(why);
+	free(j);
+	return NULL;
+}
+
+static void http_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call *call)
+{
+	struct mcp_upstream *u = t->up;
+	struct http_job *j = calloc(1, sizeof(*j));
+	pthread_mutex_lock(&u->lock);
+	int64_t id = u->next_id++;
+	pthread_mutex_unlock(&u->lock);
+	if (j)
+		j->msg = request_msg(id, "tools/call",
+				     json_pack("{s:s, s:O}", "name", t->name, "arguments", input));
+	pthread_t th;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (j && j->msg) {
+		j->u = u;
+		j->call = call;
+		cc_tool_call_on_cancel(call, http_cancel, j);
+		if (pthread_create(&th, &at, http_job_main, j) == 0) {
+			pthread_attr_destroy(&at);
+			return;
+		}
+		cc_tool_call_on_cancel(call, NULL, NULL);
+	}
+	pthread_attr_destroy(&at);
+	if (j)
+		json_decref(j->msg);
+	free(j);
+	cc_tool_call_fail(call, "UpstreamError", "upstream %s: cannot start a request thread",
+			  u->name);
+}
+
 /* ---- the process ---- */
 
 static void stop(struct mcp_upstream *u)
 {
 	pthread_mutex_lock(&u->lock);
+	if (u->url) {
+		u->alive = false;
+		free(u->session);
+		u->session = NULL;
+	}
 	bool have = u->have_reader;
 	u->have_reader = false;
 	if (u->pid > 0 && u->alive)
@@ -652,8 +787,13 @@ int mcp_upstream_start(struct mcp_upstream *u, char **why)
 		goto out;
 	stop(u);
 	rc = -1;
-	if (spawn(u, why) < 0)
+	if (u->url) {
+		pthread_mutex_lock(&u->lock);
+		u->alive = true; /* until a request fails */
+		pthread_mutex_unlock(&u->lock);
+	} else if (spawn(u, why) < 0) {
 		goto out;
+	}
 	json_t *init =
 		request(u, "initialize",
 			json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", "2025-06-18",
@@ -664,7 +804,10 @@ int mcp_upstream_start(struct mcp_upstream *u, char **why)
 	json_decref(init);
 	json_t *note =
 		json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", "notifications/initialized");
-	send_json(u, note);
+	if (u->url)
+		http_notify(u, note);
+	else
+		send_json(u, note);
 	json_decref(note);
 	json_t *cursor = NULL;
 	for (int page = 0; !u->listed && page < 16; page++) {
@@ -727,6 +870,10 @@ void mcp_upstream_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call 
 		free(why);
 		return;
 	}
+	if (u->url) {
+		http_call(t, input, call);
+		return;
+	}
 	pthread_mutex_lock(&u->lock);
 	struct up_pending *p = add_pending(u, call);
 	pthread_mutex_unlock(&u->lock);
@@ -755,7 +902,7 @@ void mcp_upstream_free(struct mcp_upstream *u)
 {
 	if (!u)
 		return;
-	if (u->argv) {
+	if (u->inited) {
 		stop(u);
 		pthread_mutex_destroy(&u->lock);
 		pthread_mutex_destroy(&u->start_lock);
@@ -771,6 +918,8 @@ void mcp_upstream_free(struct mcp_upstream *u)
 		free(*a);
 	free(u->argv);
 	free(u->why_dead);
+	free(u->url);
+	free(u->session);
 	free(u->name);
 	free(u);
 }

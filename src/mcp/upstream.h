@@ -1,6 +1,7 @@
 /* Code mode: other MCP servers ("upstreams") whose tools become functions
  * in the guest, tools.SERVER.TOOL. codecage is their MCP client
- * (upstream.c: the process, framing, requests; upstream_bind.c: binding
+ * (upstream.c: the process, framing, requests; upstream_http.c:
+ * streamable HTTP; upstream_bind.c: binding
  * their tools on a runtime and the per-call budget; stubs.c: what a model
  * reads about them). An upstream is started once, when the server starts,
  * and shared by every session; its process, environment and
@@ -42,7 +43,7 @@ struct mcp_up_tool {
 
 /* Parse one --upstream value, NAME=COMMAND ARG... (split as a shell splits
  * words: quotes and backslashes, no expansion) or NAME=http(s)://...
- * (refused for now: see README). NAME is an identifier. Returns a new
+ * (streamable HTTP, upstream_http.c). NAME is an identifier. Returns a new
  * upstream (not started), or NULL with *why set (static text). */
 struct mcp_upstream *mcp_upstream_parse(const char *spec, const char **why);
 

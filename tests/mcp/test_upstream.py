@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from conftest import CLI
-from mcp_util import HERE, Stdio, need_node
+from mcp_util import HERE, Stdio, http_server, need_node
 
 UP = "up=node " + shlex.quote(os.path.join(HERE, "upstream_server.mjs"))
 HOSTILE = "h=node " + shlex.quote(os.path.join(HERE, "hostile_upstream.mjs"))
@@ -166,6 +166,28 @@ def test_composition_codecage_as_upstream_of_codecage():
         s.close()
 
 
+def test_composition_over_streamable_http():
+    # the inner codecage serves streamable HTTP; the outer is its client
+    with http_server("--scratch", "0") as url:
+        s = Stdio("--scratch", "0", "--upstream", "inner=" + url)
+        try:
+            v = value(s, "javascript",
+                      "await tools.inner.run_python({code: 'print(6 * 7)\\n[1, 2]'})")
+            assert v["stdout"] == "42\n" and v["value"] == [1, 2], v
+            v = value(s, "python", "import asyncio\nasync def m():\n    return await "
+                      "asyncio.gather(*[atools.inner.run_javascript(code=str(i)) "
+                      "for i in range(4)])\n[r['value'] for r in asyncio.run(m())]")
+            assert v == [0, 1, 2, 3]
+            # a hanging upstream call ends with the outer call's deadline
+            r = s.call("run_javascript", "await tools.inner.run_python("
+                       "{code: 'import time; time.sleep(20)'})", timeout_s=2)
+            assert sc(r)["error"]["kind"] == "timeout", r
+            assert value(s, "javascript", "(await tools.inner.run_python({code: '1+1'}))"
+                         ".value") == 2
+        finally:
+            s.close()
+
+
 def test_hostile_upstream_does_not_harm_the_server():
     need_node()
     s = Stdio("--scratch", "0", "--upstream", HOSTILE)
@@ -210,7 +232,7 @@ def test_hostile_upstream_does_not_harm_the_server():
 @pytest.mark.parametrize("flag,status,text", [
     ("--upstream=bad name", 2, "NAME an identifier"),
     ("--upstream=x=", 2, "the command is empty"),
-    ("--upstream=x=http://127.0.0.1:1/mcp", 2, "not supported yet"),
+    ("--upstream=x=http://127.0.0.1:1/mcp", 1, "upstream x: cannot reach http://127.0.0.1:1/mcp"),
     ("--upstream=x=/nonexistent/server", 1, "upstream x: cannot run '/nonexistent/server'"),
     ("--upstream-max-calls=nope=1", 2, "--upstream-max-calls wants NAME=N"),
 ])
