@@ -38,6 +38,7 @@ struct mcp_upstream {
 	char **argv;   /* owned, NULL-terminated; NULL for HTTP */
 	char *url;     /* streamable HTTP: the endpoint (owned), else NULL */
 	char *session; /* HTTP: Mcp-Session-Id (owned; under lock) */
+	int jobs;      /* HTTP: request threads running (under lock; cond) */
 	bool inited;
 	uint64_t max_calls;
 
@@ -626,7 +627,12 @@ static void *http_job_main(void *arg)
 	json_decref(reply);
 	json_decref(j->msg);
 	free(why);
+	struct mcp_upstream *u = j->u;
 	free(j);
+	pthread_mutex_lock(&u->lock);
+	u->jobs--;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
 	return NULL;
 }
 
@@ -648,10 +654,16 @@ static void http_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call *
 		j->u = u;
 		j->call = call;
 		cc_tool_call_on_cancel(call, http_cancel, j);
+		pthread_mutex_lock(&u->lock);
+		u->jobs++;
+		pthread_mutex_unlock(&u->lock);
 		if (pthread_create(&th, &at, http_job_main, j) == 0) {
 			pthread_attr_destroy(&at);
 			return;
 		}
+		pthread_mutex_lock(&u->lock);
+		u->jobs--;
+		pthread_mutex_unlock(&u->lock);
 		cc_tool_call_on_cancel(call, NULL, NULL);
 	}
 	pthread_attr_destroy(&at);
@@ -903,6 +915,12 @@ void mcp_upstream_free(struct mcp_upstream *u)
 	if (!u)
 		return;
 	if (u->inited) {
+		/* HTTP request threads still running use u: their evals ended
+		 * (the runtimes are closed first), so their POSTs are stopping */
+		pthread_mutex_lock(&u->lock);
+		while (u->jobs > 0)
+			pthread_cond_wait(&u->cond, &u->lock);
+		pthread_mutex_unlock(&u->lock);
 		stop(u);
 		pthread_mutex_destroy(&u->lock);
 		pthread_mutex_destroy(&u->start_lock);

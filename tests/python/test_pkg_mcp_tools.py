@@ -68,3 +68,21 @@ def test_bad_commands():
         codecage.mcp_tools("http://127.0.0.1:1/mcp")
     with pytest.raises(Exception, match="cannot run '/nonexistent'"):
         codecage.mcp_tools("/nonexistent --flag")
+
+
+@pytest.mark.parametrize("language", ["javascript", "python"])
+def test_dotted_tool_names_make_a_namespace(language):
+    # SERVER.TOOL is tools.SERVER.TOOL only (no global), and SERVER must not
+    # already be a tool of its own
+    with codecage.IsolatedRuntime(language=language) as rt:
+        codecage.ToolBridge({"s.one": lambda: 1, "s.two": lambda: 2, "solo": lambda: 3}).attach(rt)
+        if language == "javascript":
+            assert rt.eval("[await tools.s.one(), await tools.s.two(), typeof s, solo()]") == [
+                1, 2, "undefined", 3]
+        else:
+            assert rt.eval("import asyncio\n[tools.s.one(), asyncio.run(atools.s.two()), "
+                           "'s' in globals(), solo()]") == [1, 2, False, 3]
+        with pytest.raises(codecage.GuestError, match="is a tool, not a namespace"):
+            codecage.ToolBridge({"solo.x": lambda: 0}).attach(rt)
+        with pytest.raises(codecage.InvalidInputError):
+            codecage.ToolBridge({"a.b.c": lambda: 0})
