@@ -42,12 +42,19 @@ class _Client:
         self.proc: Optional[subprocess.Popen] = None
         self.tools: List[Dict[str, Any]] = []
 
-    def start(self) -> None:
+    def _open(self) -> None:
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         except OSError as e:
             raise UpstreamError(f"cannot run {self.argv[0]!r}: {e.strerror}") from None
         threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+
+    def alive(self) -> bool:
+        with self.lock:
+            return self.proc is not None
+
+    def start(self) -> None:
+        self._open()
         self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                     "clientInfo": {"name": "codecage", "version": "1"}})
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -117,9 +124,7 @@ class _Client:
         return msg["result"]
 
     def call(self, name: str, args: Mapping[str, Any]) -> Any:
-        with self.lock:
-            dead = self.proc is None
-        if dead:
+        if not self.alive():
             self.start()
         res = self.request("tools/call", {"name": name, "arguments": dict(args)})
         text = "\n".join(b["text"] for b in res.get("content") or []
@@ -139,6 +144,87 @@ class _Client:
         if proc is not None:
             proc.kill()
             proc.wait()
+
+
+class _HttpClient(_Client):
+    """The same over streamable HTTP: one POST per message (urllib), the
+    answer as JSON or from an event stream, the server's Mcp-Session-Id on
+    every later request; a lost session starts again on the next call."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        super().__init__([url], timeout)
+        self.url = url
+        self.session: Optional[str] = None
+        self.up = False
+
+    def _open(self) -> None:
+        with self.lock:
+            self.session, self.up = None, True
+
+    def alive(self) -> bool:
+        with self.lock:
+            return self.up
+
+    def _post(self, msg: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+        import urllib.error
+        import urllib.request
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+             "MCP-Protocol-Version": "2025-06-18"}
+        with self.lock:
+            if self.session:
+                h["Mcp-Session-Id"] = self.session
+        req = urllib.request.Request(self.url, json.dumps(msg).encode(), h, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                sid = r.headers.get("Mcp-Session-Id")
+                body = r.read(MAX_MESSAGE + 1)
+                sse = "text/event-stream" in (r.headers.get("Content-Type") or "")
+        except (urllib.error.URLError, OSError) as e:
+            with self.lock:
+                self.up = False
+            raise UpstreamError(f"cannot reach {self.url}: {e}; it is tried again on the "
+                                f"next call") from None
+        if len(body) > MAX_MESSAGE:
+            raise UpstreamError("the MCP server sent a message over 8 MiB")
+        with self.lock:
+            self.session = sid or self.session
+        if "id" not in msg:
+            return None
+        texts = [body]
+        if sse:
+            events, cur = [], []
+            for line in body.decode("utf-8", "replace").splitlines() + [""]:
+                if line.startswith("data:"):
+                    cur.append(line[5:].lstrip(" "))
+                elif not line and cur:
+                    events.append("\n".join(cur))
+                    cur = []
+            texts = events
+        for t in texts:
+            try:
+                m = json.loads(t)
+            except ValueError:
+                continue
+            if isinstance(m, dict) and m.get("id") == msg["id"] and "method" not in m:
+                return m
+        raise UpstreamError("the MCP server answered with no JSON-RPC response")
+
+    def _send(self, msg: Mapping[str, Any]) -> None:
+        self._post(msg)
+
+    def request(self, method: str, params: Mapping[str, Any]) -> Dict[str, Any]:
+        with self.lock:
+            rid, self.next_id = self.next_id, self.next_id + 1
+        msg = self._post({"jsonrpc": "2.0", "id": rid, "method": method,
+                          "params": dict(params)}) or {}
+        if not isinstance(msg.get("result"), dict):
+            err = msg.get("error") if isinstance(msg.get("error"), dict) else {}
+            raise UpstreamError(f"{method} failed: {err.get('message', 'no result')}")
+        return msg["result"]
+
+    def close(self) -> None:
+        with self.lock:
+            self.up = False
 
 
 def _guest_name(name: str) -> str:
@@ -205,7 +291,8 @@ class McpToolBridge(ToolBridge):
 def mcp_tools(command_or_url: Union[str, Sequence[str]], *, name: Optional[str] = None,
               max_calls: Optional[int] = None, timeout: float = 30.0):
     """Start the stdio MCP server ``command_or_url`` (a command line, split
-    as a shell splits words, or an argv list) and return a
+    as a shell splits words, or an argv list; or connect to a streamable
+    HTTP one at that URL) and return a
     ``McpToolBridge`` (a :class:`ToolBridge`) of its tools: attach it to
     any ``IsolatedRuntime`` and the guest calls ``tools.TOOL(key=value)``
     (``tools.NAME.TOOL`` with ``name=``). A call returns the tool's
@@ -214,19 +301,19 @@ def mcp_tools(command_or_url: Union[str, Sequence[str]], *, name: Optional[str] 
     text, a dead server ``UpstreamError`` (it is restarted on the next
     call). ``max_calls`` is the bridge's budget; ``timeout`` (s) bounds
     each request. ``describe("javascript" | "python")`` gives the stubs.
-    Streamable HTTP URLs are refused for now (``InvalidInputError``)."""
+    An ``http://`` or ``https://`` URL is a streamable HTTP server.
+    Raises ``UpstreamError`` when the server cannot be started or reached,
+    ``InvalidInputError`` for an empty command or a bad ``name``."""
+    http = isinstance(command_or_url, str) and command_or_url.startswith(("http://", "https://"))
     if isinstance(command_or_url, str):
-        if command_or_url.startswith(("http://", "https://")):
-            raise InvalidInputError("mcp_tools: streamable HTTP is not supported yet; pass "
-                                    "the server's command")
-        argv = shlex.split(command_or_url)
+        argv = [command_or_url] if http else shlex.split(command_or_url)
     else:
         argv = list(command_or_url)
     if not argv:
         raise InvalidInputError("mcp_tools: the command is empty")
     if name is not None and (not name.isidentifier() or not name.isascii()):
         raise InvalidInputError(f"mcp_tools: name {name!r} is not an ASCII identifier")
-    client = _Client(argv, timeout)
+    client = _HttpClient(argv[0], timeout) if http else _Client(argv, timeout)
     try:
         client.start()
     except BaseException:

@@ -63,8 +63,20 @@ def test_describe_gives_the_same_stubs_as_codecage_mcp(bridge):
         bridge.describe("ruby")
 
 
+def test_a_streamable_http_server_codecage_itself():
+    sys.path.insert(0, os.path.join(ROOT, "tests", "mcp"))
+    from mcp_util import http_server
+    with http_server("--scratch", "0") as url:
+        with codecage.mcp_tools(url, name="cc") as b, \
+                codecage.IsolatedRuntime(language="javascript") as rt:
+            b.attach(rt)
+            v = rt.eval("await tools.cc.run_python({code: 'print(2)\\n[3]'})")
+            assert v["stdout"] == "2\n" and v["value"] == [3], v
+            assert "run_python(input: { code: string;" in b.describe("javascript")
+
+
 def test_bad_commands():
-    with pytest.raises(codecage.InvalidInputError, match="not supported yet"):
+    with pytest.raises(Exception, match="cannot reach http://127.0.0.1:1/mcp"):
         codecage.mcp_tools("http://127.0.0.1:1/mcp")
     with pytest.raises(Exception, match="cannot run '/nonexistent'"):
         codecage.mcp_tools("/nonexistent --flag")
