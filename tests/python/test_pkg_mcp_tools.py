@@ -98,3 +98,7 @@ def test_dotted_tool_names_make_a_namespace(language):
             codecage.ToolBridge({"solo.x": lambda: 0}).attach(rt)
         with pytest.raises(codecage.InvalidInputError):
             codecage.ToolBridge({"a.b.c": lambda: 0})
+        # the library's own rule (cc_tool_name_ok), past the package's check
+        for bad in ("a.b.c", "a.", ".b", "a..b", "1a.b", "a.b-c"):
+            with pytest.raises(codecage.InvalidInputError, match="SERVER.TOOL"):
+                rt.bind_function(bad, len)
