@@ -292,6 +292,15 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	char *own = cc_hint_rewrite(msg, &hints);
 	if (own)
 		msg = own;
+	if (kind == CC_ERR_TOOL_BUDGET && strstr(msg, "total tool call budget")) {
+		/* code mode: the one budget of a tools/call is the server's flag */
+		char *b = NULL;
+		if (asprintf(&b, "%s (a run may make the server's --max-tool-calls upstream calls)",
+			     msg) >= 0) {
+			free(own);
+			msg = own = b;
+		}
+	}
 	if (kind == CC_ERR_INTERNAL) {
 		/* Host errors (a failed spawn, say) may name host paths: the
 		 * client gets the kind, the server's log the details. */

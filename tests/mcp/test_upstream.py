@@ -120,6 +120,10 @@ def test_one_budget_per_tools_call(srv):
     r = srv.call("run_python", "try:\n    [tools.up.shout(text='a') for _ in range(4)]\n"
                  "except Exception as e:\n    x = type(e).__name__\nx")
     assert sc(r)["value"] == "ToolBudgetError", r
+    # uncaught, the call's error names the flag that sets the budget
+    r = srv.call("run_javascript", "for (;;) await tools.up.shout({text: 'a'})")
+    assert sc(r)["error"]["kind"] == "tool_budget", r
+    assert "--max-tool-calls" in sc(r)["error"]["message"], r
 
 
 @pytest.mark.parametrize("srv", [("--upstream-max-calls", "up=1")], indirect=True)
