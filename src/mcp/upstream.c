@@ -493,12 +493,9 @@ static void *reader_main(void *arg)
 	size_t cap = 1 << 16, len = 0;
 	char *buf = malloc(cap);
 	const char *why = "exited";
-	while (buf) {
-		if (len == cap) {
-			if (cap >= MCP_UPSTREAM_MAX_MESSAGE + 1) {
-				why = "sent a message over 8 MiB (it was stopped)";
-				break;
-			}
+	bool over = false;
+	while (buf && !over) {
+		if (len == cap) { /* len <= MAX here: cap grows to 16 MiB at most */
 			char *nb = realloc(buf, cap * 2);
 			if (!nb)
 				break;
@@ -511,10 +508,11 @@ static void *reader_main(void *arg)
 		if (r <= 0)
 			break;
 		size_t start = 0;
-		for (size_t i = len; i < len + (size_t)r; i++) {
+		for (size_t i = len; i < len + (size_t)r && !over; i++) {
 			if (buf[i] != '\n')
 				continue;
-			json_t *msg = json_loadb(buf + start, i - start, 0, NULL);
+			over = i - start > MCP_UPSTREAM_MAX_MESSAGE;
+			json_t *msg = over ? NULL : json_loadb(buf + start, i - start, 0, NULL);
 			dispatch(u, msg); /* malformed (NULL) is dropped */
 			json_decref(msg);
 			start = i + 1;
@@ -522,7 +520,10 @@ static void *reader_main(void *arg)
 		len += (size_t)r;
 		memmove(buf, buf + start, len - start);
 		len -= start;
+		over |= len > MCP_UPSTREAM_MAX_MESSAGE;
 	}
+	if (over)
+		why = "sent a message over 8 MiB (it was stopped)";
 	free(buf);
 	kill(u->pid, SIGKILL);
 	int st = 0;
