@@ -10,13 +10,15 @@ The package is a thin layer over libcodecage (the C supervisor): the
 extension ``codecage._codecage`` drives it, and the worker executables ship
 in ``codecage/_bin`` (``$CODECAGE_WORKER_DIR`` overrides). See
 ``IsolatedRuntime``, ``RuntimeConfig``, ``ToolBridge``, ``ForkServer`` and
-``SessionPool`` (sessions in about a millisecond), ``AgentSession`` (tools
+``SessionPool`` (sessions in about a millisecond), ``mcp_tools`` (an MCP
+server's tools as a ToolBridge), ``AgentSession`` (tools
 that wait for approval, pause and resume, a signed journal), ``WEB_POLYFILLS``
 and ``codecage.errors``.
 """
 
 from . import errors
 from ._agent import AgentSession, SessionResult, Tool, ToolCall
+from ._mcp import McpToolBridge, mcp_tools
 from ._polyfills import WEB_POLYFILLS, Bootstrap
 from ._pool import ForkServer, SessionPool
 from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, RuntimeConfig,
@@ -30,7 +32,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "IsolatedRuntime", "RuntimeConfig", "Mount", "EvalResult", "ToolBridge", "ForkServer",
-    "SessionPool", "AgentSession", "SessionResult", "Tool", "ToolCall",
+    "SessionPool", "AgentSession", "SessionResult", "Tool", "ToolCall", "McpToolBridge",
+    "mcp_tools",
     "configure_default_runtime",
     "eval", "WEB_POLYFILLS", "Bootstrap", "DEFAULT_MAX_MEMORY", "errors", *errors.__all__,
 ]

@@ -828,8 +828,10 @@ class ToolBridge:
         if not isinstance(tools, Mapping):
             raise TypeError("tools must be a mapping of names to callables")
         for name, fn in tools.items():
-            if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
-                raise InvalidInputError(f"tool name {name!r} is not an ASCII identifier")
+            if not isinstance(name, str) or not name.isascii() or not all(
+                    p.isidentifier() for p in name.split(".", 1)):
+                raise InvalidInputError(f"tool name {name!r} is not an ASCII identifier "
+                                        f"(or two joined by a dot: SERVER.TOOL)")
             if not callable(fn):
                 raise TypeError(f"tool {name!r} is not callable")
         if max_calls is not None and (isinstance(max_calls, bool) or

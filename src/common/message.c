@@ -36,3 +36,12 @@ bool cc_identifier_ok(const char *s, size_t n)
 	}
 	return true;
 }
+
+bool cc_tool_name_ok(const char *s, size_t n)
+{
+	const char *dot = s ? memchr(s, '.', n) : NULL;
+	if (!dot)
+		return cc_identifier_ok(s, n);
+	size_t a = (size_t)(dot - s);
+	return n <= 256 && cc_identifier_ok(s, a) && cc_identifier_ok(dot + 1, n - a - 1);
+}

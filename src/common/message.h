@@ -25,4 +25,8 @@ void cc_pack_cstr(msgpack_packer *pk, const char *s);
 /* A global name both engines accept: [A-Za-z_][A-Za-z0-9_]*, 1..256 bytes. */
 bool cc_identifier_ok(const char *s, size_t n);
 
+/* A tool's name: an identifier, or two joined by one dot ("SERVER.TOOL":
+ * the guest reaches it as tools.SERVER.TOOL), at most 256 bytes. */
+bool cc_tool_name_ok(const char *s, size_t n);
+
 #endif

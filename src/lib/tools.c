@@ -200,10 +200,11 @@ struct tool_fns {
 static int bind_tool(cc_runtime *rt, const char *name, struct tool_fns f, void *user, cc_error *err)
 {
 	if (!rt || (!f.fn && !f.afn && !f.kfn && !f.akfn) || !name ||
-	    !cc_identifier_ok(name, strlen(name)))
+	    !cc_tool_name_ok(name, strlen(name)))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "a tool needs a function and a name that is an ASCII identifier "
-			       "([A-Za-z_][A-Za-z0-9_]*, at most 256 characters)");
+			       "([A-Za-z_][A-Za-z0-9_]*) or two joined by one dot (SERVER.TOOL), "
+			       "at most 256 characters");
 	if (!strcmp(name, CC_NET_TOOL) && user != (void *)&rt->net)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "the tool name '%s' is reserved for the network broker "

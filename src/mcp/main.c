@@ -9,6 +9,7 @@
 #include "auth.h"
 #include "route.h"
 #include "server.h"
+#include "upstream.h"
 
 static const char mcp_usage[] =
 	"usage: codecage mcp [--http HOST:PORT] [--timeout SECONDS] [--memory MIB]\n"
@@ -21,6 +22,8 @@ static const char mcp_usage[] =
 	"                    [--auth-token-file FILE] [--max-result BYTES] [--cpu SECONDS]\n"
 	"                    [--max-open-files N] [--max-file-size MIB]\n"
 	"                    [--route-self HOST:PORT --route-peers HOST:PORT,...]\n"
+	"                    [--upstream 'NAME=COMMAND ARG...'|NAME=URL]... [--max-tool-calls N]\n"
+	"                    [--upstream-max-calls NAME=N]...\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -57,7 +60,13 @@ static const char mcp_usage[] =
 	"Every flag that changes what the code has is in the tools' descriptions.\n"
 	"Replicas behind nginx (`hash $http_mcp_session_id consistent`): --route-peers\n"
 	"lists the upstream servers exactly as nginx's upstream block does, --route-self\n"
-	"names this one; each new session gets an id that nginx routes here.\n";
+	"names this one; each new session gets an id that nginx routes here.\n"
+	"Code mode: --upstream 'NAME=COMMAND ARG...' (repeatable; one argument, split\n"
+	"as a shell splits words) starts that stdio MCP server once (NAME=http://HOST:PORT/mcp:\n"
+	"a streamable HTTP one), and the guest\n"
+	"calls its tools as tools.NAME.TOOL(...); the run tools' descriptions declare\n"
+	"them. One tools/call may make --max-tool-calls upstream calls in all (default\n"
+	"50) and --upstream-max-calls NAME=N of NAME's.\n";
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -139,6 +148,44 @@ static int number(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* --upstream-max-calls NAME=N for upstreams given. Returns 0 or 2. */
+static int upstream_limits(struct mcp_config *cfg, const char *const *lim, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(lim[i], '=');
+		double v;
+		size_t k = 0;
+		while (eq && k < cfg->n_upstreams &&
+		       (strlen(mcp_upstream_name(cfg->upstreams[k])) != (size_t)(eq - lim[i]) ||
+			strncmp(mcp_upstream_name(cfg->upstreams[k]), lim[i],
+				(size_t)(eq - lim[i]))))
+			k++;
+		if (!eq || k == cfg->n_upstreams || number(eq + 1, 0, 1e9, &v) < 0 ||
+		    v != (double)(uint64_t)v)
+			return usage("--upstream-max-calls wants NAME=N for an --upstream NAME "
+				     "and a count from 0 to 1000000000, not '%s'",
+				     lim[i]);
+		mcp_upstream_set_max_calls(cfg->upstreams[k], (uint64_t)v);
+	}
+	return 0;
+}
+
+/* Start every upstream before serving (their tools go into tools/list).
+ * Returns 0, or 1 after printing why. */
+static int start_upstreams(struct mcp_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_upstreams; i++) {
+		char *why = NULL;
+		if (mcp_upstream_start(cfg->upstreams[i], &why) < 0) {
+			fprintf(stderr, "codecage mcp: --upstream: %s\n",
+				why ? why : "cannot start");
+			free(why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int cc_mcp_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -166,6 +213,9 @@ int cc_mcp_main(int argc, char **argv)
 		{ "max-open-files", required_argument, NULL, 'F' },
 		{ "max-file-size", required_argument, NULL, 'Z' },
 		{ "auth-token-file", required_argument, NULL, 'A' },
+		{ "upstream", required_argument, NULL, 'U' },
+		{ "max-tool-calls", required_argument, NULL, 'B' },
+		{ "upstream-max-calls", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -179,8 +229,11 @@ int cc_mcp_main(int argc, char **argv)
 		.scratch_mib = 64,
 		.pool_size = 2,
 		.max_result = 1u << 20,
+		.max_tool_calls = 50,
 	};
 	const char *token_file = NULL, *route_self = NULL, *route_peers = NULL;
+	const char *up_limits[64];
+	size_t n_up_limits = 0;
 	optind = 2;
 	opterr = 0;
 	int c;
@@ -324,6 +377,40 @@ int cc_mcp_main(int argc, char **argv)
 					     optarg);
 			cfg.python_path[cfg.n_python_path++] = optarg;
 			break;
+		case 'U': {
+			const char *why = NULL;
+			struct mcp_upstream *u = mcp_upstream_parse(optarg, &why);
+			struct mcp_upstream **l =
+				u ? realloc(cfg.upstreams, (cfg.n_upstreams + 1) * sizeof(*l))
+				  : NULL;
+			if (!l) {
+				mcp_upstream_free(u);
+				return usage("%s", why ? why : "out of memory");
+			}
+			cfg.upstreams = l;
+			for (size_t i = 0; i < cfg.n_upstreams; i++)
+				if (!strcmp(mcp_upstream_name(l[i]), mcp_upstream_name(u))) {
+					mcp_upstream_free(u);
+					return usage("--upstream: the name '%s' is given twice",
+						     mcp_upstream_name(l[i]));
+				}
+			l[cfg.n_upstreams++] = u;
+			break;
+		}
+		case 'B':
+			if (number(optarg, 0, 1e9, &v) < 0 || v != (double)(uint64_t)v)
+				return usage("--max-tool-calls wants a count from 0 to 1000000000, "
+					     "not '%s'",
+					     optarg);
+			cfg.max_tool_calls = (uint64_t)v;
+			break;
+		case 'u':
+			if (n_up_limits == 64)
+				return usage(
+					"--upstream-max-calls given more than 64 times (at '%s')",
+					optarg);
+			up_limits[n_up_limits++] = optarg;
+			break;
 		case 'h':
 			fputs(mcp_usage, stdout);
 			return 0;
@@ -367,6 +454,9 @@ int cc_mcp_main(int argc, char **argv)
 		if (!cfg.auth_token)
 			return usage("%s", why);
 	}
+	int st = upstream_limits(&cfg, up_limits, n_up_limits);
+	if (st || (st = start_upstreams(&cfg)))
+		return st;
 	/* A client that goes away must not kill us through a write. */
 	signal(SIGPIPE, SIG_IGN);
 	struct mcp_server *srv = mcp_server_new(&cfg);
@@ -380,5 +470,8 @@ int cc_mcp_main(int argc, char **argv)
 	free(cfg.allow_net);
 	free(cfg.auth_token);
 	mcp_route_free(cfg.route);
+	for (size_t i = 0; i < cfg.n_upstreams; i++)
+		mcp_upstream_free(cfg.upstreams[i]);
+	free(cfg.upstreams);
 	return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "pools.h"
+#include "upstream.h"
 #include "session.h"
 
 /* How long a start waits for the pool's thread before starting a worker
@@ -146,9 +147,12 @@ static int finish(const struct mcp_config *cfg, cc_runtime *rt, cc_error *err)
 		if (cc_runtime_set_net(rt, &net, err) < 0)
 			return -1;
 	}
-	/* No host tools are bound here, but keep host error text away from
-	 * the guest should one ever be. */
-	cc_runtime_set_redaction(rt, true);
+	/* Code mode: the upstreams' tools (their error texts are their
+	 * results, which the guest must see). Without upstreams no host tool
+	 * is bound; keep host error text away from the guest should one be. */
+	cc_runtime_set_redaction(rt, cfg->n_upstreams == 0);
+	if (mcp_upstreams_bind(cfg->upstreams, cfg->n_upstreams, rt, err) < 0)
+		return cc_fail_wrap(err, "binding the upstream tools");
 	/* A value with no JSON form comes back as its text, never a failure. */
 	cc_runtime_set_value_fallback(rt, true);
 	return 0;

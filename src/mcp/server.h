@@ -62,6 +62,11 @@ struct mcp_config {
 	 * so that nginx's consistent hash on Mcp-Session-Id sends them here;
 	 * owned by main.c; NULL = any id. */
 	struct mcp_route *route;
+	/* --upstream (code mode, upstream.h): started before serving, shared
+	 * by every session, bound on every runtime as tools.NAME.TOOL. */
+	struct mcp_upstream **upstreams;
+	size_t n_upstreams;
+	uint64_t max_tool_calls; /* --max-tool-calls: upstream calls per tools/call; 50 */
 };
 
 /* Sink for the messages one incoming message produces (notifications
@@ -162,10 +167,16 @@ struct mcp_files_out {
 char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note,
 			const struct mcp_files_out *files, size_t *len);
 
-/* The tools/list result ({"tools": [...]}, owned) for cfg's limits.
- * py_env (may be NULL): what mcp_probe_python found, added to
- * run_python's description. */
+/* The tools/list result ({"tools": [...]}, owned) for cfg's limits; with
+ * upstreams, the run tools' descriptions carry their stubs, or (over
+ * MCP_UPSTREAM_LIST_MAX tools) a search_tools tool is listed too. py_env
+ * (may be NULL): what mcp_probe_python found, added to run_python's
+ * description. */
 json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env);
+
+/* search_tools' result for arguments args (owned JSON text of a
+ * tools/call result), or NULL with *bad (static) for bad arguments. */
+char *mcp_search_tools(const struct mcp_config *cfg, const json_t *args, const char **bad);
 
 /* The outputSchema shared by both tools (owned). */
 json_t *mcp_output_schema(void);

@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "pools.h"
 #include "session.h"
+#include "upstream.h"
 
 static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
 
@@ -348,7 +349,10 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	c->running = go;
 	pthread_mutex_unlock(&s->lock);
 	if (go) {
+		struct mcp_code_run *run =
+			mcp_code_begin(cfg->upstreams, cfg->n_upstreams, cfg->max_tool_calls, rt);
 		*r = eval_live(c, rt, code, len, timeout_s, sink);
+		mcp_code_end(run, rt);
 		if (!*r)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
@@ -372,6 +376,14 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	mcp_snapshot_free(before);
 }
 
+/* Is search_tools listed (upstream.h's MCP_UPSTREAM_LIST_MAX)? */
+static bool srv_cfg_has_search(struct mcp_server *srv)
+{
+	const struct mcp_config *cfg = mcp_server_config(srv);
+	return cfg->n_upstreams &&
+	       mcp_upstreams_tool_count(cfg->upstreams, cfg->n_upstreams) > MCP_UPSTREAM_LIST_MAX;
+}
+
 /* Run a tools/call; returns its outcome for the metrics (a cc_error_kind
  * or MCP_OUTCOME_*). */
 static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink)
@@ -385,6 +397,17 @@ static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp
 					"Invalid params: tools/call needs params.name "
 					"(run_python or run_javascript) and params.arguments"));
 		return MCP_OUTCOME_INVALID_PARAMS;
+	}
+	if (!strcmp(name, "search_tools") && srv_cfg_has_search(srv)) {
+		const char *bad = NULL;
+		char *raw = mcp_search_tools(mcp_server_config(srv),
+					     json_object_get(params, "arguments"), &bad);
+		emit_text(sink,
+			  raw ? jsonrpc_result_raw(c->id, raw, strlen(raw))
+			      : jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS, "Invalid params: %s",
+					      bad ? bad : "out of memory"));
+		free(raw);
+		return raw ? CC_OK : MCP_OUTCOME_INVALID_PARAMS;
 	}
 	if (!strcmp(name, "run_python")) {
 		c->lang = MCP_LANG_PY;

@@ -10,6 +10,7 @@
 #include "json_out.h"
 #include "inputs.h"
 #include "server.h"
+#include "upstream.h"
 
 /* ---- tools/list ---- */
 
@@ -168,6 +169,27 @@ static void net_line(char *desc, size_t cap, const char *name, const struct mcp_
 		n += (size_t)snprintf(desc + n, cap - n, "%s%s", i ? ", " : "", cfg->allow_net[i]);
 }
 
+/* Code mode: the upstream tools' stubs, or how to find them. */
+static void upstream_text(struct cc_buf *d, const struct mcp_config *cfg, int lang)
+{
+	if (!cfg->n_upstreams)
+		return;
+	size_t n = mcp_upstreams_tool_count(cfg->upstreams, cfg->n_upstreams);
+	char line[256];
+	snprintf(line, sizeof(line),
+		 "\n- Code mode: %zu tools of other MCP servers are functions here; one run may "
+		 "make up to %llu calls of them (concurrently with %s).\n",
+		 n, (unsigned long long)cfg->max_tool_calls,
+		 lang ? "Promise.all" : "asyncio.gather over atools");
+	cc_buf_puts(d, line);
+	if (n > MCP_UPSTREAM_LIST_MAX) {
+		cc_buf_puts(d, "  They are too many to list: call the search_tools tool with a "
+			       "word to get their declarations.\n");
+		return;
+	}
+	mcp_stubs(d, cfg->upstreams, cfg->n_upstreams, lang, NULL);
+}
+
 static json_t *tool(const char *name, const char *title, const char *fmt,
 		    const struct mcp_config *cfg)
 {
@@ -196,6 +218,7 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 	struct cc_buf d = { 0 };
 	cc_buf_puts(&d, desc);
 	files_text(&d, cfg);
+	upstream_text(&d, cfg, !strcmp(name, "run_javascript"));
 	json_t *t = json_pack("{s:s, s:s, s:s%, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name,
 			      "title", title, "description", d.data ? d.data : "", d.len,
 			      "inputSchema", input_schema(cfg->timeout_s), "outputSchema",
@@ -203,6 +226,22 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 			      "destructiveHint", 0, "openWorldHint", cfg->n_allow_net > 0);
 	cc_buf_free(&d);
 	return t;
+}
+
+static json_t *search_tool(void)
+{
+	return json_pack(
+		"{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, s:[s, s], s:s}}, s:[s], "
+		"s:b}, s:{s:b}}",
+		"name", "search_tools", "title", "Search code-mode tools", "description",
+		"Find the tools of other MCP servers that run_python and run_javascript can call "
+		"(tools.SERVER.TOOL): returns the declarations of those whose name or description "
+		"contains the query, as Python stubs or TypeScript declarations.",
+		"inputSchema", "type", "object", "properties", "query", "type", "string",
+		"description", "a word to look for (case-insensitive); empty = all", "language",
+		"type", "string", "enum", "python", "javascript", "description",
+		"the declarations' language; python by default", "required", "query",
+		"additionalProperties", 0, "annotations", "readOnlyHint", 1);
 }
 
 json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env)
@@ -217,7 +256,32 @@ json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env)
 	if (py_env && d && asprintf(&text, "%s\n- Found in this sandbox: %s.", d, py_env) > 0)
 		json_object_set_new(py, "description", json_string(text));
 	free(text);
+	if (list && cfg->n_upstreams &&
+	    mcp_upstreams_tool_count(cfg->upstreams, cfg->n_upstreams) > MCP_UPSTREAM_LIST_MAX)
+		json_array_append_new(json_object_get(list, "tools"), search_tool());
 	return list;
+}
+
+char *mcp_search_tools(const struct mcp_config *cfg, const json_t *args, const char **bad)
+{
+	const char *q = json_string_value(json_object_get(args, "query"));
+	const char *lang = json_string_value(json_object_get(args, "language"));
+	if (!json_is_object(args) || !q || json_object_size(args) > 2 ||
+	    (json_object_size(args) == 2 && !json_object_get(args, "language")) ||
+	    (lang && strcmp(lang, "python") && strcmp(lang, "javascript"))) {
+		*bad = "search_tools takes {query: string, language?: \"python\" | \"javascript\"}";
+		return NULL;
+	}
+	struct cc_buf b = { 0 };
+	size_t hits = mcp_stubs(&b, cfg->upstreams, cfg->n_upstreams,
+				lang && !strcmp(lang, "javascript"), q);
+	cc_buf_puts(&b, hits ? "" : "(no tool matches; try a shorter word, or an empty query)\n");
+	json_t *r = json_pack("{s:[{s:s, s:s%}], s:b}", "content", "type", "text", "text",
+			      b.data ? b.data : "", b.len, "isError", 0);
+	cc_buf_free(&b);
+	char *text = r ? json_dumps(r, JSON_COMPACT) : NULL;
+	json_decref(r);
+	return text;
 }
 
 /* ---- tools/call results ---- */
@@ -259,6 +323,15 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	char *own = cc_hint_rewrite(msg, &hints);
 	if (own)
 		msg = own;
+	if (kind == CC_ERR_TOOL_BUDGET && strstr(msg, "total tool call budget")) {
+		/* code mode: the one budget of a tools/call is the server's flag */
+		char *b = NULL;
+		if (asprintf(&b, "%s (a run may make the server's --max-tool-calls upstream calls)",
+			     msg) >= 0) {
+			free(own);
+			msg = own = b;
+		}
+	}
 	if (kind == CC_ERR_INTERNAL) {
 		/* Host errors (a failed spawn, say) may name host paths: the
 		 * client gets the kind, the server's log the details. */

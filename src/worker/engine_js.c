@@ -15,6 +15,7 @@
 #include "js_fs.h"
 #include "js_value.h"
 #include "lang_guess.h"
+#include "message.h"
 #include "utf8.h"
 #include "seccomp_policy.h"
 #include "worker.h"
@@ -918,9 +919,9 @@ static void js_bind_tool(const char *name, struct cc_outcome *o)
 {
 	JSValue fn, ns;
 	js_begin(false);
-	if (!js_name_ok(name)) {
+	if (!cc_tool_name_ok(name, strlen(name))) {
 		cc_outcome_fail(o, CC_ERR_INVALID_INPUT, "TypeError",
-				"the tool's name is not an identifier", NULL);
+				"the tool's name is not an identifier (or SERVER.TOOL)", NULL);
 	} else if (cc_js_tools_bind(ctx, name, &fn, &ns) < 0) {
 		js_fail(o, JS_GetException(ctx), false);
 	} else if (!JS_IsUndefined(ns) && js_assign_global("tools", ns, o) < 0) {

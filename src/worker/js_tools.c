@@ -351,6 +351,39 @@ static JSValue new_tool_fn(JSContext *ctx, JSCFunctionData *fn, const char *name
 	return f;
 }
 
+/* tools.SERVER.TOOL for name "SERVER.TOOL" (dot points at its '.'):
+ * tools.SERVER is a plain object made on its first tool; a SERVER that is
+ * already a tool of its own is a TypeError (names must not clash). */
+static int bind_dotted(JSContext *ctx, const char *name, const char *dot)
+{
+	JSAtom a = JS_NewAtomLen(ctx, name, (size_t)(dot - name));
+	if (a == JS_ATOM_NULL)
+		return -1;
+	JSValue sub = JS_GetProperty(ctx, tools_ns, a);
+	int rc = -1;
+	if (JS_IsUndefined(sub)) {
+		sub = JS_NewObject(ctx);
+		if (JS_IsException(sub) ||
+		    JS_DefinePropertyValue(ctx, tools_ns, a, JS_DupValue(ctx, sub),
+					   JS_PROP_C_W_E | JS_PROP_THROW) < 0)
+			goto out;
+	} else if (JS_IsException(sub)) {
+		goto out;
+	} else if (!JS_IsObject(sub) || JS_IsFunction(ctx, sub)) {
+		JS_ThrowTypeError(ctx, "tools.%.*s is a tool, not a namespace", (int)(dot - name),
+				  name);
+		goto out;
+	}
+	JSValue af = new_tool_fn(ctx, tool_async, name);
+	if (!JS_IsException(af) &&
+	    JS_DefinePropertyValueStr(ctx, sub, dot + 1, af, JS_PROP_C_W_E | JS_PROP_THROW) >= 0)
+		rc = 0;
+out:
+	JS_FreeValue(ctx, sub);
+	JS_FreeAtom(ctx, a);
+	return rc;
+}
+
 int cc_js_tools_bind(JSContext *ctx, const char *name, JSValue *fn, JSValue *ns)
 {
 	*fn = *ns = JS_UNDEFINED;
@@ -361,6 +394,12 @@ int cc_js_tools_bind(JSContext *ctx, const char *name, JSValue *fn, JSValue *ns)
 		tools_ns = o;
 		have_ns = true;
 		*ns = JS_DupValue(ctx, o);
+	}
+	const char *dot = strchr(name, '.');
+	if (dot) {
+		if (bind_dotted(ctx, name, dot) < 0)
+			goto fail;
+		return 0; /* SERVER.TOOL has no global function */
 	}
 	JSValue af = new_tool_fn(ctx, tool_async, name);
 	if (JS_IsException(af) ||

@@ -153,7 +153,8 @@ int cc_js_inspect(JSContext *ctx, struct cc_buf *b, JSValueConst v);
  * for a tool named "tools": the namespace keeps that global). *ns gets
  * the `tools` object (owned) when this call made it, else undefined: the
  * caller binds it as the global `tools`, or calls cc_js_tools_free when
- * that fails so the next bind tries again. Binding a name again is
+ * that fails so the next bind tries again. A dotted name "SERVER.TOOL"
+ * defines tools.SERVER.TOOL only (*fn stays undefined). Binding a name again is
  * harmless (calls go by name). Returns 0, or -1 with a JS exception
  * pending. */
 int cc_js_tools_bind(JSContext *ctx, const char *name, JSValue *fn, JSValue *ns);

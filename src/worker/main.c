@@ -268,7 +268,7 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		cc_worker_engine->set_global(name->u.str.ptr, v, o);
 	} else if (!strcmp(t->u.str.ptr, "bind")) {
 		const cc_value *name = get_str(m, "name");
-		if (!name || !cc_identifier_ok(name->u.str.ptr, name->u.str.len))
+		if (!name || !cc_tool_name_ok(name->u.str.ptr, name->u.str.len))
 			_exit(4);
 		cc_worker_begin_eval(id, 10000);
 		if (cc_worker_engine->bind_tool)

@@ -394,6 +394,42 @@ static PyObject *make_sync(PyObject *name, const char *cname)
 	return fn;
 }
 
+/* ns.SERVER (a SimpleNamespace made on the first tool of SERVER), new
+ * reference; a SERVER that is a tool of its own is a TypeError. */
+static PyObject *sub_ns(PyObject *ns, PyObject *server)
+{
+	PyObject *sub = NULL;
+	if (_PyObject_LookupAttr(ns, server, &sub) < 0)
+		return NULL;
+	if (!sub) {
+		sub = PyObject_CallNoArgs((PyObject *)Py_TYPE(ns));
+		if (sub && PyObject_SetAttr(ns, server, sub) < 0)
+			Py_CLEAR(sub);
+	} else if (!PyObject_TypeCheck(sub, Py_TYPE(ns))) {
+		PyErr_Format(PyExc_TypeError, "tools.%U is a tool, not a namespace", server);
+		Py_CLEAR(sub);
+	}
+	return sub;
+}
+
+/* tools.SERVER.TOOL and atools.SERVER.TOOL for "SERVER.TOOL" (no global
+ * function). Returns 0, or -1 with an exception set. */
+static int bind_dotted(const char *cname, const char *dot, PyObject *sync, PyObject *async)
+{
+	PyObject *server = PyUnicode_FromStringAndSize(cname, dot - cname);
+	PyObject *tool = PyUnicode_FromString(dot + 1);
+	PyObject *t = server && tool ? sub_ns(tools_ns, server) : NULL;
+	PyObject *a = t ? sub_ns(atools_ns, server) : NULL;
+	int rc = a && PyObject_SetAttr(t, tool, sync) == 0 && PyObject_SetAttr(a, tool, async) == 0
+			 ? 0
+			 : -1;
+	Py_XDECREF(a);
+	Py_XDECREF(t);
+	Py_XDECREF(tool);
+	Py_XDECREF(server);
+	return rc;
+}
+
 int cc_py_tools_bind(PyObject *globals, const char *cname)
 {
 	PyObject *name, *pair, *sync = NULL, *async = NULL;
@@ -422,6 +458,14 @@ int cc_py_tools_bind(PyObject *globals, const char *cname)
 	}
 	if (!sync)
 		goto out;
+	const char *dot = strchr(cname, '.');
+	if (dot) {
+		if (bind_dotted(cname, dot, sync, async) == 0 &&
+		    PyDict_SetItemString(globals, "tools", tools_ns) == 0 &&
+		    PyDict_SetItemString(globals, "atools", atools_ns) == 0)
+			rc = 0;
+		goto out;
+	}
 	/* The global first: for a tool named "tools" the namespace wins. */
 	if (PyDict_SetItem(globals, name, sync) < 0 || PyObject_SetAttr(tools_ns, name, sync) < 0 ||
 	    PyObject_SetAttr(atools_ns, name, async) < 0 ||

@@ -1,0 +1,104 @@
+"""codecage.mcp_tools: an MCP server's tools (tests/mcp/upstream_server.mjs,
+written with the official SDK) as a ToolBridge, in both guest languages,
+with the bridge's budget and the same stubs as `codecage mcp --upstream`."""
+import os
+import shlex
+import shutil
+import sys
+
+import ccpkg  # noqa: F401  (builds and imports the package)
+import pytest
+
+import codecage
+from conftest import ROOT
+
+SERVER = os.path.join(ROOT, "tests", "mcp", "upstream_server.mjs")
+
+
+@pytest.fixture
+def bridge():
+    if not shutil.which("node") or not os.path.isdir(
+            os.path.join(ROOT, "tests", "mcp", "node_modules", "@modelcontextprotocol", "sdk")):
+        pytest.fail("node and `npm ci --prefix tests/mcp` are needed")
+    b = codecage.mcp_tools(["node", SERVER], name="up", max_calls=6)
+    yield b
+    b.close()
+
+
+def test_both_languages_results_errors_and_budget(bridge):
+    with codecage.IsolatedRuntime(language="python") as py, \
+            codecage.IsolatedRuntime(language="javascript") as js:
+        bridge.attach(py)
+        bridge.attach(js)
+        assert py.eval("tools.up.weather(city='Oslo')") == {
+            "city": "Oslo", "temp_c": 21.5, "days": 1}
+        assert js.eval("await tools.up.shout({text: '[1]'})") == [1]
+        assert js.eval("try { await tools.up.fail({reason: 'r'}) } catch (e) "
+                       "{ [e.name, e.message] }") == ["UpstreamToolError", "the tool failed: r"]
+        assert py.eval("tools.up.shout(text='ab')") == "AB"
+        # 4 calls so far; the bridge's budget of 6 is shared by both runtimes
+        assert js.eval("let n = 0; try { for (;;) { await tools.up.shout({text: 'a'}); n++ } } "
+                       "catch (e) { [n, e.name] }") == [2, "ToolBudgetError"]
+
+
+def test_describe_gives_the_same_stubs_as_codecage_mcp(bridge):
+    # the text `codecage mcp --upstream up=...` puts in its run tools'
+    # descriptions (src/mcp/stubs.c) is what describe() returns
+    sys.path.insert(0, os.path.join(ROOT, "tests", "mcp"))
+    from mcp_util import Stdio
+    s = Stdio("--scratch", "0", "--upstream", "up=node " + shlex.quote(SERVER))
+    try:
+        tools = s.request({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})["result"]["tools"]
+    finally:
+        s.close()
+    desc = {t["name"]: t["description"] for t in tools}
+    for lang, head in (("javascript", "// Upstream MCP tools"), ("python", "# Upstream MCP tools")):
+        mine = bridge.describe(lang)
+        assert mine.startswith(head) and "weather" in mine
+        theirs = desc["run_" + lang]
+        assert theirs[theirs.index(head):] == mine
+    assert ("    weather(input: { city: string; days?: number; }): Promise<{ city: string; "
+            "temp_c: number; days: number; }>;") in bridge.describe("javascript")
+    with pytest.raises(codecage.InvalidInputError):
+        bridge.describe("ruby")
+
+
+def test_a_streamable_http_server_codecage_itself():
+    sys.path.insert(0, os.path.join(ROOT, "tests", "mcp"))
+    from mcp_util import http_server
+    with http_server("--scratch", "0") as url:
+        with codecage.mcp_tools(url, name="cc") as b, \
+                codecage.IsolatedRuntime(language="javascript") as rt:
+            b.attach(rt)
+            v = rt.eval("await tools.cc.run_python({code: 'print(2)\\n[3]'})")
+            assert v["stdout"] == "2\n" and v["value"] == [3], v
+            assert "run_python(input: { code: string;" in b.describe("javascript")
+
+
+def test_bad_commands():
+    with pytest.raises(Exception, match="cannot reach http://127.0.0.1:1/mcp"):
+        codecage.mcp_tools("http://127.0.0.1:1/mcp")
+    with pytest.raises(Exception, match="cannot run '/nonexistent'"):
+        codecage.mcp_tools("/nonexistent --flag")
+
+
+@pytest.mark.parametrize("language", ["javascript", "python"])
+def test_dotted_tool_names_make_a_namespace(language):
+    # SERVER.TOOL is tools.SERVER.TOOL only (no global), and SERVER must not
+    # already be a tool of its own
+    with codecage.IsolatedRuntime(language=language) as rt:
+        codecage.ToolBridge({"s.one": lambda: 1, "s.two": lambda: 2, "solo": lambda: 3}).attach(rt)
+        if language == "javascript":
+            assert rt.eval("[await tools.s.one(), await tools.s.two(), typeof s, solo()]") == [
+                1, 2, "undefined", 3]
+        else:
+            assert rt.eval("import asyncio\n[tools.s.one(), asyncio.run(atools.s.two()), "
+                           "'s' in globals(), solo()]") == [1, 2, False, 3]
+        with pytest.raises(codecage.GuestError, match="is a tool, not a namespace"):
+            codecage.ToolBridge({"solo.x": lambda: 0}).attach(rt)
+        with pytest.raises(codecage.InvalidInputError):
+            codecage.ToolBridge({"a.b.c": lambda: 0})
+        # the library's own rule (cc_tool_name_ok), past the package's check
+        for bad in ("a.b.c", "a.", ".b", "a..b", "1a.b", "a.b-c"):
+            with pytest.raises(codecage.InvalidInputError, match="SERVER.TOOL"):
+                rt.bind_function(bad, len)
