@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "grants.h"
 #include "message.h"
 #include "value.h"
@@ -192,15 +193,7 @@ void cc_files_read(const char *path, uint64_t max, struct cc_outcome *o)
 		return;
 	}
 	char *buf = malloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	while (buf && got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	size_t got = buf ? cc_fd_read_full(fd, buf, (size_t)st.st_size) : 0;
 	close(fd);
 	if (!buf) {
 		cc_outcome_fail(o, CC_ERR_INTERNAL, "MemoryError", "out of memory", NULL);
