@@ -399,8 +399,7 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_new(&o, &rt, &err);
 	Py_END_ALLOW_THREADS cc_py_options_free(&o);
 	if (rc < 0) {
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
+		cc_py_raise_error(&err);
 		return -1;
 	}
 	self->rt = rt;
@@ -545,18 +544,9 @@ static PyObject *rt_set_global(rt_obj *self, PyObject *args)
 	Py_END_ALLOW_THREADS give(self);
 	cc_value_free(v);
 	if (rc < 0) {
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
-		return NULL;
+		return cc_py_raise_error(&err);
 	}
 	Py_RETURN_NONE;
-}
-
-static PyObject *raise_clear(cc_error *err)
-{
-	cc_py_raise(err->kind, err->message);
-	cc_error_clear(err);
-	return NULL;
 }
 
 static PyObject *rt_write_file(rt_obj *self, PyObject *args)
@@ -577,7 +567,7 @@ static PyObject *rt_write_file(rt_obj *self, PyObject *args)
 	Py_END_ALLOW_THREADS give(self);
 	PyBuffer_Release(&data);
 	if (rc < 0)
-		return raise_clear(&err);
+		return cc_py_raise_error(&err);
 	Py_RETURN_NONE;
 }
 
@@ -597,7 +587,7 @@ static PyObject *rt_read_file(rt_obj *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_read_file(rt, path, max, &data, &len, &err);
 	Py_END_ALLOW_THREADS give(self);
 	if (rc < 0)
-		return raise_clear(&err);
+		return cc_py_raise_error(&err);
 	PyObject *b = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
 	free(data);
 	return b;
@@ -617,7 +607,7 @@ static PyObject *rt_list_files(rt_obj *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_list_files(rt, path, &v, &err);
 	Py_END_ALLOW_THREADS give(self);
 	if (rc < 0)
-		return raise_clear(&err);
+		return cc_py_raise_error(&err);
 	PyObject *o = cc_py_from_value(v);
 	cc_value_free(v);
 	return o;
@@ -652,9 +642,7 @@ static PyObject *rt_bind(rt_obj *self, PyObject *args)
 		else
 			PyDict_DelItemString(self->tools, name);
 		Py_XDECREF(old);
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
-		return NULL;
+		return cc_py_raise_error(&err);
 	}
 	Py_XDECREF(old);
 	Py_RETURN_NONE;
@@ -689,9 +677,7 @@ static PyObject *rt_set_tool_budget(rt_obj *self, PyObject *args)
 		rt, name, b == Py_None ? NULL : ((cc_py_budget *)b)->budget, &err);
 	give(self);
 	if (rc < 0) {
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
-		return NULL;
+		return cc_py_raise_error(&err);
 	}
 	Py_RETURN_NONE;
 }
