@@ -682,7 +682,8 @@ static PyObject *rt_set_tool_budget(rt_obj *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
-static PyObject *rt_set_value_fallback(rt_obj *self, PyObject *on)
+/* A runtime's on/off setting: on's truth passed to set. */
+static PyObject *set_switch(rt_obj *self, PyObject *on, void (*set)(cc_runtime *, bool))
 {
 	int r = PyObject_IsTrue(on);
 	if (r < 0)
@@ -690,22 +691,19 @@ static PyObject *rt_set_value_fallback(rt_obj *self, PyObject *on)
 	cc_runtime *rt = take(self);
 	if (!rt)
 		return NULL;
-	cc_runtime_set_value_fallback(rt, r);
+	set(rt, r);
 	give(self);
 	Py_RETURN_NONE;
 }
 
+static PyObject *rt_set_value_fallback(rt_obj *self, PyObject *on)
+{
+	return set_switch(self, on, cc_runtime_set_value_fallback);
+}
+
 static PyObject *rt_set_redaction(rt_obj *self, PyObject *on)
 {
-	int r = PyObject_IsTrue(on);
-	if (r < 0)
-		return NULL;
-	cc_runtime *rt = take(self);
-	if (!rt)
-		return NULL;
-	cc_runtime_set_redaction(rt, r);
-	give(self);
-	Py_RETURN_NONE;
+	return set_switch(self, on, cc_runtime_set_redaction);
 }
 
 static PyObject *rt_set_net(rt_obj *self, PyObject *spec)
