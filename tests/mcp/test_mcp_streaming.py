@@ -112,14 +112,20 @@ def _post(host, port, body, sid=None):
     return c, c.getresponse()
 
 
+
+def _http_session(u):
+    """Initialize a session on the server at u (a urlsplit); its id."""
+    c, r = _post(u.hostname, u.port, INIT)
+    sid = r.getheader("Mcp-Session-Id")
+    r.read()
+    c.close()
+    return sid
+
 @pytest.mark.parametrize("lang", ["python", "javascript"])
 def test_http_event_stream_carries_output_before_the_result(lang):
     with http_server() as url:
         u = urlsplit(url)
-        c, r = _post(u.hostname, u.port, INIT)
-        sid = r.getheader("Mcp-Session-Id")
-        r.read()
-        c.close()
+        sid = _http_session(u)
         c, r = _post(u.hostname, u.port, {"jsonrpc": "2.0", "method": "notifications/initialized"},
                      sid)
         r.read()
@@ -152,10 +158,7 @@ def test_http_client_that_leaves_mid_stream_does_not_stop_the_server():
     (http_server checks the exit status) after waiting for that thread."""
     with http_server() as url:
         u = urlsplit(url)
-        c, r = _post(u.hostname, u.port, INIT)
-        sid = r.getheader("Mcp-Session-Id")
-        r.read()
-        c.close()
+        sid = _http_session(u)
         code = "import time\nfor i in range(20):\n    print(i, flush=True)\n    time.sleep(0.05)\n"
         c, r = _post(u.hostname, u.port, _call(1, "python", code), sid)
         while not r.readline().startswith(b"data: "):
