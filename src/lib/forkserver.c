@@ -36,11 +36,9 @@ struct cc_forkserver {
 CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_forkserver **out,
 				cc_error *err)
 {
-	struct cc_libset *libs = NULL;
+	struct cc_libset *libs;
 	*out = NULL;
-	if (!opts)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
-	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0)
+	if (cc_options_load(opts, &libs, err) < 0)
 		return -1;
 	int rc = cc_forkserver_start(opts, preload, libs, out, err);
 	cc_libset_free(libs);

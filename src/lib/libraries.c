@@ -312,6 +312,16 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 	return 0;
 }
 
+int cc_options_load(const cc_options *opts, struct cc_libset **libs, cc_error *err)
+{
+	*libs = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_options_check(opts, err) < 0)
+		return -1;
+	return cc_libset_load(opts, libs, err);
+}
+
 int cc_libset_load(const cc_options *o, struct cc_libset **out, cc_error *err)
 {
 	*out = NULL;

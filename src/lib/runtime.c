@@ -375,11 +375,9 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 
 CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
 {
-	struct cc_libset *libs = NULL;
+	struct cc_libset *libs;
 	*out = NULL;
-	if (!opts)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
-	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0)
+	if (cc_options_load(opts, &libs, err) < 0)
 		return -1;
 	int rc = cc_runtime_start(opts, NULL, libs, out, err);
 	cc_libset_free(libs);

@@ -224,6 +224,11 @@ struct cc_libset;
 /* Resolve and read opts->libraries; *out NULL when there are none.
  * Errors: invalid_input (the message names the entry), internal. */
 int cc_libset_load(const cc_options *opts, struct cc_libset **out, cc_error *err);
+/* What cc_runtime_new and cc_forkserver_new do first: refuse NULL opts,
+ * check them (cc_options_check), then cc_libset_load into *libs (NULL
+ * when there are none or on an error; the caller frees it). Errors:
+ * invalid_input, internal. */
+int cc_options_load(const cc_options *opts, struct cc_libset **libs, cc_error *err);
 void cc_libset_free(struct cc_libset *s);
 size_t cc_libset_count(const struct cc_libset *s);
 /* Send one "lib" frame per library. Errors: those of cc_chan_send. */
