@@ -68,6 +68,24 @@ def live_children():
         return f.read().split()
 
 
+def ppid_of(pid):
+    """The parent of process pid, from /proc."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("PPid:"):
+                return int(line.split()[1])
+    raise AssertionError("no PPid for %d" % pid)
+
+
+def alive(pid):
+    """Whether process pid exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def drive(exe, *args, timeout=300):
     """Run a C test driver (build/tests/cc-*driver); every check it prints
     must be "ok" and it must end with "0 failed". Returns its stdout."""

@@ -1,4 +1,4 @@
-/* Descriptors over unix sockets (fdpass.h). */
+/* Descriptors over unix sockets, reading a descriptor in full (fdpass.h). */
 #include "fdpass.h"
 
 #include <errno.h>
@@ -72,4 +72,18 @@ ssize_t cc_fd_recv(int sock, void *data, size_t len, int *fds, int max, int *nfd
 		}
 	}
 	return n;
+}
+
+size_t cc_fd_read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = read(fd, (char *)buf + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
 }

@@ -1,6 +1,6 @@
 /* Descriptors over unix sockets (SCM_RIGHTS): the monitor's listener, a
- * fork server's requests and replies. Raw OS side effects, no policy: the
- * callers check what arrived. */
+ * fork server's requests and replies; and reading a descriptor in full.
+ * Raw OS side effects, no policy: the callers check what arrived. */
 #ifndef CC_COMMON_FDPASS_H
 #define CC_COMMON_FDPASS_H
 
@@ -23,5 +23,11 @@ ssize_t cc_fds_send(int sock, const void *data, size_t len, const int *fds, int 
  * recvmsg's result (-1 with errno, 0 at end of file). */
 ssize_t cc_fd_recv(int sock, void *data, size_t len, int *fds, int max, int *nfds, int *truncated,
 		   int flags);
+
+/* Read len bytes from fd into buf (len bytes of room), retrying reads that
+ * EINTR interrupted, until len bytes came, end of file or an error.
+ * Returns how many bytes came: fewer than len at end of file or on an
+ * error (errno then says which). Neither closes fd nor checks what came. */
+size_t cc_fd_read_full(int fd, void *buf, size_t len);
 
 #endif

@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "fdpass.h"
 #include "message.h"
 #include "supervisor.h"
 #include "utf8.h"
@@ -129,15 +130,7 @@ static int read_file(int pkg, const char *rel, const char *path, uint64_t max, c
 			       what, path, (long long)st.st_size, (unsigned long long)max);
 	}
 	char *buf = malloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	while (buf && got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	size_t got = buf ? cc_fd_read_full(fd, buf, (size_t)st.st_size) : 0;
 	close(fd);
 	if (!buf)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");

@@ -41,6 +41,9 @@ PyObject *cc_py_raise(cc_error_kind kind, const char *message);
 /* The same with a detail the Python half maps to a subclass ("busy":
  * RuntimeBusyError). */
 PyObject *cc_py_raise_detail(cc_error_kind kind, const char *message, const char *detail);
+/* Raise err's kind and message as cc_py_raise does, then clear err (its
+ * message freed). Returns NULL. */
+PyObject *cc_py_raise_error(cc_error *err);
 
 /* Budget object: a cc_budget reference. */
 typedef struct {

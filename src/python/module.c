@@ -32,6 +32,13 @@ PyObject *cc_py_raise_detail(cc_error_kind kind, const char *message, const char
 	return NULL;
 }
 
+PyObject *cc_py_raise_error(cc_error *err)
+{
+	cc_py_raise(err->kind, err->message);
+	cc_error_clear(err);
+	return NULL;
+}
+
 static PyObject *set_error_factory(PyObject *self, PyObject *f)
 {
 	(void)self;
@@ -152,13 +159,6 @@ typedef struct {
 	bool closed;
 } pool_obj;
 
-static PyObject *raise_err(cc_error *err)
-{
-	cc_py_raise(err->kind, err->message);
-	cc_error_clear(err);
-	return NULL;
-}
-
 static void fs_close_now(fs_obj *self)
 {
 	cc_forkserver *fs = self->fs;
@@ -198,7 +198,7 @@ static int fs_init(fs_obj *self, PyObject *args, PyObject *kw)
 	self->fs = fs;
 	fs_release(self); /* closes it again if close() came meanwhile */
 	if (rc < 0)
-		return raise_err(&err), -1;
+		return cc_py_raise_error(&err), -1;
 	return 0;
 }
 
@@ -215,7 +215,7 @@ static PyObject *fs_spawn(fs_obj *self, PyObject *unused)
 	Py_BEGIN_ALLOW_THREADS rc = cc_forkserver_spawn(fs, &rt, &err);
 	Py_END_ALLOW_THREADS fs_release(self);
 	if (rc < 0)
-		return raise_err(&err);
+		return cc_py_raise_error(&err);
 	return cc_py_runtime_adopt(rt);
 }
 
@@ -347,7 +347,7 @@ static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
 	self->pool = p;
 	pool_release(self);
 	if (rc < 0)
-		return raise_err(&err), -1;
+		return cc_py_raise_error(&err), -1;
 	return 0;
 }
 
@@ -366,7 +366,7 @@ static PyObject *pool_checkout(pool_obj *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS rc = cc_pool_checkout(p, timeout, &rt, &err);
 	Py_END_ALLOW_THREADS pool_release(self);
 	if (rc < 0)
-		return raise_err(&err);
+		return cc_py_raise_error(&err);
 	return cc_py_runtime_adopt(rt);
 }
 

@@ -431,8 +431,7 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_new(&o, &rt, &err);
 	Py_END_ALLOW_THREADS cc_py_options_free(&o);
 	if (rc < 0) {
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
+		cc_py_raise_error(&err);
 		return -1;
 	}
 	self->rt = rt;
@@ -577,18 +576,9 @@ static PyObject *rt_set_global(rt_obj *self, PyObject *args)
 	Py_END_ALLOW_THREADS give(self);
 	cc_value_free(v);
 	if (rc < 0) {
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
-		return NULL;
+		return cc_py_raise_error(&err);
 	}
 	Py_RETURN_NONE;
-}
-
-static PyObject *raise_clear(cc_error *err)
-{
-	cc_py_raise(err->kind, err->message);
-	cc_error_clear(err);
-	return NULL;
 }
 
 static PyObject *rt_write_file(rt_obj *self, PyObject *args)
@@ -609,7 +599,7 @@ static PyObject *rt_write_file(rt_obj *self, PyObject *args)
 	Py_END_ALLOW_THREADS give(self);
 	PyBuffer_Release(&data);
 	if (rc < 0)
-		return raise_clear(&err);
+		return cc_py_raise_error(&err);
 	Py_RETURN_NONE;
 }
 
@@ -629,7 +619,7 @@ static PyObject *rt_read_file(rt_obj *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_read_file(rt, path, max, &data, &len, &err);
 	Py_END_ALLOW_THREADS give(self);
 	if (rc < 0)
-		return raise_clear(&err);
+		return cc_py_raise_error(&err);
 	PyObject *b = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
 	free(data);
 	return b;
@@ -649,7 +639,7 @@ static PyObject *rt_list_files(rt_obj *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_list_files(rt, path, &v, &err);
 	Py_END_ALLOW_THREADS give(self);
 	if (rc < 0)
-		return raise_clear(&err);
+		return cc_py_raise_error(&err);
 	PyObject *o = cc_py_from_value(v);
 	cc_value_free(v);
 	return o;
@@ -684,9 +674,7 @@ static PyObject *rt_bind(rt_obj *self, PyObject *args)
 		else
 			PyDict_DelItemString(self->tools, name);
 		Py_XDECREF(old);
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
-		return NULL;
+		return cc_py_raise_error(&err);
 	}
 	Py_XDECREF(old);
 	Py_RETURN_NONE;
@@ -721,37 +709,33 @@ static PyObject *rt_set_tool_budget(rt_obj *self, PyObject *args)
 		rt, name, b == Py_None ? NULL : ((cc_py_budget *)b)->budget, &err);
 	give(self);
 	if (rc < 0) {
-		cc_py_raise(err.kind, err.message);
-		cc_error_clear(&err);
-		return NULL;
+		return cc_py_raise_error(&err);
 	}
+	Py_RETURN_NONE;
+}
+
+/* A runtime's on/off setting: on's truth passed to set. */
+static PyObject *set_switch(rt_obj *self, PyObject *on, void (*set)(cc_runtime *, bool))
+{
+	int r = PyObject_IsTrue(on);
+	if (r < 0)
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	set(rt, r);
+	give(self);
 	Py_RETURN_NONE;
 }
 
 static PyObject *rt_set_value_fallback(rt_obj *self, PyObject *on)
 {
-	int r = PyObject_IsTrue(on);
-	if (r < 0)
-		return NULL;
-	cc_runtime *rt = take(self);
-	if (!rt)
-		return NULL;
-	cc_runtime_set_value_fallback(rt, r);
-	give(self);
-	Py_RETURN_NONE;
+	return set_switch(self, on, cc_runtime_set_value_fallback);
 }
 
 static PyObject *rt_set_redaction(rt_obj *self, PyObject *on)
 {
-	int r = PyObject_IsTrue(on);
-	if (r < 0)
-		return NULL;
-	cc_runtime *rt = take(self);
-	if (!rt)
-		return NULL;
-	cc_runtime_set_redaction(rt, r);
-	give(self);
-	Py_RETURN_NONE;
+	return set_switch(self, on, cc_runtime_set_redaction);
 }
 
 static PyObject *rt_set_net(rt_obj *self, PyObject *spec)

@@ -492,6 +492,26 @@ static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 	JS_FreeValue(ctx, exc);
 }
 
+/* Run the queued jobs (Promise callbacks, timers) until none is left.
+ * Returns 0, or -1 with o failed: a job threw, or the eval was stopped
+ * (a stop seen after the last job counts too: an interrupted job's
+ * rejection may have been swallowed by a guest handler). */
+static int js_run_jobs(struct cc_outcome *o)
+{
+	JSContext *jc;
+	while (JS_IsJobPending(rt) && !js_stop_seen()) {
+		if (JS_ExecutePendingJob(rt, &jc) < 0) {
+			js_fail(o, JS_GetException(ctx), false);
+			return -1;
+		}
+	}
+	if (js_stop_seen()) {
+		js_fail(o, JS_UNDEFINED, false);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the job queue ---- */
 
 enum {
@@ -721,23 +741,8 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 	}
 	/* Jobs still queued run now, before the result is read: their
 	 * output belongs to this eval, as it would in Node. */
-	while (JS_IsJobPending(rt)) {
-		JSContext *jc;
-		if (js_stop_seen()) {
-			js_fail(o, JS_UNDEFINED, false);
-			goto out;
-		}
-		if (JS_ExecutePendingJob(rt, &jc) < 0) {
-			js_fail(o, JS_GetException(ctx), false);
-			goto out;
-		}
-	}
-	/* A job may have been interrupted and its rejection swallowed by a
-	 * guest handler: the eval was still stopped. */
-	if (js_stop_seen()) {
-		js_fail(o, JS_UNDEFINED, false);
+	if (js_run_jobs(o))
 		goto out;
-	}
 	o->unconvertible = false;
 	/* A completion value that is a function (a bundle's last statement,
 	 * `(function f() {})`) is what the script left behind, not a result:
@@ -769,7 +774,6 @@ out:
  * the next library, until the queue is empty or the deadline passes. */
 static void js_load_library(const char *file, const char *code, size_t len, struct cc_outcome *o)
 {
-	JSContext *jc;
 	js_begin(false);
 	JSValue v = JS_Eval(ctx, code, len, file, JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY);
 	if (JS_IsException(v)) {
@@ -782,19 +786,8 @@ static void js_load_library(const char *file, const char *code, size_t len, stru
 		goto out;
 	}
 	JS_FreeValue(ctx, v);
-	while (JS_IsJobPending(rt)) {
-		if (js_stop_seen()) {
-			js_fail(o, JS_UNDEFINED, false);
-			goto out;
-		}
-		if (JS_ExecutePendingJob(rt, &jc) < 0) {
-			js_fail(o, JS_GetException(ctx), false);
-			goto out;
-		}
-	}
-	o->ok = !js_stop_seen();
-	if (!o->ok)
-		js_fail(o, JS_UNDEFINED, false);
+	if (!js_run_jobs(o))
+		o->ok = true;
 out:
 	js_end();
 }

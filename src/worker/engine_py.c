@@ -418,6 +418,9 @@ static const struct {
 	{ "prepare", &h_prepare },
 };
 
+/* The C functions the helper's namespace holds, each under its ml_name. */
+static PyMethodDef *const natives[] = { &emit_method, &stop_method, &tick_method, &flush_method };
+
 /* After Py_Initialize: the guest's globals, the helper, the checks, the
  * timer. */
 static int setup(cc_error *err)
@@ -439,22 +442,12 @@ static int setup(cc_error *err)
 	if (!r || PyDict_SetItemString(ns, "__name__", r) < 0)
 		goto py_fail;
 	Py_CLEAR(r);
-	r = PyCFunction_New(&emit_method, NULL);
-	if (!r || PyDict_SetItemString(ns, "emit", r) < 0)
-		goto py_fail;
-	Py_CLEAR(r);
-	r = PyCFunction_New(&stop_method, NULL);
-	if (!r || PyDict_SetItemString(ns, "stop_handler", r) < 0)
-		goto py_fail;
-	Py_CLEAR(r);
-	r = PyCFunction_New(&tick_method, NULL);
-	if (!r || PyDict_SetItemString(ns, "output_tick", r) < 0)
-		goto py_fail;
-	Py_CLEAR(r);
-	r = PyCFunction_New(&flush_method, NULL);
-	if (!r || PyDict_SetItemString(ns, "flush_out", r) < 0)
-		goto py_fail;
-	Py_CLEAR(r);
+	for (size_t i = 0; i < sizeof(natives) / sizeof(natives[0]); i++) {
+		r = PyCFunction_New(natives[i], NULL);
+		if (!r || PyDict_SetItemString(ns, natives[i]->ml_name, r) < 0)
+			goto py_fail;
+		Py_CLEAR(r);
+	}
 	cc_worker_output_due = output_due;
 	code = Py_CompileString(cc_py_helper_src, "<codecage>", Py_file_input);
 	r = code ? PyEval_EvalCode(code, ns, ns) : NULL;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "grants.h"
 #include "message.h"
 #include "value.h"
@@ -60,6 +61,18 @@ static int fail(struct cc_outcome *o, const char *type, const char *fmt, const c
 	return -1;
 }
 
+/* path (as the guest gave it) is in no tree: a PermissionError naming the
+ * places a read (for a write, a write) may use. Returns -1. */
+static int fail_outside(struct cc_outcome *o, const char *path, bool write)
+{
+	if (write)
+		return fail(o, "PermissionError", "%s: not in scratch or a writable mount; %s",
+			    path, where_writable());
+	return fail(o, "PermissionError",
+		    "%s: not in scratch (/tmp) or a mount; only those can be read or listed%s",
+		    path, NULL);
+}
+
 /* Check path; on success real is it with its directory resolved (the
  * last component as given, never followed) and *ok_tree says whether that
  * tree is writable (1) or read-only (0). */
@@ -76,15 +89,8 @@ static int check_path(const char *path, bool write, char *real, int *ok_tree, st
 	}
 	/* Lexically first: a session without scratch or grants has no file
 	 * calls at all (JavaScript's filter), and nothing to offer. */
-	int lexical = tree_of(path);
-	if (lexical < 0 && write)
-		return fail(o, "PermissionError", "%s: not in scratch or a writable mount; %s",
-			    path, where_writable());
-	if (lexical < 0)
-		return fail(o, "PermissionError",
-			    "%s: not in scratch (/tmp) or a mount; only those can be read or "
-			    "listed%s",
-			    path, NULL);
+	if (tree_of(path) < 0)
+		return fail_outside(o, path, write);
 	char dir[PATH_MAX];
 	memcpy(dir, path, n + 1);
 	while (n > 1 && dir[n - 1] == '/')
@@ -103,14 +109,8 @@ static int check_path(const char *path, bool write, char *real, int *ok_tree, st
 	if (w < 0 || w >= PATH_MAX)
 		return fail(o, "ValueError", "%s: the path is too long%s", path, NULL);
 	int t = tree_of(real);
-	if (t < 0 && write)
-		return fail(o, "PermissionError", "%s: not in scratch or a writable mount; %s",
-			    path, where_writable());
 	if (t < 0)
-		return fail(o, "PermissionError",
-			    "%s: not in scratch (/tmp) or a mount; only those can be read or "
-			    "listed%s",
-			    path, NULL);
+		return fail_outside(o, path, write);
 	if (write && t == 0)
 		return fail(o, "PermissionError", "%s: this mount is read-only; %s", path,
 			    where_writable());
@@ -192,15 +192,7 @@ void cc_files_read(const char *path, uint64_t max, struct cc_outcome *o)
 		return;
 	}
 	char *buf = malloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	while (buf && got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	size_t got = buf ? cc_fd_read_full(fd, buf, (size_t)st.st_size) : 0;
 	close(fd);
 	if (!buf) {
 		cc_outcome_fail(o, CC_ERR_INTERNAL, "MemoryError", "out of memory", NULL);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "namespaces.h"
 
 struct cc_worker_grant cc_worker_grants[CC_MAX_MOUNTS];
 size_t cc_worker_n_grants;
@@ -56,20 +57,6 @@ static bool beneath(const char *a, const char *b)
 {
 	size_t n = strlen(b);
 	return !strncmp(a, b, n) && (a[n] == 0 || a[n] == '/');
-}
-
-static int mkparents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		int r = mkdir(path, 0755);
-		*p = '/';
-		if (r < 0 && errno != EEXIST)
-			return -1;
-	}
-	return 0;
 }
 
 /* The supervisor's descriptor belongs to the host's mount namespace, and
@@ -121,7 +108,8 @@ static int bind_one(const char *newroot, size_t i, cc_error *err)
 	char dst[PATH_MAX];
 	snprintf(dst, sizeof(dst), "%s%s", newroot, g->guest);
 	bool dir = S_ISDIR(want.st_mode);
-	if (mkparents(dst) < 0 || (dir ? mkdir(dst, 0755) : mknod(dst, S_IFREG | 0644, 0)) < 0)
+	if (cc_ns_mkparents(dst) < 0 ||
+	    (dir ? mkdir(dst, 0755) : mknod(dst, S_IFREG | 0644, 0)) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "grant %s: mount point: %s", g->guest,
 			       strerror(errno));
 	char src[64];

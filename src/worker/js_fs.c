@@ -189,16 +189,24 @@ static char *fs_slurp(JSContext *ctx, const char *path, size_t *len)
 	return buf; /* js_malloc threw "out of memory" itself */
 }
 
+/* The whole file named by argv[0], as fs_slurp: NULL with a JavaScript
+ * exception pending (a bad path argument or the file's error). */
+static char *fs_slurp_arg(JSContext *ctx, int argc, JSValueConst *argv, size_t *len)
+{
+	const char *path = fs_path(ctx, argc, argv, 0);
+	if (!path)
+		return NULL;
+	char *buf = fs_slurp(ctx, path, len);
+	JS_FreeCString(ctx, path);
+	return buf;
+}
+
 /* readFile(path) -> ArrayBuffer */
 static JSValue fs_read_file(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
 	(void)this_val;
-	const char *path = fs_path(ctx, argc, argv, 0);
 	size_t len = 0;
-	if (!path)
-		return JS_EXCEPTION;
-	char *buf = fs_slurp(ctx, path, &len);
-	JS_FreeCString(ctx, path);
+	char *buf = fs_slurp_arg(ctx, argc, argv, &len);
 	if (!buf)
 		return JS_EXCEPTION;
 	return JS_NewArrayBuffer(ctx, (uint8_t *)buf, len, fs_free_buf, NULL, false);
@@ -208,12 +216,8 @@ static JSValue fs_read_file(JSContext *ctx, JSValueConst this_val, int argc, JSV
 static JSValue fs_read_text(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
 	(void)this_val;
-	const char *path = fs_path(ctx, argc, argv, 0);
 	size_t len = 0;
-	if (!path)
-		return JS_EXCEPTION;
-	char *buf = fs_slurp(ctx, path, &len);
-	JS_FreeCString(ctx, path);
+	char *buf = fs_slurp_arg(ctx, argc, argv, &len);
 	if (!buf)
 		return JS_EXCEPTION;
 	JSValue s = JS_NewStringLen(ctx, buf, len);

@@ -106,7 +106,7 @@ static int become_guest(cc_error *err)
 
 /* ---- the minimal root ---- */
 
-static int mkdirs(char *path)
+int cc_ns_mkparents(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
@@ -133,7 +133,7 @@ static int bind_ro(const char *src, bool device, cc_error *err)
 	char dst[512];
 	if (snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, src) >= (int)sizeof(dst))
 		return cc_fail(err, CC_ERR_INTERNAL, "path too long: %s", src);
-	if (mkdirs(dst) < 0)
+	if (cc_ns_mkparents(dst) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "mkdir for %s: %s", dst, strerror(errno));
 	if (S_ISDIR(st.st_mode) ? mkdir(dst, 0755) < 0 && errno != EEXIST
 				: mknod(dst, S_IFREG | 0644, 0) < 0 && errno != EEXIST)

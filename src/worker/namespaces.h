@@ -29,4 +29,10 @@ extern int cc_ns_procfd;
 
 int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err);
 
+/* Create every directory above the last component of path (absolute),
+ * mode 0755; those already there are kept. path is written to while it
+ * runs and restored. Returns 0, or -1 with errno from mkdir. Used for the
+ * mount points of the minimal root and of the file grants. */
+int cc_ns_mkparents(char *path);
+
 #endif

@@ -341,12 +341,8 @@ static cc_runtime *start_capped(cc_language lang, uint32_t cap)
 	o.sandbox = CC_SANDBOX_AUTO;
 	o.limits.timeout_s = 2;
 	o.limits.max_pending_calls = cap;
-	cc_runtime *rt = NULL;
+	cc_runtime *rt = driver_start_opts(&o);
 	cc_error err = { 0 };
-	if (cc_runtime_new(&o, &rt, &err) < 0) {
-		printf("FAIL runtime_new: %s: %s\n", cc_error_kind_name(err.kind), err.message);
-		exit(1);
-	}
 	cc_runtime_bind_tool_async(rt, "hold", hold_call, NULL, &err);
 	cc_runtime_bind_tool(rt, "report", report, NULL, &err);
 	return rt;

@@ -24,9 +24,21 @@ static int failures;
 		printf("\n");                                                                      \
 	} while (0)
 
+/* A runtime with options o; exits the driver with a FAIL line when it
+ * cannot start. */
+static inline cc_runtime *driver_start_opts(const cc_options *o)
+{
+	cc_runtime *rt = NULL;
+	cc_error err = { 0 };
+	if (cc_runtime_new(o, &rt, &err) < 0) {
+		printf("FAIL runtime_new: %s: %s\n", cc_error_kind_name(err.kind), err.message);
+		exit(1);
+	}
+	return rt;
+}
+
 /* A runtime in sandbox mode auto with a timeout_s deadline (and
- * max_result bytes of result cap unless 0); exits the driver with a FAIL
- * line when it cannot start. */
+ * max_result bytes of result cap unless 0), as driver_start_opts. */
 static inline cc_runtime *driver_start(cc_language lang, double timeout_s, uint64_t max_result)
 {
 	cc_options o;
@@ -35,13 +47,7 @@ static inline cc_runtime *driver_start(cc_language lang, double timeout_s, uint6
 	o.limits.timeout_s = timeout_s;
 	if (max_result)
 		o.limits.max_result = max_result;
-	cc_runtime *rt = NULL;
-	cc_error err = { 0 };
-	if (cc_runtime_new(&o, &rt, &err) < 0) {
-		printf("FAIL runtime_new: %s: %s\n", cc_error_kind_name(err.kind), err.message);
-		exit(1);
-	}
-	return rt;
+	return driver_start_opts(&o);
 }
 
 /* The host's resident set, KiB (/proc/self/status VmRSS); -1 if unknown. */

@@ -36,19 +36,24 @@ class Stdio:
     """`codecage mcp` over stdio, driven line by line."""
 
     def __init__(self, *flags, init=True):
-        self.proc = subprocess.Popen([CLI, "mcp", "--sandbox", "require", *flags],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
-        self.lines = queue.Queue()
-        self.stderr = []
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put),
-                         daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr.append),
-                         daemon=True).start()
+        self._attach(subprocess.Popen([CLI, "mcp", "--sandbox", "require", *flags],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE))
         if init:
             r = self.request(INIT)
             assert r["result"]["protocolVersion"] == "2025-06-18", r
             self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _attach(self, proc):
+        """Read proc's stdout lines into self.lines and its stderr into
+        self.stderr, each from its own thread (None marks the end)."""
+        self.proc = proc
+        self.lines = queue.Queue()
+        self.stderr = []
+        threading.Thread(target=self._pump, args=(proc.stdout, self.lines.put),
+                         daemon=True).start()
+        threading.Thread(target=self._pump, args=(proc.stderr, self.stderr.append),
+                         daemon=True).start()
 
     @staticmethod
     def _pump(stream, put):

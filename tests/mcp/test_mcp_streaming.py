@@ -36,6 +36,16 @@ def _output_logs(msgs):
             and m["params"]["logger"] in ("stdout", "stderr")]
 
 
+
+def _until_reply(s):
+    """The notifications s sends before its next reply, and that reply."""
+    msgs = []
+    while True:
+        m = s.read(BOUND)
+        if "method" not in m:
+            return msgs, m
+        msgs.append(m)
+
 @pytest.mark.parametrize("lang", ["python", "javascript"])
 def test_stdio_streams_output_and_progress_before_the_result(lang):
     s = Stdio()
@@ -64,12 +74,7 @@ def test_stdio_no_progress_without_a_token_and_no_logs_above_info():
     s = Stdio()
     try:
         s.send(_call(1, "python", "print('a')\nprint('b')\n7"))
-        msgs = []
-        while True:
-            m = s.read(BOUND)
-            if "method" not in m:
-                break
-            msgs.append(m)
+        msgs, m = _until_reply(s)
         assert m["result"]["structuredContent"]["stdout"] == "a\nb\n"
         assert [x["method"] for x in msgs if x["method"] == "notifications/progress"] == []
         assert "".join(d + "\n" for _, d in _output_logs(msgs)) == "a\nb\n"
@@ -87,12 +92,7 @@ def test_stdio_flood_is_coalesced():
     s = Stdio("--max-output", "1048576")
     try:
         s.send(_call(1, "python", "for i in range(20000): print(i)", token=7))
-        msgs = []
-        while True:
-            m = s.read(BOUND)
-            if "method" not in m:
-                break
-            msgs.append(m)
+        msgs, m = _until_reply(s)
         out = m["result"]["structuredContent"]["stdout"]
         logs = _output_logs(msgs)
         assert "".join(d + "\n" for _, d in logs) == out == "".join(f"{i}\n" for i in range(20000))
@@ -112,14 +112,20 @@ def _post(host, port, body, sid=None):
     return c, c.getresponse()
 
 
+
+def _http_session(u):
+    """Initialize a session on the server at u (a urlsplit); its id."""
+    c, r = _post(u.hostname, u.port, INIT)
+    sid = r.getheader("Mcp-Session-Id")
+    r.read()
+    c.close()
+    return sid
+
 @pytest.mark.parametrize("lang", ["python", "javascript"])
 def test_http_event_stream_carries_output_before_the_result(lang):
     with http_server() as url:
         u = urlsplit(url)
-        c, r = _post(u.hostname, u.port, INIT)
-        sid = r.getheader("Mcp-Session-Id")
-        r.read()
-        c.close()
+        sid = _http_session(u)
         c, r = _post(u.hostname, u.port, {"jsonrpc": "2.0", "method": "notifications/initialized"},
                      sid)
         r.read()
@@ -152,10 +158,7 @@ def test_http_client_that_leaves_mid_stream_does_not_stop_the_server():
     (http_server checks the exit status) after waiting for that thread."""
     with http_server() as url:
         u = urlsplit(url)
-        c, r = _post(u.hostname, u.port, INIT)
-        sid = r.getheader("Mcp-Session-Id")
-        r.read()
-        c.close()
+        sid = _http_session(u)
         code = "import time\nfor i in range(20):\n    print(i, flush=True)\n    time.sleep(0.05)\n"
         c, r = _post(u.hostname, u.port, _call(1, "python", code), sid)
         while not r.readline().startswith(b"data: "):

@@ -17,6 +17,7 @@ import time
 import pytest
 
 import ccpkg  # noqa: F401  (builds the package)
+from conftest import alive, ppid_of
 
 from codecage import ForkServer
 
@@ -133,22 +134,6 @@ fs = ForkServer(language="javascript")
 ss = [fs.session() for _ in range(2)]
 print(" ".join(str(s.pid) for s in ss), flush=True)
 time.sleep(1000)'''
-
-
-def ppid_of(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("PPid:"):
-                return int(line.split()[1])
-    raise AssertionError("no PPid for %d" % pid)
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(") ")[1][0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_host_death_leaves_no_worker_template_or_session():

@@ -13,6 +13,7 @@ import time
 import pytest
 
 import ccpkg  # noqa: F401  (builds the package)
+from conftest import alive, ppid_of
 
 from codecage import ForkServer, SandboxUnavailable, SessionPool, TimeoutError, WorkerCrashed
 
@@ -20,22 +21,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checklist_cases import TIMER_BOMB  # noqa: E402  (the checklist's own case)
 
 BOUND = 30  # seconds: only reached when something is broken
-
-
-def ppid_of(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("PPid:"):
-                return int(line.split()[1])
-    raise AssertionError("no PPid for %d" % pid)
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(") ")[1][0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def children(pid):

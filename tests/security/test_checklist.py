@@ -396,20 +396,12 @@ class McpHost(Stdio):
     directory and argv[0]."""
 
     def __init__(self, canaries, report):
-        import queue
-        import threading
         self.report_path = report
-        self.proc = subprocess.Popen(
+        self._attach(subprocess.Popen(
             ["/usr/bin/python3", "-c", MCP_WRAPPER, report, CLI,
              "codecage-" + canaries.argv_secret],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=canaries.env, cwd=canaries.cwd)
-        self.lines = queue.Queue()
-        self.stderr = []
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put),
-                         daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr.append),
-                         daemon=True).start()
+            env=canaries.env, cwd=canaries.cwd))
         r = self.request(INIT)
         assert "result" in r, r
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
