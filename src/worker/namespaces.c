@@ -188,7 +188,7 @@ static int mount_cache(const char *path, cc_error *err)
 {
 	char dst[256];
 	snprintf(dst, sizeof(dst), "%s%s", CC_NEWROOT, path);
-	if (mkdirs(dst) < 0 || (mkdir(dst, 0700) < 0 && errno != EEXIST) ||
+	if (cc_ns_mkparents(dst) < 0 || (mkdir(dst, 0700) < 0 && errno != EEXIST) ||
 	    mount("cache", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "mode=0700,size=4k,nr_inodes=1") < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "cache %s: %s", path, strerror(errno));
