@@ -18,6 +18,9 @@
 /* Bytes of a successful result frame besides its value: {"t": "result",
  * "id": u64, "ok": true, "value": ...} takes 32. */
 #define CC_RESULT_ENVELOPE 64
+/* ... and of its displays besides their data (protocol.c counts that
+ * against max_result): headers and MIME names, under 128 bytes each. */
+#define CC_DISPLAYS_ENVELOPE (CC_MAX_DISPLAYS * 128)
 
 CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 {
@@ -774,11 +777,17 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		}
 		done = true;
 		r->kind = m.kind;
-		if (m.ok && len > l->max_result + CC_RESULT_ENVELOPE) {
-			/* The worker checks the cap too; this is the check that counts. */
+		if (m.ok && len > l->max_result + CC_RESULT_ENVELOPE +
+					    (m.displays ? CC_DISPLAYS_ENVELOPE : 0)) {
+			/* The worker checks the cap too; this is the check that
+			 * counts. Displays travel in the same frame, so their
+			 * bytes count with the value's. */
+			bool disp = m.displays != NULL;
 			cc_msg_free(&m);
 			cc_result_set_error(r, CC_ERR_OUTPUT_LIMIT, "OutputLimitError",
-					    "the result is larger than the limit of %llu bytes",
+					    "the result%s is larger than the limit of %llu bytes; "
+					    "return less or raise max_result",
+					    disp ? " with its displays" : "",
 					    (unsigned long long)l->max_result);
 			break;
 		}
@@ -788,6 +797,8 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 				"the worker gave a text-form value that was not asked for");
 			goto failed;
 		}
+		r->displays = m.displays;
+		m.displays = NULL;
 		if (m.ok) {
 			r->value = m.value;
 			m.value = NULL;

@@ -153,6 +153,7 @@ struct cc_msg {
 	bool ok;
 	cc_value *value;	    /* owned (stolen from root) */
 	const cc_value *value_type; /* string, or NULL: the value is a text form */
+	cc_value *displays;	    /* result: owned array of MIME bundles (stolen), or NULL */
 	/* call */
 	uint64_t call;		     /* the call's id, chosen by the worker */
 	const cc_value *tool, *args; /* name (string), arguments (array) */
@@ -366,7 +367,8 @@ void cc_replyq_release(struct cc_replyq *q);
 struct cc_result {
 	cc_error_kind kind;
 	cc_value *value;
-	char *out[3]; /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
+	cc_value *displays; /* array of MIME bundles (protocol.c checked), or NULL */
+	char *out[3];	    /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
 	size_t out_len[3];
 	char *type, *message, *traceback;
 	char *value_type; /* the value is the text form of a value of this type */
