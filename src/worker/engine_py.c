@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "py_display.h"
 #include "py_fork.h"
 #include "py_mem.h"
 #include "py_value.h"
@@ -468,6 +469,9 @@ static int setup(cc_error *err)
 			goto py_fail;
 		}
 	}
+
+	if (cc_py_display_setup() < 0)
+		goto py_fail;
 
 	/* Failed writes and network calls say why (py_helper.c), when they
 	 * failed for the sandbox's reasons. */
@@ -922,6 +926,13 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 		Py_SETREF(value, last == Py_None ? Py_NewRef(Py_None) : run_code(last));
 	}
 	if (!value) {
+		report(o, PH_RUN);
+		/* figures drawn before the error are still shown */
+		if (cc_py_display_finish(NULL) < 0)
+			PyErr_Clear();
+		goto out;
+	}
+	if (cc_py_display_finish(value) < 0) {
 		report(o, PH_RUN);
 		goto out;
 	}
