@@ -493,6 +493,8 @@ static PyObject *str_or_empty(const char *s)
 	return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)strlen(s ? s : ""), "replace");
 }
 
+static PyObject *displays_of(const cc_result *r);
+
 static PyObject *rt_eval(rt_obj *self, PyObject *args)
 {
 	PyObject *code;
@@ -539,12 +541,39 @@ static PyObject *rt_eval(rt_obj *self, PyObject *args)
 	}
 	size_t olen, elen;
 	const char *out = cc_result_stdout(r, &olen), *errs = cc_result_stderr(r, &elen);
-	PyObject *t = Py_BuildValue(
-		"(sNs#s#NNNdz)", cc_error_kind_name(kind), value, out, (Py_ssize_t)olen, errs,
-		(Py_ssize_t)elen, type ? type : str_or_empty(""),
-		message ? message : str_or_empty(""), str_or_empty(cc_result_error_traceback(r)),
-		cc_result_duration(r), kind == CC_OK ? cc_result_value_type(r) : NULL);
+	PyObject *displays = displays_of(r);
+	PyObject *t =
+		displays ? Py_BuildValue("(sNs#s#NNNdzN)", cc_error_kind_name(kind), value, out,
+					 (Py_ssize_t)olen, errs, (Py_ssize_t)elen,
+					 type ? type : str_or_empty(""),
+					 message ? message : str_or_empty(""),
+					 str_or_empty(cc_result_error_traceback(r)),
+					 cc_result_duration(r),
+					 kind == CC_OK ? cc_result_value_type(r) : NULL, displays)
+			 : NULL;
+	if (!displays) {
+		Py_XDECREF(value);
+		Py_XDECREF(type);
+		Py_XDECREF(message);
+	}
 	cc_result_free(r);
+	return t;
+}
+
+/* The result's displays as a tuple of dicts (MIME type to str, or bytes
+ * for image/png), in order. New reference, or NULL with an exception. */
+static PyObject *displays_of(const cc_result *r)
+{
+	size_t n = cc_result_display_count(r);
+	PyObject *t = PyTuple_New((Py_ssize_t)n);
+
+	for (size_t i = 0; t && i < n; i++) {
+		PyObject *d = cc_py_from_value(cc_result_display(r, i));
+		if (!d)
+			Py_CLEAR(t);
+		else
+			PyTuple_SET_ITEM(t, (Py_ssize_t)i, d);
+	}
 	return t;
 }
 
