@@ -216,6 +216,7 @@ typedef struct cc_limits {
  * the message with its own. */
 #define CC_TIMEOUT_HINT "raise cc_limits.timeout_s (or cc_runtime_eval's timeout_s)"
 #define CC_MEMORY_HINT "raise cc_limits.max_memory"
+#define CC_RESULT_HINT "raise cc_limits.max_result"
 
 /* A file grant: a host directory or file the guest sees at `guest`.
  * Enforced twice: a bind mount in the worker's mount namespace (remounted

@@ -217,6 +217,7 @@ _HINTS = (
     ("raise cc_limits.max_memory", "raise RuntimeConfig(max_memory=BYTES)"),
     ("raise cc_tool_call_hold's approval_timeout_s",
      "raise AgentSession(approval_timeout=SECONDS)"),
+    ("raise cc_limits.max_result", "raise RuntimeConfig(max_result=BYTES)"),
 )
 
 

@@ -313,7 +313,8 @@ static void json_str_field(struct cc_buf *b, const char *key, const char *s, siz
  * caller frees. */
 static const char *cli_message(const cc_result *r, const cc_error *err, char **own)
 {
-	static const struct cc_hints hints = { "raise --timeout SECONDS", "raise --memory MIB" };
+	static const struct cc_hints hints = { "raise --timeout SECONDS", "raise --memory MIB",
+					       NULL };
 	const char *msg = r ? cc_result_error_message(r) : (err->message ? err->message : "");
 
 	*own = cc_hint_rewrite(msg, &hints);

@@ -786,7 +786,7 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 			cc_msg_free(&m);
 			cc_result_set_error(r, CC_ERR_OUTPUT_LIMIT, "OutputLimitError",
 					    "the result%s is larger than the limit of %llu bytes; "
-					    "return less or raise max_result",
+					    "return less or " CC_RESULT_HINT,
 					    disp ? " with its displays" : "",
 					    (unsigned long long)l->max_result);
 			break;

@@ -238,6 +238,7 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	static const struct cc_hints hints = {
 		"raise timeout_s (up to the server's --timeout)",
 		"raise the server's --memory MIB",
+		"split the work over several calls (the server's 1 MiB cap is fixed)",
 	};
 	char *own = cc_hint_rewrite(msg, &hints);
 	if (own)

@@ -97,7 +97,7 @@ void cc_worker_display_settle(struct cc_outcome *o)
 	else if (st.over_bytes || (o->ok && o->value.size + st.bytes > cc_worker_limits.max_result))
 		snprintf(msg, sizeof(msg),
 			 "the result with its displays is larger than the limit of %llu bytes; "
-			 "make smaller images (a lower dpi) or raise max_result",
+			 "make smaller images (a lower dpi) or " CC_RESULT_HINT,
 			 (unsigned long long)cc_worker_limits.max_result);
 	else
 		return;

@@ -60,7 +60,9 @@ def test_image_over_the_result_cap_is_output_limit():
                "display({'image/png': b'\\x89PNG\\r\\n\\x1a\\n' + bytes(10_000_000)}, raw=True)")
     assert r["isError"] is True
     assert r["structuredContent"]["error"]["kind"] == "output_limit"
-    assert "larger than the limit of 1048576 bytes" in r["structuredContent"]["error"]["message"]
+    msg = r["structuredContent"]["error"]["message"]
+    assert "larger than the limit of 1048576 bytes" in msg
+    assert "the server's 1 MiB cap is fixed" in msg and "cc_limits" not in msg
     assert len(r["content"]) == 1
     assert s.call("run_python", "1 + 1", id=2)["structuredContent"]["value"] == 2
     assert s.close() == []

@@ -98,7 +98,7 @@ def test_bytes_count_toward_max_result():
         with pytest.raises(OutputLimitError) as e:
             rt.eval("display({'image/png': b'\\x89PNG\\r\\n\\x1a\\n' + bytes(10_000_000)}, raw=True)")
         assert "larger than the limit of 1048576 bytes" in str(e.value)
-        assert "raise max_result" in str(e.value)
+        assert "raise RuntimeConfig(max_result=BYTES)" in str(e.value)
         # value and displays together: each fits, both do not
         with pytest.raises(OutputLimitError):
             rt.eval("display('x' * 600_000)\n'y' * 600_000")
