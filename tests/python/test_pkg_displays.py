@@ -214,3 +214,12 @@ def test_dataframe_value_gives_an_html_display():
         assert ">6</td>" in e.value.displays[0]["text/html"]
         r = rt.run("df = pd.DataFrame({'a': [1]})\nlen(df)")
         assert r.displays == ()  # only a last value that is a frame
+
+
+def test_javascript_display_in_forked_sessions_and_after_await():
+    with ForkServer(language="javascript") as fs:
+        for i in range(2):
+            with fs.session() as rt:
+                r = rt.run("await Promise.resolve(); display('<b>%d</b>', 'text/html'); %d"
+                           % (i, i))
+                assert r.value == i and r.displays == ({"text/html": "<b>%d</b>" % i},)
