@@ -67,17 +67,25 @@ int cc_worker_display_add(const struct cc_display_part *parts, size_t n)
 		return CC_DISPLAY_FULL;
 	}
 	msgpack_packer pk;
+	size_t before = st.sb.size;
+	int bad = 0;
 	msgpack_packer_init(&pk, &st.sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, n);
+	bad |= msgpack_pack_map(&pk, n);
 	for (size_t i = 0; i < n; i++) {
-		cc_pack_cstr(&pk, parts[i].mime);
+		bad |= msgpack_pack_str(&pk, strlen(parts[i].mime));
+		bad |= msgpack_pack_str_body(&pk, parts[i].mime, strlen(parts[i].mime));
 		if (!strcmp(parts[i].mime, "image/png")) {
-			msgpack_pack_bin(&pk, parts[i].len);
-			msgpack_pack_bin_body(&pk, parts[i].data, parts[i].len);
+			bad |= msgpack_pack_bin(&pk, parts[i].len);
+			bad |= msgpack_pack_bin_body(&pk, parts[i].data, parts[i].len);
 		} else {
-			msgpack_pack_str(&pk, parts[i].len);
-			msgpack_pack_str_body(&pk, parts[i].data, parts[i].len);
+			bad |= msgpack_pack_str(&pk, parts[i].len);
+			bad |= msgpack_pack_str_body(&pk, parts[i].data, parts[i].len);
 		}
+	}
+	if (bad) {
+		/* out of memory part way: drop the partial bundle */
+		st.sb.size = before;
+		return CC_DISPLAY_NOMEM;
 	}
 	st.n++;
 	st.bytes += bytes;

@@ -82,6 +82,9 @@ static JSValue js_display(JSContext *ctx, JSValueConst this_val, int argc, JSVal
 	case CC_DISPLAY_NOT_PNG:
 		JS_ThrowTypeError(ctx, "display: the image/png data is not a PNG file");
 		break;
+	case CC_DISPLAY_NOMEM:
+		JS_ThrowOutOfMemory(ctx);
+		break;
 	default: /* 0, or CC_DISPLAY_FULL: dropped, the result will say so */
 		ret = JS_UNDEFINED;
 	}

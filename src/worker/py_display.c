@@ -184,6 +184,9 @@ static PyObject *add(PyObject *self, PyObject *b)
 	case CC_DISPLAY_NOT_PNG:
 		PyErr_SetString(PyExc_ValueError, "display: the image/png data is not a PNG file");
 		break;
+	case CC_DISPLAY_NOMEM:
+		PyErr_NoMemory();
+		break;
 	default: /* 0, or CC_DISPLAY_FULL: dropped, the result will say so */
 		ret = Py_NewRef(Py_None);
 	}

@@ -142,6 +142,7 @@ enum {
 	CC_DISPLAY_NOT_PNG = -2, /* image/png data without a PNG signature */
 	CC_DISPLAY_FULL = -3,	 /* over CC_MAX_DISPLAYS or max_result: dropped, and
 				    the eval will end as output_limit */
+	CC_DISPLAY_NOMEM = -4,	 /* out of memory copying it: dropped */
 };
 
 /* Whether one more display fits the count (check before rendering one). */
