@@ -177,7 +177,8 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	cc_worker_display_settle(o);
 	size_t disp = cc_worker_display_cost();
 	if (o->ok && (o->value.size || disp) &&
-	    (disp > mem || cc_value_decoded_cost(o->value.data, o->value.size) > mem - disp)) {
+	    (disp > mem ||
+	     (o->value.size && cc_value_decoded_cost(o->value.data, o->value.size) > mem - disp))) {
 		char msg[200];
 		snprintf(msg, sizeof(msg),
 			 "the result would take more than %zu bytes of host memory once decoded "
