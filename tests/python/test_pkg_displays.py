@@ -216,6 +216,21 @@ def test_dataframe_value_gives_an_html_display():
         assert r.displays == ()  # only a last value that is a frame
 
 
+def test_dataframe_with_value_fallback_gives_its_text_and_its_table():
+    """16a's fallback and the displays together: the value is the frame's
+    text with value_type, and its HTML table is a display as well."""
+    pytest.importorskip("pandas", reason="python3-pandas is needed")
+    with IsolatedRuntime(RuntimeConfig(value_fallback=True), language="python") as rt:
+        r = rt.run("import pandas as pd\ndf = pd.DataFrame({'a': [1, 2], 'b': ['x', 'y']})\ndf")
+        assert r.value_type == "DataFrame" and r.value == rt.eval("repr(df)")
+        (d,) = r.displays
+        assert "<table" in d["text/html"] and "<td>x</td>" in d["text/html"]
+        r = rt.run("df['a']")
+        assert r.value_type == "Series" and ">2</td>" in r.displays[0]["text/html"]
+        r = rt.run("len(df)")
+        assert (r.value, r.value_type, r.displays) == (2, None, ())
+
+
 def test_javascript_display_in_forked_sessions_and_after_await():
     with ForkServer(language="javascript") as fs:
         for i in range(2):
