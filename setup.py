@@ -71,7 +71,8 @@ class BuildExt(build_ext):
 
 ext = Extension(
     "codecage._codecage",
-    sources=["src/python/module.c", "src/python/runtime.c", "src/python/values.c",
+    sources=["src/python/module.c", "src/python/runtime.c", "src/python/options.c",
+             "src/python/values.c",
              "src/python/net.c", "src/common/py_from_value.c"],
     include_dirs=["include", "src/common"],
     extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",

@@ -47,6 +47,9 @@ Streaming: bench/streaming.py (its docstring): first streamed line latency
 through the CLI and the MCP server, and a 100,000-line flood, against
 --stream-base's build (the commit before streaming) when given; 20 runs
 per row (--quick 5).
+Charts: bench/charts.py (a matplotlib chart from plt.plot to PNG bytes on
+the host, through the result's displays, against python3 doing the same;
+its docstring says how), 30 charts (5 with --quick).
 """
 import argparse
 import datetime
@@ -308,6 +311,14 @@ def humaneval_section(a, out):
     out.append("```\n" + (p.stdout + p.stderr[-500:]).strip() + "\n```\n")
 
 
+def charts_section(a, out):
+    cmd = [PY, os.path.join(HERE, "charts.py"), "--n", "5" if a.quick else "30"]
+    log("charts: " + " ".join(cmd[1:]))
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out.append("A matplotlib chart, plt.plot to PNG bytes on the host (`bench/charts.py`)\n")
+    out.append((p.stdout if p.returncode == 0 else "n/a: " + p.stderr[-500:]) + "\n")
+
+
 def floor_section(a, out):
     """What this machine charges for the operations a session is made of
     (bench/floor.c, cc-floor): the floor under the start-up rows."""
@@ -342,7 +353,7 @@ def streaming_section(a, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer runs, HumanEval-X subsampled")
-    ap.add_argument("--only", default="floor,startup,compute,humaneval,streaming")
+    ap.add_argument("--only", default="floor,startup,compute,humaneval,streaming,charts")
     ap.add_argument("--stream-base", help="build dir of the commit before streaming")
     ap.add_argument("--cold", type=int, help="runs per start-up median (30; --quick 10)")
     ap.add_argument("--warm", type=int, help="warm evals (3000; --quick 1000)")
@@ -356,7 +367,7 @@ def main():
     for name, fn in (("floor", floor_section), ("startup", startup),
                      ("compute", compute_section),
                      ("humaneval", humaneval_section),
-                     ("streaming", streaming_section)):
+                     ("streaming", streaming_section), ("charts", charts_section)):
         if name in a.only:
             fn(a, out)
     text = "\n".join(out)

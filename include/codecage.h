@@ -216,6 +216,7 @@ typedef struct cc_limits {
  * the message with its own. */
 #define CC_TIMEOUT_HINT "raise cc_limits.timeout_s (or cc_runtime_eval's timeout_s)"
 #define CC_MEMORY_HINT "raise cc_limits.max_memory"
+#define CC_RESULT_HINT "raise cc_limits.max_result"
 
 /* A file grant: a host directory or file the guest sees at `guest`.
  * Enforced twice: a bind mount in the worker's mount namespace (remounted
@@ -432,6 +433,34 @@ CC_EXPORT cc_error_kind cc_result_error_kind(const cc_result *r);
 CC_EXPORT const char *cc_result_error_type(const cc_result *r);
 CC_EXPORT const char *cc_result_error_message(const cc_result *r);
 CC_EXPORT const char *cc_result_error_traceback(const cc_result *r);
+/* ---- displays: rich output of an eval, in the order it was made ----
+ *
+ * Each display is a small MIME bundle: a map (borrowed from r) whose keys
+ * are among "image/png" (BYTES, a PNG file: the supervisor checks the
+ * signature), "image/svg+xml", "text/html", "text/plain" and
+ * "application/json" (STRING; JSON text for the last). A Python guest
+ * makes them with display(obj) (objects with _repr_png_, _repr_svg_,
+ * _repr_html_ or _repr_json_, Pillow images, matplotlib figures), with
+ * matplotlib figures still open when the eval ends or passed to
+ * plt.show() (PNG, Agg backend), and with a last value that is a pandas
+ * DataFrame or Series (text/html); a JavaScript guest with
+ * display(value, mimeType). A result carries at most CC_MAX_DISPLAYS of
+ * them, and their bytes count toward limits.max_result together with the
+ * value: more displays, or more bytes, end the eval as output_limit (the
+ * result then keeps the displays that fitted). Error results carry the
+ * displays made before the error. */
+#define CC_MAX_DISPLAYS 64
+/* How many displays r carries (0 for NULL). */
+CC_EXPORT size_t cc_result_display_count(const cc_result *r);
+/* Display i (0-based) as a map of MIME type to data, borrowed from r;
+ * NULL when i >= cc_result_display_count(r). */
+CC_EXPORT const cc_value *cc_result_display(const cc_result *r, size_t i);
+/* The data of one MIME type of display i (borrowed; not NUL-terminated
+ * for image/png, NUL-terminated UTF-8 for the text types), its length in
+ * bytes in *len (len may be NULL); NULL when display i or that type is
+ * absent. */
+CC_EXPORT const char *cc_result_display_data(const cc_result *r, size_t i, const char *mime,
+					     size_t *len);
 /* Wall-clock time of the eval as seen by the supervisor, seconds. */
 CC_EXPORT double cc_result_duration(const cc_result *r);
 CC_EXPORT void cc_result_free(cc_result *r);

@@ -329,16 +329,24 @@ class RuntimeConfig:
 class EvalResult:
     """What a successful eval produced: ``value``, the guest's ``stdout`` and
     ``stderr`` (str, each capped by the config), ``duration`` (float,
-    seconds of wall clock seen by the supervisor), and ``value_type``: with
+    seconds of wall clock seen by the supervisor), ``value_type``: with
     ``RuntimeConfig(value_fallback=True)``, the name of the type of a last
     value that could not be converted (``value`` is then its text), else
-    None."""
+    None; and ``displays``: the rich output the guest made, in order (a
+    tuple of MIME bundles: dicts of ``"image/png"`` to bytes,
+    ``"image/svg+xml"``, ``"text/html"``, ``"text/plain"``,
+    ``"application/json"`` to str): Python's ``display(obj)``, matplotlib
+    figures left open or passed to ``plt.show()``, a last value that is a
+    pandas DataFrame or Series; JavaScript's ``display(value, mimeType)``.
+    At most 64 of them, their bytes counted with the value's toward
+    ``max_result``; more end the eval as ``OutputLimitError``."""
 
     value: Any
     stdout: str
     stderr: str
     duration: float
     value_type: Optional[str] = None
+    displays: tuple = ()
 
 
 def _failure_text(e: BaseException) -> str:
@@ -643,7 +651,7 @@ class IsolatedRuntime:
             self._local.calls = None
 
     def _finish(self, t: tuple) -> EvalResult:
-        kind, value, out, err, name, message, tb, duration, value_type = t
+        kind, value, out, err, name, message, tb, duration, value_type, displays = t
         exc, self._tool_exc = self._tool_exc, None
         out_exc, self._out_exc = self._out_exc, None
         if out_exc is not None:
@@ -651,9 +659,11 @@ class IsolatedRuntime:
         if exc is not None:
             raise exc  # KeyboardInterrupt or SystemExit raised inside a tool
         if kind == "ok":
-            return EvalResult(value, out, err, duration, value_type)
-        raise make(kind, message, name=name, traceback=tb, stdout=out, stderr=err,
-                   duration=duration)
+            return EvalResult(value, out, err, duration, value_type, displays)
+        e = make(kind, message, name=name, traceback=tb, stdout=out, stderr=err,
+                 duration=duration)
+        e.displays = displays
+        raise e
 
     def run(self, code: str, *, timeout: Optional[float] = None) -> EvalResult:
         """Like :meth:`eval`, but returns an :class:`EvalResult` with the

@@ -66,10 +66,13 @@ class CodecageError(Exception):
     QuickJS's out-of-memory; ``""`` when none), ``traceback`` (str, guest
     frames; ``""`` when none), ``stdout`` and ``stderr`` (str, guest output
     of the failed eval; ``""`` outside evals), ``duration`` (float seconds
-    of that eval; ``0.0`` outside evals).
+    of that eval; ``0.0`` outside evals), ``displays`` (the MIME bundles the
+    eval made before it failed, as ``EvalResult.displays``; ``()`` when
+    none).
     """
 
     kind = "internal"
+    displays: tuple = ()
 
     def __init__(self, message: str = "", *, name: str = "", traceback: str = "",
                  stdout: str = "", stderr: str = "", duration: float = 0.0) -> None:
@@ -214,6 +217,7 @@ _HINTS = (
     ("raise cc_limits.max_memory", "raise RuntimeConfig(max_memory=BYTES)"),
     ("raise cc_tool_call_hold's approval_timeout_s",
      "raise AgentSession(approval_timeout=SECONDS)"),
+    ("raise cc_limits.max_result", "raise RuntimeConfig(max_result=BYTES)"),
 )
 
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "codecage.h"
+#include "displays.h"
 #include "error.h"
 #include "hint.h"
 #include "json_out.h"
@@ -25,13 +26,15 @@ static const char usage_text[] =
 	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
-	"                    [--python-path DIR]... [--json|--raw] [--] FILE|-\n"
+	"                    [--python-path DIR]... [--json|--raw] [--display-dir DIR]\n"
+	"                    [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
 	"                    [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
-	"                    [--python-path DIR]... [--json|--raw] [--] CODE\n"
+	"                    [--python-path DIR]... [--json|--raw] [--display-dir DIR]\n"
+	"                    [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
@@ -56,6 +59,9 @@ static const char usage_text[] =
 	"--allow-net HOST, HOST:PORT, *.DOMAIN[:PORT] or https://HOST[:PORT] (repeat\n"
 	"it) lets the guest reach those hosts through the host (fetch, urllib,\n"
 	"requests); none by default. --ca-file names the CA bundle for https.\n"
+	"Displays (display(), matplotlib figures, a DataFrame's table) are in\n"
+	"--json's \"displays\"; --display-dir DIR saves them as DIR/display-N.png,\n"
+	".svg, .html, .json or .txt.\n"
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -90,7 +96,8 @@ struct args {
 	const char *out_dir;
 	const char *allow[CLI_MAX_ALLOW]; /* --allow-net entries */
 	size_t nallow;
-	const char *ca_file; /* --ca-file */
+	const char *ca_file;	 /* --ca-file */
+	const char *display_dir; /* --display-dir: where displays are saved */
 };
 
 static int parse_lang(const char *s)
@@ -120,6 +127,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "out", required_argument, NULL, 'o' },
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "ca-file", required_argument, NULL, 'c' },
+		{ "display-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -206,6 +214,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'c':
 			a->ca_file = optarg;
+			break;
+		case 'd':
+			if (!*optarg)
+				return usage("%s", "--display-dir wants a folder");
+			a->display_dir = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -300,7 +313,8 @@ static void json_str_field(struct cc_buf *b, const char *key, const char *s, siz
  * caller frees. */
 static const char *cli_message(const cc_result *r, const cc_error *err, char **own)
 {
-	static const struct cc_hints hints = { "raise --timeout SECONDS", "raise --memory MIB" };
+	static const struct cc_hints hints = { "raise --timeout SECONDS", "raise --memory MIB",
+					       NULL };
 	const char *msg = r ? cc_result_error_message(r) : (err->message ? err->message : "");
 
 	*own = cc_hint_rewrite(msg, &hints);
@@ -333,6 +347,7 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 		json_str_field(&b, "traceback", tb, strlen(tb));
 		cc_buf_puts(&b, "}");
 	}
+	cli_json_displays(&b, r);
 	cc_buf_printf(&b, ", \"duration_ms\": %.3f, \"sandbox\": ",
 		      r ? cc_result_duration(r) * 1000 : 0.0);
 	json_sandbox(&b, rt, mode);
@@ -340,7 +355,8 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 	if (b.oom)
 		fputs("{\"ok\": false, \"value\": null, \"stdout\": \"\", \"stderr\": \"\", "
 		      "\"error\": {\"kind\": \"internal\", \"type\": \"\", \"message\": "
-		      "\"out of memory rendering the result\", \"traceback\": \"\"}, "
+		      "\"out of memory rendering the result\", \"traceback\": \"\"}, \"displays\": "
+		      "[], "
 		      "\"duration_ms\": 0, \"sandbox\": {}}\n",
 		      stdout);
 	else
@@ -503,6 +519,10 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_error_kind kind = r ? cc_result_error_kind(r) : err.kind;
 	if (out_failed)
 		kind = CC_ERR_INVALID_INPUT;
+	if (a->display_dir && cli_save_displays(r, a->display_dir) < 0 && kind == CC_OK)
+		kind = CC_ERR_INVALID_INPUT;
+	else if (!a->display_dir && !a->json)
+		cli_note_displays(r);
 	cc_result_free(r);
 	cc_runtime_close(rt);
 	cc_error_clear(&err);

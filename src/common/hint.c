@@ -8,8 +8,8 @@
 
 char *cc_hint_rewrite(const char *msg, const struct cc_hints *h)
 {
-	const char *from[] = { CC_TIMEOUT_HINT, CC_MEMORY_HINT };
-	const char *to[] = { h->timeout, h->memory };
+	const char *from[] = { CC_TIMEOUT_HINT, CC_MEMORY_HINT, CC_RESULT_HINT };
+	const char *to[] = { h->timeout, h->memory, h->result };
 
 	if (!msg)
 		return NULL;

@@ -64,7 +64,7 @@ static void shortest_double(char *out, size_t n, double d)
 	}
 }
 
-static void base64(struct cc_buf *b, const unsigned char *p, size_t n)
+void cc_base64(struct cc_buf *b, const unsigned char *p, size_t n)
 {
 	static const char tab[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -133,7 +133,7 @@ static void render(struct cc_buf *b, const cc_value *v, bool json)
 	case CC_VALUE_BYTES:
 		if (json) {
 			cc_buf_puts(b, "{\"$bytes\": \"");
-			base64(b, (const unsigned char *)v->u.str.ptr, v->u.str.len);
+			cc_base64(b, (const unsigned char *)v->u.str.ptr, v->u.str.len);
 			cc_buf_puts(b, "\"}");
 		} else {
 			cc_buf_puts(b, "b'");
@@ -188,4 +188,24 @@ void cc_readable_value(struct cc_buf *b, const cc_value *v)
 		cc_buf_add(b, v->u.str.ptr, v->u.str.len);
 	else
 		render(b, v, false);
+}
+
+void cc_json_display(struct cc_buf *b, const cc_value *bundle)
+{
+	cc_buf_puts(b, "{");
+	for (size_t i = 0; cc_value_type_of(bundle) == CC_VALUE_MAP && i < bundle->u.map.len; i++) {
+		const cc_value *v = bundle->u.map.vals[i];
+		if (i)
+			cc_buf_puts(b, ", ");
+		cc_json_string(b, bundle->u.map.keys[i], bundle->u.map.key_lens[i]);
+		cc_buf_puts(b, ": ");
+		if (cc_value_type_of(v) == CC_VALUE_BYTES) {
+			cc_buf_puts(b, "\"");
+			cc_base64(b, (const unsigned char *)v->u.str.ptr, v->u.str.len);
+			cc_buf_puts(b, "\"");
+		} else {
+			cc_json_string(b, v ? v->u.str.ptr : "", v ? v->u.str.len : 0);
+		}
+	}
+	cc_buf_puts(b, "}");
 }

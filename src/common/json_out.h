@@ -19,6 +19,14 @@ void cc_json_string(struct cc_buf *b, const char *s, size_t n);
  * always with a '.', 'e' or "-0.0" so they stay floats. */
 void cc_json_value(struct cc_buf *b, const cc_value *v);
 
+/* Standard base64 (with padding) of p[0..n). */
+void cc_base64(struct cc_buf *b, const unsigned char *p, size_t n);
+
+/* A display's MIME bundle (a map of MIME type to str, or bytes for
+ * image/png: see cc_result_display) as a JSON object of strings, the
+ * bytes in base64, as notebooks store them. */
+void cc_json_display(struct cc_buf *b, const cc_value *bundle);
+
 /* A value in readable form: a top-level string as its raw text, other
  * values like JSON but NaN/Infinity/bigints bare, bytes as b'..', dates in
  * ISO 8601. */

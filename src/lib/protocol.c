@@ -9,8 +9,13 @@
  *           preload modules that did not import, "name: Type: message"]}
  *   fail   {t, kind:str, message:str}
  *   out    {t, id:int, fd:1|2, data:bin of at most CC_OUTPUT_CHUNK bytes}
- *   result {t, id:int, ok:true, value:any}
- *        | {t, id:int, ok:false, error:{kind, type, message, traceback: str}}
+ *   result {t, id:int, ok:true, value:any[, displays]}
+ *        | {t, id:int, ok:false, error:{kind, type, message, traceback: str}
+ *           [, displays]}
+ *          displays: a non-empty array of at most CC_MAX_DISPLAYS maps, each
+ *          non-empty, its keys known MIME types (image/png: bin holding a PNG
+ *          signature; the others str), the data of all of them at most
+ *          max_result bytes
  *   call   {t, id:int, call:int > 0, name:str, args:array[, kwargs:map]}
  *          (kwargs, when present, is a non-empty map: keyword arguments)
  * A call of the reserved name "__codecage_net" (net.h) is a network
@@ -103,7 +108,6 @@ static const struct field error_fields[] = {
 	{ NULL, 0 },
 };
 
-/* m must hold exactly the listed fields, each of its type. */
 /* Fields f, all present with their types, and n_optional other fields
  * the caller checked itself. */
 static int check_fields_opt(const cc_value *m, const struct field *f, const char *what,
@@ -182,7 +186,69 @@ static bool worker_fail_kind(int k)
 	       k == CC_ERR_INVALID_INPUT;
 }
 
-static int parse_fields(struct cc_msg *m, cc_error *err)
+static const char *const display_mimes[] = {
+	"image/png", "image/svg+xml", "text/html", "text/plain", "application/json",
+};
+
+/* One display: a non-empty map of known MIME types to their data. Adds
+ * the data's bytes to *bytes. */
+static int check_display(const cc_value *d, uint64_t *bytes, cc_error *err)
+{
+	static const char png[8] = "\x89PNG\r\n\x1a\n";
+	size_t nm = sizeof(display_mimes) / sizeof(display_mimes[0]);
+
+	if (cc_value_type_of(d) != CC_VALUE_MAP || !d->u.map.len || d->u.map.len > nm)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "a display is not a map of 1 to %zu MIME types", nm);
+	for (size_t i = 0; i < d->u.map.len; i++) {
+		const char *k = d->u.map.keys[i];
+		const cc_value *v = d->u.map.vals[i];
+		size_t j = 0;
+		while (j < nm && strcmp(k, display_mimes[j]))
+			j++;
+		if (j == nm || strlen(k) != d->u.map.key_lens[i])
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "a display has an unknown MIME type");
+		if (j == 0 ? cc_value_type_of(v) != CC_VALUE_BYTES || v->u.str.len < sizeof(png) ||
+				     memcmp(v->u.str.ptr, png, sizeof(png))
+			   : cc_value_type_of(v) != CC_VALUE_STRING)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "a display's %s data is not %s", k,
+				       j == 0 ? "a PNG file" : "a string");
+		*bytes += v->u.str.len;
+	}
+	return 0;
+}
+
+/* The optional "displays" of a result: checked, then stolen into m. */
+static int take_displays(struct cc_msg *m, uint64_t max_result, cc_error *err)
+{
+	cc_value *root = m->root;
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < root->u.map.len; i++) {
+		if (strcmp(root->u.map.keys[i], "displays"))
+			continue;
+		const cc_value *a = root->u.map.vals[i];
+		if (!a->u.array.len || a->u.array.len > CC_MAX_DISPLAYS)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "result message with %zu displays (1 to %d)", a->u.array.len,
+				       CC_MAX_DISPLAYS);
+		for (size_t j = 0; j < a->u.array.len; j++)
+			if (check_display(a->u.array.items[j], &bytes, err) < 0)
+				return -1;
+		if (bytes > max_result)
+			return cc_fail(
+				err, CC_ERR_PROTOCOL_VIOLATION,
+				"result message with %llu bytes of displays, over max_result",
+				(unsigned long long)bytes);
+		m->displays = root->u.map.vals[i];
+		root->u.map.vals[i] = NULL;
+	}
+	return 0;
+}
+
+static int parse_fields(struct cc_msg *m, uint64_t max_result, cc_error *err)
 {
 	const cc_value *root = m->root;
 	if (cc_value_type_of(root) != CC_VALUE_MAP)
@@ -240,11 +306,16 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 				       "result message without 'ok'");
 		m->ok = ok->u.b;
 		bool text = m->ok && cc_value_map_get(root, "value_type", NULL);
-		if (check_fields(root,
-				 text	 ? result_text_fields
-				 : m->ok ? result_ok_fields
-					 : result_err_fields,
-				 "result", err) < 0)
+		bool has_displays = false;
+		const cc_value *dv = cc_value_map_get(root, "displays", &has_displays);
+		if (has_displays && cc_value_type_of(dv) != CC_VALUE_ARRAY)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "result message field 'displays' has the wrong type");
+		if (check_fields_opt(root,
+				     text    ? result_text_fields
+				     : m->ok ? result_ok_fields
+					     : result_err_fields,
+				     "result", has_displays ? 1 : 0, err) < 0)
 			return -1;
 		m->value_type = text ? cc_value_map_get(root, "value_type", NULL) : NULL;
 		if (m->value_type &&
@@ -256,6 +327,8 @@ static int parse_fields(struct cc_msg *m, cc_error *err)
 				       "or holds a NUL",
 				       CC_VALUE_TYPE_MAX);
 		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
+		if (take_displays(m, max_result, err) < 0)
+			return -1;
 		if (m->ok) {
 			/* Steal the value out of the tree: it can be large. */
 			for (size_t i = 0; i < root->u.map.len; i++)
@@ -315,7 +388,7 @@ int cc_msg_parse(const char *buf, size_t len, uint64_t max_result, struct cc_msg
 	cc_value_caps caps = cc_value_frame_caps(max_result);
 	if (cc_value_decode_all(buf, len, &m->root, &caps, err) < 0)
 		return -1;
-	if (parse_fields(m, err) < 0) {
+	if (parse_fields(m, max_result, err) < 0) {
 		cc_msg_free(m);
 		return -1;
 	}
@@ -326,6 +399,7 @@ void cc_msg_free(struct cc_msg *m)
 {
 	cc_value_free(m->root);
 	cc_value_free(m->value);
+	cc_value_free(m->displays);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -89,6 +89,28 @@ CC_EXPORT const char *cc_result_value_type(const cc_result *r)
 	return r && r->kind == CC_OK ? r->value_type : NULL;
 }
 
+CC_EXPORT size_t cc_result_display_count(const cc_result *r)
+{
+	return r && r->displays ? r->displays->u.array.len : 0;
+}
+
+CC_EXPORT const cc_value *cc_result_display(const cc_result *r, size_t i)
+{
+	return i < cc_result_display_count(r) ? r->displays->u.array.items[i] : NULL;
+}
+
+CC_EXPORT const char *cc_result_display_data(const cc_result *r, size_t i, const char *mime,
+					     size_t *len)
+{
+	const cc_value *d = cc_result_display(r, i);
+	bool found = false;
+	const cc_value *v = d && mime ? cc_value_map_get(d, mime, &found) : NULL;
+
+	if (len)
+		*len = v ? v->u.str.len : 0;
+	return v ? v->u.str.ptr : NULL;
+}
+
 CC_EXPORT double cc_result_duration(const cc_result *r)
 {
 	return r ? r->duration : 0;
@@ -99,6 +121,7 @@ CC_EXPORT void cc_result_free(cc_result *r)
 	if (!r)
 		return;
 	cc_value_free(r->value);
+	cc_value_free(r->displays);
 	free(r->out[1]);
 	free(r->out[2]);
 	free(r->type);

@@ -18,95 +18,9 @@
 /* Bytes of a successful result frame besides its value: {"t": "result",
  * "id": u64, "ok": true, "value": ...} takes 32. */
 #define CC_RESULT_ENVELOPE 64
-
-CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
-{
-	memset(o, 0, sizeof(*o));
-	o->language = language;
-	o->sandbox = CC_SANDBOX_REQUIRE;
-	o->limits = (cc_limits){
-		.timeout_s = 30.0,
-		.grace_s = 0.5,
-		.max_memory = 512ull << 20,
-		.max_stdout = 1u << 20,
-		.max_stderr = 1u << 20,
-		.max_result = 16u << 20,
-		.max_source = 16u << 20,
-		.cpu_s = 3600,
-		.max_open_files = 64,
-		.max_file_size = 0,
-		.max_pending_calls = 64,
-	};
-}
-
-int cc_options_check(const cc_options *o, cc_error *err)
-{
-	const cc_limits *l = &o->limits;
-	if (o->language != CC_LANG_JAVASCRIPT && o->language != CC_LANG_PYTHON)
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "unknown language %d; use CC_LANG_JAVASCRIPT or CC_LANG_PYTHON",
-			       (int)o->language);
-	if (o->sandbox != CC_SANDBOX_REQUIRE && o->sandbox != CC_SANDBOX_AUTO &&
-	    o->sandbox != CC_SANDBOX_OFF)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown sandbox mode %d",
-			       (int)o->sandbox);
-	if (o->web_polyfills && o->language != CC_LANG_JAVASCRIPT)
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "web_polyfills are JavaScript's; turn the option off for a python "
-			       "runtime");
-	if (!(l->timeout_s > 0 && l->timeout_s <= 86400))
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, 86400] seconds");
-	if (!(l->grace_s >= 0 && l->grace_s <= 60))
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "grace must be in [0, 60] seconds");
-	if (l->max_memory < (16ull << 20) || l->max_memory > (1ull << 40))
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "max_memory is %llu bytes; it must be between 16 MiB (16777216) and "
-			       "1 TiB, in bytes",
-			       (unsigned long long)l->max_memory);
-	if (l->max_stdout > (256u << 20) || l->max_stderr > (256u << 20))
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "output caps must be at most 256 MiB");
-	if (l->max_result < 1024 || l->max_result > (1u << 30))
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "max_result must be between 1 KiB and 1 GiB");
-	if (l->max_source < 1 || l->max_source > (1u << 30))
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "max_source must be between 1 byte and 1 GiB");
-	if (o->scratch_bytes > 0 && (o->scratch_bytes < 4096 || o->scratch_bytes > (64ull << 30)))
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "scratch_bytes is %llu; it must be 0 (no scratch) or between 4 KiB "
-			       "and 64 GiB",
-			       (unsigned long long)o->scratch_bytes);
-	if (l->cpu_s < 1 || l->max_open_files < 8 || l->max_open_files > 65536)
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "cpu_s must be >= 1 and max_open_files in [8, 65536]");
-	if (l->max_pending_calls < 1 || l->max_pending_calls > 65536)
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "max_pending_calls is %u; it must be in [1, 65536]",
-			       l->max_pending_calls);
-	if (o->net && cc_net_check(o->net, err) < 0)
-		return cc_fail_wrap(err, "cc_options.net");
-	return 0;
-}
-
-uint64_t cc_scratch_bytes(const cc_options *o)
-{
-	return o->scratch_bytes ? o->scratch_bytes : o->limits.max_file_size;
-}
-
-/* RLIMIT_FSIZE for the worker: limits.max_file_size when set, else the
- * scratch size, else 1 GiB when a grant is writable (each file in it is
- * still capped), else 0 (no file writes). */
-static uint64_t cc_file_size_cap(const cc_options *o, const struct cc_grants *gs)
-{
-	if (o->limits.max_file_size)
-		return o->limits.max_file_size;
-	if (o->scratch_bytes)
-		return o->scratch_bytes;
-	for (size_t i = 0; i < gs->n; i++)
-		if (gs->g[i].writable)
-			return CC_GRANT_DEFAULT_FSIZE;
-	return 0;
-}
+/* ... and of its displays besides their data (protocol.c counts that
+ * against max_result): headers and MIME names, under 128 bytes each. */
+#define CC_DISPLAYS_ENVELOPE (CC_MAX_DISPLAYS * 128)
 
 static int64_t secs_to_ns(double s)
 {
@@ -774,11 +688,17 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 		}
 		done = true;
 		r->kind = m.kind;
-		if (m.ok && len > l->max_result + CC_RESULT_ENVELOPE) {
-			/* The worker checks the cap too; this is the check that counts. */
+		if (m.ok && len > l->max_result + CC_RESULT_ENVELOPE +
+					    (m.displays ? CC_DISPLAYS_ENVELOPE : 0)) {
+			/* The worker checks the cap too; this is the check that
+			 * counts. Displays travel in the same frame, so their
+			 * bytes count with the value's. */
+			bool disp = m.displays != NULL;
 			cc_msg_free(&m);
 			cc_result_set_error(r, CC_ERR_OUTPUT_LIMIT, "OutputLimitError",
-					    "the result is larger than the limit of %llu bytes",
+					    "the result%s is larger than the limit of %llu bytes; "
+					    "return less or " CC_RESULT_HINT,
+					    disp ? " with its displays" : "",
 					    (unsigned long long)l->max_result);
 			break;
 		}
@@ -788,6 +708,8 @@ static void round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, 
 				"the worker gave a text-form value that was not asked for");
 			goto failed;
 		}
+		r->displays = m.displays;
+		m.displays = NULL;
 		if (m.ok) {
 			r->value = m.value;
 			m.value = NULL;

@@ -153,6 +153,7 @@ struct cc_msg {
 	bool ok;
 	cc_value *value;	    /* owned (stolen from root) */
 	const cc_value *value_type; /* string, or NULL: the value is a text form */
+	cc_value *displays;	    /* result: owned array of MIME bundles (stolen), or NULL */
 	/* call */
 	uint64_t call;		     /* the call's id, chosen by the worker */
 	const cc_value *tool, *args; /* name (string), arguments (array) */
@@ -228,6 +229,8 @@ int cc_options_check(const cc_options *o, cc_error *err);
 /* The session's scratch size: scratch_bytes, else (compatibility)
  * limits.max_file_size; 0 = no scratch. */
 uint64_t cc_scratch_bytes(const cc_options *o);
+/* RLIMIT_FSIZE for the worker, in bytes (0: no file writes); options.c. */
+uint64_t cc_file_size_cap(const cc_options *o, const struct cc_grants *gs);
 
 /* A runtime with no worker yet (child fields -1). Errors: internal. */
 cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err);
@@ -366,7 +369,8 @@ void cc_replyq_release(struct cc_replyq *q);
 struct cc_result {
 	cc_error_kind kind;
 	cc_value *value;
-	char *out[3]; /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
+	cc_value *displays; /* array of MIME bundles (protocol.c checked), or NULL */
+	char *out[3];	    /* index 1 stdout, 2 stderr; NUL-terminated UTF-8 */
 	size_t out_len[3];
 	char *type, *message, *traceback;
 	char *value_type; /* the value is the text form of a value of this type */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "codecage.h"
 #include "jsonrpc.h"
 
@@ -149,6 +150,13 @@ struct mcp_call *mcp_call_begin(struct mcp_session *s, struct jsonrpc_msg *m);
  * they use works between evals only). */
 bool mcp_queued_method(const char *method);
 void mcp_call_run(struct mcp_server *srv, struct mcp_call *c, const struct mcp_sink *sink);
+
+/* ---- displays.c: a result's displays as content blocks ---- */
+
+/* Append ",{block}" for each display of r (NULL: none) to o, the content
+ * array being written: image blocks (PNG, SVG), embedded text resources
+ * (HTML, JSON), text blocks (plain text). */
+void mcp_display_blocks(struct cc_buf *o, const cc_result *r);
 
 /* ---- tools_text.c: what a model reads ---- */
 

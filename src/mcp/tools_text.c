@@ -23,7 +23,11 @@ static const char python_desc[] =
 	"- Available: the standard library, plus the host's read-only Debian packages "
 	"(numpy may be there). No network, no subprocesses, no pip install.\n"
 	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "
-	"of stdout and stderr (more is cut, with a marker), %s of result value.\n"
+	"of stdout and stderr (more is cut, with a marker), %s of result value (images and "
+	"tables included).\n"
+	"- Charts and tables come back as images and HTML after the text: matplotlib figures "
+	"left open (or passed to plt.show()), display(obj) (objects with _repr_png_, "
+	"_repr_svg_ or _repr_html_, Pillow images), a last value that is a pandas DataFrame.\n"
 	"- On failure the result says status: error with the kind (guest_error, syntax_error, "
 	"timeout, memory_limit, output_limit, worker_crashed), the exception type and message "
 	"and a traceback. After a timeout, memory error or crash the runtime may be replaced: "
@@ -39,7 +43,10 @@ static const char python_desc[] =
 	"to stdout, console.error to stderr.\n"
 #define JS_DESC_TAIL                                                                               \
 	"- Limits: %.0f s per call (timeout_s may lower it), %llu MiB of memory, %llu KiB each "   \
-	"of stdout and stderr (more is cut, with a marker), %s of result value.\n"                 \
+	"of stdout and stderr (more is cut, with a marker), %s of result value (displays "         \
+	"included).\n"                                                                             \
+	"- display(value, mimeType) shows a chart or table after the text: an SVG string "         \
+	"(from Vega-Lite or D3) as 'image/svg+xml', HTML as 'text/html'.\n"                        \
 	"- On failure the result says status: error with the kind (guest_error, syntax_error, "    \
 	"timeout, memory_limit, output_limit, worker_crashed), the error name and message and "    \
 	"a stack trace. After a timeout, memory error or crash the runtime may be replaced: "      \
@@ -319,6 +326,7 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	static const struct cc_hints hints = {
 		"raise timeout_s (up to the server's --timeout)",
 		"raise the server's --memory MIB",
+		"split the work over several calls (the server's 1 MiB cap is fixed)",
 	};
 	char *own = cc_hint_rewrite(msg, &hints);
 	if (own)
@@ -406,7 +414,9 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	struct cc_buf o = { 0 };
 	cc_buf_puts(&o, "{\"content\":[{\"type\":\"text\",\"text\":");
 	cc_json_string(&o, t.data ? t.data : "", t.len);
-	cc_buf_puts(&o, "}],\"structuredContent\":");
+	cc_buf_puts(&o, "}");
+	mcp_display_blocks(&o, r);
+	cc_buf_puts(&o, "],\"structuredContent\":");
 	cc_buf_add(&o, s.data ? s.data : "{}", s.data ? s.len : 2);
 	cc_buf_printf(&o, ",\"isError\":%s}", kind == CC_OK ? "false" : "true");
 	bool oom = t.oom || s.oom || o.oom;

@@ -272,8 +272,8 @@ static int js_init(const char **version, cc_error *err)
 	if (rnd_seed(err) < 0)
 		return -1;
 	if (!ctx || js_remove_globals(ctx) < 0 || cc_js_builtins_init(ctx) < 0 ||
-	    cc_js_console_install(ctx) < 0 || rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0 ||
-	    cc_js_fs_install(ctx) < 0) {
+	    cc_js_console_install(ctx) < 0 || cc_js_display_install(ctx) < 0 ||
+	    rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0 || cc_js_fs_install(ctx) < 0) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);

@@ -37,26 +37,20 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "py_display.h"
 #include "py_fork.h"
+#include "py_paths.h"
 #include "py_mem.h"
 #include "py_value.h"
 #include "lang_guess.h"
 #include "value.h"
 #include "confine.h"
 #include "grants.h"
-#include "py_data_dirs.h"
 #include "seccomp_policy.h"
 #include "worker.h"
 
 /* The engine's empty cache folder (confine.h's cc_fs_policy.cache):
  * matplotlib's config folder. */
-#define PY_CACHE "/run/codecage"
-
-#if !defined(CC_PY_STDLIB) || !defined(CC_PY_DYNLOAD) || !defined(CC_PY_DISTPACKAGES)
-#error "meson.build passes CC_PY_STDLIB, CC_PY_DYNLOAD and CC_PY_DISTPACKAGES"
-#endif
-#define WIDE_(s) L##s
-#define WIDE(s) WIDE_(s)
 
 /* Soft-stop repeat period, ns: a guest that catches one KeyboardInterrupt
  * gets another soon after, until the eval returns or the supervisor's
@@ -462,6 +456,9 @@ static int setup(cc_error *err)
 		}
 	}
 
+	if (cc_py_display_setup() < 0)
+		goto py_fail;
+
 	/* Failed writes and network calls say why (py_helper.c), when they
 	 * failed for the sandbox's reasons. */
 	check = PyDict_GetItemString(ns, "fs_hints");
@@ -528,81 +525,6 @@ static int status_fail(cc_error *err, PyStatus st, const char *what)
 		       st.func ? ": " : "", st.err_msg ? st.err_msg : "exit requested");
 }
 
-/* sys.prefix: the stdlib is <prefix>/lib/python3.X. Setting home keeps
- * getpath from searching the filesystem for landmarks. */
-static int config_home(PyConfig *config)
-{
-	char home[] = CC_PY_STDLIB;
-
-	for (int i = 0; i < 2; i++) {
-		char *slash = strrchr(home, '/');
-		if (!slash || slash == home)
-			return 0;
-		*slash = 0;
-	}
-	return PyStatus_Exception(PyConfig_SetBytesString(config, &config->home, home)) ? -1 : 0;
-}
-
-/* What the Python worker may read: the stdlib (lib-dynload is inside
- * it), Debian's python3-* packages, the directory libpython was loaded
- * from (the shared libraries extension modules need), the linker cache
- * and Debian's alternatives symlinks that lead to BLAS/LAPACK, time zone
- * data, the data those packages keep outside dist-packages (such as
- * /usr/share/matplotlib and /etc/matplotlibrc: CC_PY_DATA_DIRS, derived
- * from the installed packages at build time by scripts/py-data-dirs);
- * and /dev/null, /dev/zero, /dev/urandom. */
-static void py_fs_policy(struct cc_fs_policy *pol)
-{
-	static char libdir[PATH_MAX];
-	static const char *const data[] = { CC_PY_DATA_DIRS };
-	Dl_info info;
-	size_t n = 0;
-	pol->read_only[n++] = CC_PY_STDLIB;
-	pol->read_only[n++] = CC_PY_DISTPACKAGES;
-	/* The loader may name it through /lib (merged /usr): resolve, so
-	 * the bind lands at the real place and /lib can be a symlink. */
-	if (dladdr((void *)Py_Initialize, &info) && info.dli_fname &&
-	    realpath(info.dli_fname, libdir)) {
-		char *slash = strrchr(libdir, '/');
-		if (slash && slash != libdir) {
-			*slash = 0;
-			pol->read_only[n++] = libdir;
-		}
-	}
-	pol->read_only[n++] = "/etc/ld.so.cache";
-	pol->read_only[n++] = "/etc/alternatives";
-	pol->read_only[n++] = "/usr/share/zoneinfo";
-	for (size_t i = 0; i < CC_PY_N_DATA_DIRS && n < CC_FS_MAX_READ_ONLY; i++)
-		if (data[i][0])
-			pol->read_only[n++] = data[i];
-	pol->n_read_only = n;
-	pol->cache = PY_CACHE;
-	pol->devices[0] = "/dev/null";
-	pol->devices[1] = "/dev/zero";
-	pol->devices[2] = "/dev/urandom";
-	pol->n_devices = 3;
-}
-
-/* sys.path: the stdlib, lib-dynload, the host's python_path folders in
- * order (where the guest sees them), then Debian's dist-packages. */
-static int search_paths(PyConfig *config)
-{
-	PyWideStringList *l = &config->module_search_paths;
-	if (PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_STDLIB))) ||
-	    PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_DYNLOAD))))
-		return -1;
-	const char *pp[CC_MAX_PYTHON_PATH];
-	size_t n = cc_grants_python_path(pp, CC_MAX_PYTHON_PATH, cc_worker_isolated);
-	for (size_t i = 0; i < n; i++) {
-		wchar_t *w = Py_DecodeLocale(pp[i], NULL);
-		PyStatus st = w ? PyWideStringList_Append(l, w) : PyStatus_NoMemory();
-		PyMem_RawFree(w);
-		if (PyStatus_Exception(st))
-			return -1;
-	}
-	return PyStatus_Exception(PyWideStringList_Append(l, WIDE(CC_PY_DISTPACKAGES))) ? -1 : 0;
-}
-
 static int py_init(const char **version_out, cc_error *err)
 {
 	PyPreConfig pre;
@@ -631,7 +553,7 @@ static int py_init(const char **version_out, cc_error *err)
 	config.tracemalloc = 0;
 	config.pathconfig_warnings = 0;
 	config.module_search_paths_set = 1;
-	if (config_home(&config) < 0 || search_paths(&config) < 0) {
+	if (cc_py_config_home(&config) < 0 || cc_py_search_paths(&config) < 0) {
 		PyConfig_Clear(&config);
 		return cc_fail(err, CC_ERR_MEMORY_LIMIT, "starting CPython: out of memory");
 	}
@@ -916,6 +838,13 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 	}
 	if (!value) {
 		report(o, PH_RUN);
+		/* figures drawn before the error are still shown */
+		if (cc_py_display_finish(NULL) < 0)
+			PyErr_Clear();
+		goto out;
+	}
+	if (cc_py_display_finish(value) < 0) {
+		report(o, PH_RUN);
 		goto out;
 	}
 	/* Still under the deadline: conversion may run guest code (a tzinfo's
@@ -988,7 +917,7 @@ const struct cc_engine cc_engine_cpython = {
 	/* threading, numpy's OpenBLAS pool (one per core) and asyncio's
 	 * default executor stay well under this */
 	.max_threads = 64,
-	.fs_policy = py_fs_policy,
+	.fs_policy = cc_py_fs_policy,
 	.init = py_init,
 	.eval = py_eval,
 	.set_global = py_set_global,

@@ -106,6 +106,12 @@ bool cc_js_same_object(JSValueConst a, JSValueConst b);
 const char *cc_js_ctor_name(JSContext *ctx, JSValueConst obj);
 bool cc_js_is_ident(const char *s); /* ASCII [A-Za-z_$][A-Za-z0-9_$]* */
 
+/* ---- js_display.c ---- */
+
+/* Define the global display(value, mimeType) (js_display.c says what it
+ * takes). Returns 0, or -1 with a JS exception pending. */
+int cc_js_display_install(JSContext *ctx);
+
 /* ---- js_console.c ---- */
 
 /* Define the global `console` (log, info, debug -> stdout; warn, error,

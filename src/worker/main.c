@@ -174,7 +174,11 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	 * than 3x max_result of its memory (value.c): say so here instead, so
 	 * an honest worker's runtime survives a value that is too big. */
 	size_t mem = cc_value_mem_budget(cc_worker_limits.max_result) - CC_VALUE_MEM_ENVELOPE;
-	if (o->ok && o->value.size && cc_value_decoded_cost(o->value.data, o->value.size) > mem) {
+	cc_worker_display_settle(o);
+	size_t disp = cc_worker_display_cost();
+	if (o->ok && (o->value.size || disp) &&
+	    (disp > mem ||
+	     (o->value.size && cc_value_decoded_cost(o->value.data, o->value.size) > mem - disp))) {
 		char msg[200];
 		snprintf(msg, sizeof(msg),
 			 "the result would take more than %zu bytes of host memory once decoded "
@@ -186,7 +190,8 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	}
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
-	cc_msgbuf_begin(&m, o->ok && o->value_type ? 5 : 4, "result");
+	cc_msgbuf_begin(&m, (o->ok && o->value_type ? 5 : 4) + (cc_worker_display_count() > 0),
+			"result");
 	cc_pack_cstr(pk, "id");
 	msgpack_pack_uint64(pk, id);
 	cc_pack_cstr(pk, "ok");
@@ -214,6 +219,8 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 		cc_pack_cstr(pk, "traceback");
 		cc_pack_cstr(pk, o->traceback);
 	}
+	cc_worker_display_pack(pk);
+	cc_worker_display_reset();
 	send_frame(&m.sb);
 	cc_msgbuf_free(&m);
 }
@@ -255,6 +262,7 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		const cc_value *fb = cc_value_map_get(m, "fallback", NULL);
 		cc_worker_value_fallback = cc_value_type_of(fb) == CC_VALUE_BOOL && fb->u.b;
 		cc_worker_begin_eval(id, timeout_ms);
+		cc_worker_display_reset();
 		cc_worker_tools_begin(id);
 		cc_worker_engine->eval(code->u.str.ptr, code->u.str.len, o);
 		cc_worker_tools_end();

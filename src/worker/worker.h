@@ -126,6 +126,31 @@ void cc_outcome_append(struct cc_outcome *o, const char *text);
 int cc_outcome_fail(struct cc_outcome *o, cc_error_kind kind, const char *type, const char *message,
 		    const char *traceback);
 
+/* ---- displays (display.c): MIME bundles for the eval's result ----
+ *
+ * One part of a bundle: mime is one of "image/png" (data: a PNG file),
+ * "image/svg+xml", "text/html", "text/plain", "application/json" (data:
+ * UTF-8 text, JSON text for the last). Borrowed. */
+struct cc_display_part {
+	const char *mime;
+	const char *data;
+	size_t len;
+};
+
+enum {
+	CC_DISPLAY_BAD = -1,	 /* no parts, an unknown or repeated MIME type */
+	CC_DISPLAY_NOT_PNG = -2, /* image/png data without a PNG signature */
+	CC_DISPLAY_FULL = -3,	 /* over CC_MAX_DISPLAYS or max_result: dropped, and
+				    the eval will end as output_limit */
+	CC_DISPLAY_NOMEM = -4,	 /* out of memory copying it: dropped */
+};
+
+/* Whether one more display fits the count (check before rendering one). */
+bool cc_worker_display_room(void);
+/* Copy one bundle of n parts into the eval's displays. Returns 0 or one
+ * of the CC_DISPLAY_* codes above. */
+int cc_worker_display_add(const struct cc_display_part *parts, size_t n);
+
 /* ---- host tool calls (the engine's side of "call" and "reply" frames) ----
  *
  * A call is identified by the id cc_worker_call_start returns. Calls only

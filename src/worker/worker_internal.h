@@ -30,6 +30,16 @@ int cc_worker_read_frame(char **buf, size_t *len, size_t cap);
 bool cc_worker_input_buffered(void);
 /* Send one frame; while the write would block, file incoming replies. */
 void cc_worker_send_frame(const void *payload, size_t len);
+/* display.c: the eval's displays. reset at the start of an eval; settle
+ * turns a refused display (count or bytes) or a value that no longer fits
+ * beside the displays into an output_limit outcome; count and cost (bytes
+ * of host memory once decoded, about) before packing; pack writes the
+ * "displays" field (nothing when there are none). */
+void cc_worker_display_reset(void);
+void cc_worker_display_settle(struct cc_outcome *o);
+size_t cc_worker_display_count(void);
+size_t cc_worker_display_cost(void);
+void cc_worker_display_pack(msgpack_packer *pk);
 void cc_outcome_init(struct cc_outcome *o);
 void cc_outcome_reset(struct cc_outcome *o);
 

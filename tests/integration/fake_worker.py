@@ -87,6 +87,29 @@ def amplifier(req):
     return head + v
 
 
+PNG = b"\x89PNG\r\n\x1a\n"
+# Result frames with displays: one honest, the rest lying in one way each.
+DISPLAYS = {
+    "display-honest": {"value": 1, "displays": [{"image/png": PNG + b"img", "text/plain": "fig"},
+                                                {"text/html": "<b>t</b>"}]},
+    "display-unknown-mime": {"displays": [{"application/x-sh": "rm -rf /"}]},
+    "display-not-png": {"displays": [{"image/png": b"GIF89a......"}]},
+    "display-png-as-text": {"displays": [{"image/png": "PNG text"}]},
+    "display-too-many": {"displays": [{"text/plain": "x"}] * 65},
+    "display-empty": {"displays": []},
+    "display-not-a-list": {"displays": {"text/plain": "x"}},
+    # the data alone over max_result (16 MiB), the frame under its cap
+    "display-bytes-over": {"displays": [{"image/png": PNG + bytes(16 << 20)}]},
+    # value and display each under max_result, together over it
+    "display-with-value-over": {"value": "v" * (8 << 20),
+                                "displays": [{"text/plain": "d" * ((8 << 20) + (32 << 10))}]},
+    "display-on-error": {"ok": False, "value": None,
+                         "error": {"kind": "guest_error", "type": "E", "message": "m",
+                                   "traceback": ""},
+                         "displays": [{"text/plain": "before"}]},
+}
+
+
 def main():
     init = recv()
     assert init["t"] == "init"
@@ -212,6 +235,11 @@ def main():
     elif MODE == "result-over-cap":
         # the worker's own cap check is skipped: 16 MiB + 32 KiB of value
         send(result(req, value="x" * ((16 << 20) + (32 << 10))))
+    elif MODE.startswith("display-"):
+        d = result(req, **DISPLAYS[MODE])
+        if not d["ok"]:
+            del d["value"]
+        send(d)
     elif MODE == "out-bad-fd":
         send({"t": "out", "id": req["id"], "fd": 7, "data": b"x"})
     elif MODE.startswith("amp-"):

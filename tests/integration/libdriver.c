@@ -369,6 +369,12 @@ static void fake(const char *dir, double timeout_s, size_t code_len)
 	printf("new=ok eval=%s alive=%d message=%s stdout=%s\n",
 	       cc_error_kind_name(cc_result_error_kind(r)), cc_runtime_alive(rt),
 	       cc_result_error_message(r), cc_result_stdout(r, NULL));
+	size_t png = 0;
+	const char *html = cc_result_display_data(r, 1, "text/html", NULL);
+	cc_result_display_data(r, 0, "image/png", &png);
+	printf("displays=%zu png=%zu html=%s none=%d\n", cc_result_display_count(r), png,
+	       html ? html : "",
+	       !cc_result_display(r, 2) && !cc_result_display_data(r, 0, "x", NULL));
 	cc_result_free(r);
 	if (strstr(base, "twice")) {
 		r = cc_runtime_eval(rt, "1", 1, timeout_s);

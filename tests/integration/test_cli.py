@@ -52,7 +52,8 @@ def test_json_object_shape(lang):
     assert r.rc == 0, r
     assert r.stdout.count("\n") == 1, "exactly one JSON object on stdout"
     o = r.json
-    assert set(o) == {"ok", "value", "stdout", "stderr", "error", "duration_ms", "sandbox"}
+    assert set(o) == {"ok", "value", "stdout", "stderr", "error", "displays", "duration_ms",
+                      "sandbox"}
     assert o["ok"] is True and o["value"] == 2 and o["error"] is None
     assert isinstance(o["duration_ms"], (int, float)) and o["duration_ms"] > 0
     assert o["sandbox"]["mode"] == "require"

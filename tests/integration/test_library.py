@@ -100,6 +100,17 @@ FAKES = {
     "call-replay": ("eval=protocol_violation alive=0", "mismatch"),
     "call-bad-args": ("eval=protocol_violation alive=0", "wrong type"),
     "call-other-eval": ("eval=protocol_violation alive=0", "mismatch"),
+    # displays (src/lib/protocol.c); the honest one checks the C accessors
+    "display-honest": ("eval=ok alive=1", "displays=2 png=11 html=<b>t</b> none=1"),
+    "display-on-error": ("eval=guest_error alive=1", "displays=1"),
+    "display-unknown-mime": ("eval=protocol_violation alive=0", "unknown MIME type"),
+    "display-not-png": ("eval=protocol_violation alive=0", "not a PNG file"),
+    "display-png-as-text": ("eval=protocol_violation alive=0", "not a PNG file"),
+    "display-too-many": ("eval=protocol_violation alive=0", "65 displays"),
+    "display-empty": ("eval=protocol_violation alive=0", "0 displays"),
+    "display-not-a-list": ("eval=protocol_violation alive=0", "wrong type"),
+    "display-bytes-over": ("eval=protocol_violation alive=0", "bytes of displays"),
+    "display-with-value-over": ("eval=output_limit alive=1", "with its displays"),
 }
 
 

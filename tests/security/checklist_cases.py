@@ -45,14 +45,15 @@ class Case(NamedTuple):
 
 
 # What QuickJS's global object holds in the worker (the js-globals case).
-# no SharedArrayBuffer, no Atomics: engine_js.c takes them off
+# no SharedArrayBuffer, no Atomics: engine_js.c takes them off; display is
+# js_display.c's
 JS_GLOBALS = (
     "AggregateError Array ArrayBuffer BigInt BigInt64Array BigUint64Array Boolean "
     "DataView Date Error EvalError FinalizationRegistry Float32Array Float64Array Function "
     "Infinity Int16Array Int32Array Int8Array InternalError JSON Map Math NaN Number Object "
     "Promise Proxy RangeError ReferenceError Reflect RegExp Set String "
     "Symbol SyntaxError TypeError URIError Uint16Array Uint32Array Uint8Array "
-    "Uint8ClampedArray WeakMap WeakRef WeakSet console decodeURI decodeURIComponent "
+    "Uint8ClampedArray WeakMap WeakRef WeakSet console decodeURI decodeURIComponent display "
     "encodeURI encodeURIComponent escape eval fs globalThis isFinite isNaN parseFloat "
     "parseInt require undefined unescape"
 )

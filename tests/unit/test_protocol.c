@@ -394,3 +394,170 @@ Test(protocol, ready_preload_skipped_bad_shapes)
 	ready_with_skipped(1, "matplotlib: why", true);
 	expect_violation("a string, not an array", "preload_skipped");
 }
+
+/* ---- displays in result frames ---- */
+
+static const char png_sig[] = "\x89PNG\r\n\x1a\n";
+
+static void kv_bin(const char *k, const char *v, size_t n)
+{
+	str(k);
+	msgpack_pack_bin(&pk, n);
+	msgpack_pack_bin_body(&pk, v, n);
+}
+
+/* An ok result whose "displays" field is written by fn. */
+static void result_with(void (*fn)(void))
+{
+	begin(5);
+	kv_str("t", "result");
+	kv_int("id", 3);
+	str("ok");
+	msgpack_pack_true(&pk);
+	str("value");
+	msgpack_pack_nil(&pk);
+	str("displays");
+	fn();
+}
+
+static void two_displays(void)
+{
+	msgpack_pack_array(&pk, 2);
+	msgpack_pack_map(&pk, 2);
+	kv_bin("image/png", png_sig, 8);
+	kv_str("text/plain", "<Figure>");
+	msgpack_pack_map(&pk, 1);
+	kv_str("image/svg+xml", "<svg/>");
+}
+
+Test(protocol, result_with_displays)
+{
+	result_with(two_displays);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(cc_value_type_of(m.displays), CC_VALUE_ARRAY);
+	cr_assert_eq(m.displays->u.array.len, 2);
+	cc_msg_free(&m);
+}
+
+Test(protocol, error_result_with_displays)
+{
+	begin(5);
+	kv_str("t", "result");
+	kv_int("id", 1);
+	str("ok");
+	msgpack_pack_false(&pk);
+	str("error");
+	msgpack_pack_map(&pk, 4);
+	kv_str("kind", "guest_error");
+	kv_str("type", "ValueError");
+	kv_str("message", "m");
+	kv_str("traceback", "");
+	str("displays");
+	two_displays();
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	cr_assert_eq(m.displays->u.array.len, 2);
+	cc_msg_free(&m);
+}
+
+static void not_array(void)
+{
+	msgpack_pack_map(&pk, 0);
+}
+static void empty(void)
+{
+	msgpack_pack_array(&pk, 0);
+}
+static void too_many(void)
+{
+	msgpack_pack_array(&pk, CC_MAX_DISPLAYS + 1);
+	for (int i = 0; i <= CC_MAX_DISPLAYS; i++) {
+		msgpack_pack_map(&pk, 1);
+		kv_str("text/plain", "x");
+	}
+}
+static void item_not_map(void)
+{
+	msgpack_pack_array(&pk, 1);
+	str("text/plain");
+}
+static void empty_bundle(void)
+{
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_map(&pk, 0);
+}
+static void unknown_mime(void)
+{
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_map(&pk, 1);
+	kv_str("application/javascript", "alert(1)");
+}
+static void png_as_text(void)
+{
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_map(&pk, 1);
+	kv_str("image/png", "PNG text");
+}
+static void png_without_signature(void)
+{
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_map(&pk, 1);
+	kv_bin("image/png", "GIF89a..", 8);
+}
+static void svg_as_bytes(void)
+{
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_map(&pk, 1);
+	kv_bin("image/svg+xml", "<svg/>", 6);
+}
+
+Test(protocol, display_violations)
+{
+	static const struct {
+		void (*fn)(void);
+		const char *why, *needle;
+	} cases[] = {
+		{ not_array, "not an array", "'displays' has the wrong type" },
+		{ empty, "empty", "0 displays" },
+		{ too_many, "over the count", "65 displays" },
+		{ item_not_map, "item not a map", "not a map" },
+		{ empty_bundle, "empty bundle", "not a map of 1 to" },
+		{ unknown_mime, "unknown MIME type", "unknown MIME type" },
+		{ png_as_text, "PNG as str", "not a PNG file" },
+		{ png_without_signature, "PNG without signature", "not a PNG file" },
+		{ svg_as_bytes, "SVG as bin", "not a string" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		result_with(cases[i].fn);
+		expect_violation(cases[i].why, cases[i].needle);
+	}
+}
+
+Test(protocol, display_bytes_count_toward_max_result)
+{
+	static char big[2048];
+	memcpy(big, png_sig, 8);
+	begin(5);
+	kv_str("t", "result");
+	kv_int("id", 3);
+	str("ok");
+	msgpack_pack_true(&pk);
+	str("value");
+	msgpack_pack_nil(&pk);
+	str("displays");
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_map(&pk, 1);
+	kv_bin("image/png", big, sizeof(big));
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(cc_msg_parse(sb.data, sb.size, 1024, &m, &err), -1);
+	cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION);
+	cr_assert(strstr(err.message, "2048 bytes of displays"), "%s", err.message);
+	cc_error_clear(&err);
+	cr_assert_eq(cc_msg_parse(sb.data, sb.size, 4096, &m, &err), 0, "%s", err.message);
+	cc_msg_free(&m);
+	msgpack_sbuffer_destroy(&sb);
+}
