@@ -270,6 +270,8 @@ def test_write_without_scratch_says_scratch_is_off(code, typ, errno_):
     assert (err["kind"], err["type"]) == ("guest_error", typ), r
     assert "scratch is off" in err["message"], err
     assert "max_file_size" in err["message"], err
+    # the CLI user's option too (regression: only Python's and C's were named)
+    assert "--scratch MIB" in err["message"], err
     # still the OSError subclass it was, with its errno and file name
     last = code.split("\n")[-1]
     setup = "\n".join(code.split("\n")[:-1])
