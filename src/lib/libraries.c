@@ -445,7 +445,7 @@ int cc_libset_send(struct cc_child *c, const struct cc_libset *s, int64_t deadli
 	return 0;
 }
 
-void cc_libset_explain(const struct cc_libset *s, cc_error *err)
+void cc_libset_explain(const struct cc_libset *s, bool polyfills, cc_error *err)
 {
 	unsigned long n = 0;
 	int used = 0;
@@ -464,7 +464,16 @@ void cc_libset_explain(const struct cc_libset *s, cc_error *err)
 		kind = CC_ERR_INVALID_INPUT;
 	const struct cc_lib *l = &s->v[n - 1];
 	char *msg = NULL;
-	if (asprintf(&msg, "loading library '%s' (%s): %s", l->entry, l->path, rest) < 0)
+	/* A bundle written for browsers often needs one of their APIs. */
+	const char *hint = !polyfills && strstr(rest, "' is not defined")
+				   ? "; the library may need a browser API: the web polyfills add "
+				     "the common ones (--web-polyfills, "
+				     "RuntimeConfig(web_polyfills=True), cc_options.web_polyfills)"
+				   : "";
+	/* the hint ends the error's first line, before the traceback */
+	int line = (int)strcspn(rest, "\n");
+	if (asprintf(&msg, "loading library '%s' (%s): %.*s%s%s", l->entry, l->path, line, rest,
+		     hint, rest + line) < 0)
 		return;
 	free(err->message);
 	err->message = msg;

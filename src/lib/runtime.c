@@ -312,7 +312,7 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 	if (cc_libset_send(&rt->child, libs, deadline, err) < 0)
 		cc_error_clear(err);
 	if (cc_runtime_await_ready(rt, deadline, err) < 0) {
-		cc_libset_explain(libs, err);
+		cc_libset_explain(libs, opts->web_polyfills, err);
 		cc_runtime_close(rt);
 		return -1;
 	}

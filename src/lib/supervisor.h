@@ -248,8 +248,10 @@ size_t cc_libset_count(const struct cc_libset *s);
 int cc_libset_send(struct cc_child *c, const struct cc_libset *s, int64_t deadline, cc_error *err);
 /* A worker's invalid_input "library N: KIND: ..." failure (main.c's
  * load_libraries), reworded to name the library and its file, with KIND
- * (guest_error, syntax_error, timeout, memory_limit) as err->kind. */
-void cc_libset_explain(const struct cc_libset *s, cc_error *err);
+ * (guest_error, syntax_error, timeout, memory_limit) as err->kind. A
+ * ReferenceError without polyfills (cc_options.web_polyfills false) also
+ * names the option that adds the browser basics. */
+void cc_libset_explain(const struct cc_libset *s, bool polyfills, cc_error *err);
 
 /* Spawn a worker, send init (and the libraries, borrowed; may be NULL)
  * and wait for "ready": cc_runtime_new, or a fork server's template when

@@ -48,7 +48,7 @@ static const char mcp_usage[] =
 	"those hosts through the host (fetch, urllib, requests); --ca-file names the\n"
 	"CA bundle for https.\n"
 	"--pool N (default 2): each language keeps N sessions ready, forked from a\n"
-	"fork server started on the language's first call, so a new session or a\n"
+	"fork server started when the server starts, so a new session or a\n"
 	"reset costs a checkout; 0 starts a fresh worker for every runtime.\n"
 	"--auth-token-file FILE: every HTTP request needs Authorization: Bearer TOKEN\n"
 	"(the file's one line, at least 16 characters); required to bind a\n"

@@ -435,6 +435,22 @@ static char *js_traceback(const char *type, const char *msg, const char *frames)
  *  - any other value (throw 5): guest_error, type "Uncaught" (what Node
  *    prints before such a value), message = the value as console.log
  *    shows it, no traceback (QuickJS records frames on Errors only). */
+/* fetch exists only with a network policy (allow_net): without one, its
+ * ReferenceError says so and names the option. Takes msg. */
+static char *js_fetch_hint(const char *type, char *msg)
+{
+	char *out = NULL;
+	if (!msg || strcmp(type, "ReferenceError") || strcmp(msg, "'fetch' is not defined") ||
+	    asprintf(&out,
+		     "%s (the network is off: the host lets the guest reach listed hosts "
+		     "with allow_net: --allow-net ENTRY in the CLI and codecage mcp, "
+		     "RuntimeConfig(allow_net=[...]) in Python, cc_options.net in C)",
+		     msg) < 0)
+		return msg;
+	free(msg);
+	return out;
+}
+
 static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 {
 	bool is_error = JS_IsError(ctx, exc);
@@ -469,6 +485,7 @@ static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 	} else if (is_error) {
 		name = js_error_name(exc);
 		type = name ? name : "Error";
+		msg = js_fetch_hint(type, msg);
 		text = msg ? msg : "";
 	} else {
 		struct cc_buf b = { .limit = JS_TEXT_MAX };

@@ -626,11 +626,16 @@ static char *with_module_hint(const char *type, char *msg)
  * fails is replaced, never allowed to lose the outcome. */
 static void fail_exc(struct cc_outcome *o, cc_error_kind kind, PyObject *ev)
 {
-	char *type, *msg, *trace, mem[128];
+	char *type, *msg, *trace, *last = NULL, mem[128];
 
 	exc_text(ev, &type, &msg, MESSAGE_MAX);
+	char *plain = msg;
 	msg = with_module_hint(type, msg);
-	trace = format_tb(ev, NULL);
+	/* the hint ends the traceback too: the CLI's text mode shows only that */
+	if (msg != plain && asprintf(&last, "%s: %s\n", type, msg) < 0)
+		last = NULL;
+	trace = format_tb(ev, last);
+	free(last);
 
 	if (kind == CC_ERR_MEMORY_LIMIT && (!msg || !*msg)) {
 		free(msg);

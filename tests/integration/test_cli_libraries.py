@@ -43,6 +43,23 @@ def test_polyfills_run_before_the_libraries(tmp_path):
     assert (r.rc, r.stdout.strip()) == (0, "example.com:8080"), r.stderr
 
 
+def test_missing_browser_api_names_web_polyfills(tmp_path):
+    """Regression: vega-lite without --web-polyfills failed with a bare
+    "'structuredClone' is not defined" that did not say what adds it."""
+    lib = tmp_path / "clone.js"
+    lib.write_text("var copy = structuredClone({a: 1});\n")
+    r = cli("eval", "--lang", "js", "--library", str(lib), "copy.a")
+    assert r.rc == 1 and "'structuredClone' is not defined" in r.stderr, r.stderr
+    assert "--web-polyfills" in r.stderr, r.stderr
+    r = cli("eval", "--lang", "js", "--web-polyfills", "--library", str(lib), "copy.a")
+    assert (r.rc, r.stdout.strip()) == (0, "1"), r.stderr
+    # a library's own undefined name with the polyfills on gets no such hint
+    bad = tmp_path / "bad.js"
+    bad.write_text("undefinedThing();\n")
+    r = cli("eval", "--lang", "js", "--web-polyfills", "--library", str(bad), "1")
+    assert r.rc == 1 and "ReferenceError" in r.stderr and "--web-polyfills" not in r.stderr
+
+
 def test_endless_library_times_out_with_its_name(tmp_path):
     loop = tmp_path / "loop.js"
     loop.write_text("for (;;) {}\n")

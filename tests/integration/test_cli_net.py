@@ -35,6 +35,20 @@ def test_cli_without_allow_net_has_no_fetch(srv):
     assert (r.rc, r.value) == (0, "undefined"), r
 
 
+def test_cli_fetch_without_allow_net_names_the_option(srv):
+    """Regression: calling fetch without --allow-net was a bare
+    "'fetch' is not defined" (Python's refusals name allow_net)."""
+    r = cli("eval", "--lang", "js", "--", f"fetch('{srv.url('/echo')}')")
+    assert r.rc == 1 and "ReferenceError: 'fetch' is not defined" in r.stderr, r.stderr
+    assert "--allow-net ENTRY" in r.stderr, r.stderr
+    r = ev("javascript", f"fetch('{srv.url('/echo')}')")
+    assert r.json["error"]["type"] == "ReferenceError", r
+    assert "allow_net" in r.json["error"]["message"], r
+    # another undefined name gets no network hint
+    r = ev("javascript", "fetchh()")
+    assert r.json["error"]["message"] == "'fetchh' is not defined", r
+
+
 def test_cli_bad_entry_is_invalid_input():
     r = ev("javascript", "1", "--allow-net", "http://x.test")
     assert r.rc == 2, r

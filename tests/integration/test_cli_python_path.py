@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from conftest import ev
+from conftest import cli, ev
 
 
 @pytest.fixture
@@ -39,6 +39,19 @@ def test_without_python_path_the_module_is_missing(folders):
     r = ev("python", "import ccpp_mod")
     assert r.kind == "guest_error"
     assert "python-path" in r.json["error"]["message"]
+
+
+def test_text_mode_shows_the_missing_module_hint():
+    """Regression: the hint was only in --json's message; text mode prints
+    the traceback, whose last line was the bare "No module named ..."."""
+    r = cli("eval", "--lang", "python", "--", "import ccpp_nowhere")
+    assert r.rc == 1, r.stderr
+    last = r.stderr.strip().split("\n")[-1]
+    assert last.startswith("ModuleNotFoundError: No module named 'ccpp_nowhere'"), r.stderr
+    assert "--python-path DIR" in last, r.stderr
+    # the exception itself is unchanged: its str() has no hint
+    r = ev("python", "try:\n    import ccpp_nowhere\nexcept ImportError as e:\n    r = str(e)\nr")
+    assert r.json["value"] == "No module named 'ccpp_nowhere'", r.stdout
 
 
 @pytest.mark.parametrize("bad,why", [("relative", "absolute"),

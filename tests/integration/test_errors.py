@@ -1,9 +1,11 @@
 """Errors and limits: every error kind a guest can cause, tracebacks of guest
 frames only, deadlines (plain loops and long native builtins), memory bombs,
 a segfault, output caps, and state across evals."""
+import os
+
 import pytest
 
-from conftest import ev, cli
+from conftest import ROOT, cli, ev
 
 
 def test_guest_error_traceback_is_guest_only_python():
@@ -256,6 +258,18 @@ def test_limit_messages_name_the_cli_options(lang):
     assert "67108864 bytes (64 MiB)" in msg and "--memory" in msg and "cc_limits" not in msg, msg
 
 
+def test_write_to_read_only_mount_names_the_writable_mount():
+    """Regression: a Python write into a read-only mount said only /tmp is
+    writable, not how the host makes the mount writable (JavaScript's does)."""
+    sales = os.path.join(ROOT, "examples", "sales")
+    for flags in (["--scratch", "1"], []):
+        r = ev("python", "open('/data/x.csv', 'w')", "--mount", sales + ":/data", *flags)
+        err = r.json["error"]
+        assert (err["kind"], err["type"]) == ("guest_error", "OSError"), r
+        assert "--mount HOST:GUEST:rw" in err["message"], err
+        assert "writable=True" in err["message"], err
+
+
 @pytest.mark.parametrize("code,typ,errno_", [
     ("open('/tmp/x', 'w')", "FileNotFoundError", 2),
     ("open('out.txt', 'w')", "OSError", 30),
@@ -270,6 +284,8 @@ def test_write_without_scratch_says_scratch_is_off(code, typ, errno_):
     assert (err["kind"], err["type"]) == ("guest_error", typ), r
     assert "scratch is off" in err["message"], err
     assert "max_file_size" in err["message"], err
+    # the CLI user's option too (regression: only Python's and C's were named)
+    assert "--scratch MIB" in err["message"], err
     # still the OSError subclass it was, with its errno and file name
     last = code.split("\n")[-1]
     setup = "\n".join(code.split("\n")[:-1])
