@@ -312,6 +312,11 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 		return -1;
 	if (mode == CC_SANDBOX_OFF)
 		return 0;
+	/* Guest code starts in its scratch, so relative paths (open("out.csv",
+	 * "w"), fs.writeFileSync("out.csv")) land where it may write. */
+	if (lim->scratch_bytes > 0 && rep->namespaces && chdir("/tmp") < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "entering the scratch /tmp: %s",
+			       strerror(errno));
 
 	/* Step 6: seccomp last, so the steps above may use what it forbids. */
 	bool monitor = cc_monitor_present();
@@ -568,6 +573,11 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 		return -1;
 	}
 	cc_grants_close();
+	/* Its own scratch is mounted over the template's /tmp: enter that one
+	 * (the template's working directory is the root). */
+	if (template_pol.session_scratch && chdir("/tmp") < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "entering the scratch /tmp: %s",
+			       strerror(errno));
 	if (session_f->prog.filter && cc_seccomp_install(session_f, false, err) < 0)
 		return -1;
 	return 0;

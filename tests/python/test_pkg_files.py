@@ -272,3 +272,28 @@ def test_file_calls_are_refused_while_an_eval_runs():
         assert rt.eval("tool()") == 1
         assert seen and "called back into its own runtime" in seen[0], seen
         rt.write_file("/tmp/x", b"x")  # between evals it works
+
+
+REL_WRITE = {"python": "open('rel.txt', 'w').write('r')",
+             "javascript": "fs.writeFileSync('rel.txt', 'r')"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_guest_code_starts_in_its_scratch(lang):
+    """From the fresh-clone user: with scratch on, a relative path is the
+    scratch's (the guest started in /, read-only, so open('out.txt', 'w')
+    failed with EROFS). Spawned and forked; reverse: without scratch the
+    working directory stays the root."""
+    write = REL_WRITE[lang]
+    with IsolatedRuntime(language=lang, scratch=1 << 20) as rt:
+        rt.eval(write)
+        assert [e["path"] for e in rt.list_files("/tmp")] == ["/tmp/rel.txt"]
+    with ForkServer(language=lang, scratch=1 << 20) as fs:
+        with fs.session() as s:
+            s.eval(write)
+            assert [e["path"] for e in s.list_files("/tmp")] == ["/tmp/rel.txt"]
+    if lang == "python":
+        with IsolatedRuntime(language=lang, scratch=1 << 20) as rt:
+            assert rt.eval("import os\nos.getcwd()") == "/tmp"
+        with IsolatedRuntime(language=lang) as rt:
+            assert rt.eval("import os\nos.getcwd()") == "/"
