@@ -73,8 +73,9 @@ def read_times(mib=100, runs=5):
     host = os.path.join(d, "big.bin")
     out = {}
     try:
-        # JavaScript holds the file twice while it makes the Buffer (its default heap
-        # cap, 128 MiB, is below that)
+        # JavaScript's readFileSync of 100 MiB needs a heap cap above 200 MiB (the
+        # default is 128): fs_slurp (src/worker/js_fs.c) doubles its buffer when
+        # the read reaches the file's size, before the read that sees its end
         cfg = RuntimeConfig(mounts=[Mount(d, "/data")], timeout=300, max_memory=1 << 30)
         with IsolatedRuntime(cfg, language="python") as rt:
             out["codecage Python"] = json.loads(rt.eval(
