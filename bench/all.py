@@ -127,12 +127,13 @@ def cc_bench_modes():
 
 def cc_bench(lang, cold, warm, mode, modes, env=None):
     """Numbers cc-bench prints for one mode, or None (n/a). env: its
-    environment (CC_BENCH_LIBRARIES), None = this one."""
+    environment (CC_BENCH_LIBRARIES), None = this one. It runs in the
+    checkout's root, which fork-files grants read-only at /data."""
     if mode not in modes:
         log("  cc-bench %s %s: mode not implemented here (n/a)" % (lang, mode))
         return None
     p = subprocess.run([CC_BENCH, lang, str(cold), str(warm), mode], capture_output=True,
-                       text=True, env=env)
+                       text=True, env=env, cwd=ROOT)
     if p.returncode != 0:
         log("  cc-bench %s %s: exit status %d (n/a): %s" %
             (lang, mode, p.returncode, p.stderr.strip()[-200:]))
