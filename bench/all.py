@@ -54,8 +54,8 @@ one read-only grant (`cc-bench LANG N 0 fork-files`) against a plain
 forked one (`fork`), both languages, in PASSES passes taking turns; then
 bench/files.py: a whole 100 MiB file read from a read-only grant in a
 guest (Python open().read(), JavaScript fs.readFileSync) against
-/usr/bin/python3 and node reading it directly (7 warm reads each, 3 with
---quick; each runner's own clock).
+/usr/bin/python3 and node reading it directly (15 rounds of a warm read
+each, the runners taking turns, 3 with --quick; each runner's own clock).
 Libraries (issue 15): JavaScript sessions with vega + vega-lite (and the
 web polyfills) loaded, from tests/libs/node_modules (`npm ci --prefix
 tests/libs` when missing): cc-bench's fork and pool modes with
@@ -396,8 +396,8 @@ def files_section(a, out):
                (PASSES, max(1, -(-a.cold // PASSES))))
     out.append(table(["language", "forked", "forked, scratch + grant", "ratio", "target"],
                      rows) + "\n")
-    n = 3 if a.quick else 7
-    log("files: a 100 MiB read, %d reads per runner" % n)
+    n = 3 if a.quick else 15
+    log("files: a 100 MiB read, %d rounds of the runners in turn" % n)
     t = files.read_times(100, n)
     rows = [["codecage Python, guest `open().read()` of /data", ms(t["codecage Python"], digits=1),
              "python3: " + ms(t["python3"], digits=1), ratio(t["codecage Python"], t["python3"])],
@@ -405,7 +405,7 @@ def files_section(a, out):
              ms(t["codecage JavaScript"], digits=1), "node: " + ms(t["node"], digits=1),
              ratio(t["codecage JavaScript"], t["node"])]]
     out.append("Reading a 100 MiB file from a read-only grant (bench/files.py; median of %d "
-               "warm reads; ratio = codecage / that)\n" % n)
+               "warm reads, the runners taking turns; ratio = codecage / that)\n" % n)
     out.append(table(["runner", "median", "reference", "ratio"], rows) + "\n")
 
 

@@ -5,16 +5,17 @@ usage: /usr/bin/python3 bench/files.py [--mib N] [--runs N]
 
 Writes an N MiB file (100) of random bytes in a temporary folder, grants
 that folder read-only at /data (Mount, sandbox require) and reads the whole
-file --runs times (5) after one warm-up read (so every runner reads from the
-page cache), each read timed by the runner's own clock:
+file in --runs rounds (5), the runners taking turns, each round one warm-up
+read (so every runner reads from the page cache) and one timed read, by
+the runner's own clock:
   - codecage Python: `open('/data/big.bin', 'rb').read()` in a guest,
     time.perf_counter();
   - python3: the same code in /usr/bin/python3 reading the host path;
   - codecage JavaScript: `fs.readFileSync('/data/big.bin')` (a Buffer) in a
     guest, Date.now() (whole ms: a read of 100 MiB takes tens of ms);
   - node: `require('fs').readFileSync(path)`, Date.now().
-Medians. Needs the Python package: built into a temporary directory as
-bench/net.py does (setup.py, CODECAGE_MESON_BUILD=build).
+Medians over the rounds. Needs the Python package: built into a temporary
+directory as bench/net.py does (setup.py, CODECAGE_MESON_BUILD=build).
 """
 import argparse
 import json
@@ -66,35 +67,38 @@ def make_file(mib):
 
 
 def read_times(mib=100, runs=5):
-    """{runner: median ms, or None when it failed} for one whole-file read."""
+    """{runner: median ms, or None when it failed} of one whole-file read.
+    The runners take turns, runs rounds of one warm-up read and one timed
+    read each, so a change in the machine's load hits them alike."""
     pkg = net.build_package()
     from codecage import IsolatedRuntime, Mount, RuntimeConfig
     d, size = make_file(mib)
     host = os.path.join(d, "big.bin")
-    out = {}
+    py = PY_READ.format(runs=1, path="/data/big.bin", size=size)
+    # the same code; its last line printed instead of being the eval's value
+    py_native = PY_READ.format(runs=1, path=host, size=size).replace(
+        "\njson.dumps(", "\nprint(json.dumps(") + ")"
+    js = JS_READ.format(runs=1, path=json.dumps("/data/big.bin"), size=size)
+    js_native = "const fs = require('fs'); console.log(%s)" % JS_READ.format(
+        runs=1, path=json.dumps(host), size=size)
+    out = {"codecage Python": [], "python3": [], "codecage JavaScript": [], "node": []}
     try:
         # JavaScript's readFileSync of 100 MiB needs a heap cap above 200 MiB (the
         # default is 128): fs_slurp (src/worker/js_fs.c) doubles its buffer when
         # the read reaches the file's size, before the read that sees its end
         cfg = RuntimeConfig(mounts=[Mount(d, "/data")], timeout=300, max_memory=1 << 30)
-        with IsolatedRuntime(cfg, language="python") as rt:
-            out["codecage Python"] = json.loads(rt.eval(
-                PY_READ.format(runs=runs, path="/data/big.bin", size=size)))
-        # the same code; its last line printed instead of being the eval's value
-        out["python3"] = native([sys.executable, "-c", PY_READ.format(
-            runs=runs, path=host, size=size).replace("\njson.dumps(", "\nprint(json.dumps(")
-            + ")"])
-        with IsolatedRuntime(cfg, language="javascript") as rt:
-            out["codecage JavaScript"] = json.loads(rt.eval(
-                JS_READ.format(runs=runs, path=json.dumps("/data/big.bin"), size=size)))
-        out["node"] = native(["node", "-e", "const fs = require('fs'); console.log(" +
-                              JS_READ.format(runs=runs, path=json.dumps(host), size=size) +
-                              ")"])
+        with IsolatedRuntime(cfg, language="python") as p, \
+                IsolatedRuntime(cfg, language="javascript") as j:
+            for _ in range(runs):
+                out["codecage Python"] += json.loads(p.eval(py))
+                out["python3"] += native([sys.executable, "-c", py_native]) or [None]
+                out["codecage JavaScript"] += json.loads(j.eval(js))
+                out["node"] += native(["node", "-e", js_native]) or [None]
     finally:
         shutil.rmtree(d, True)
         shutil.rmtree(pkg, True)
     print("  reads (ms): %s" % json.dumps(out), file=sys.stderr)
-    return {k: None if v is None else statistics.median(v) for k, v in out.items()}
+    return {k: None if None in v else statistics.median(v) for k, v in out.items()}
 
 
 def native(cmd):
