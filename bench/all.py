@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """codecage against the alternatives: one command, one run, medians and ratios.
 
-usage: /usr/bin/python3 bench/all.py [--quick] [--only startup,compute,humaneval,streaming]
+usage: /usr/bin/python3 bench/all.py [--quick]
+                                     [--only floor,startup,compute,humaneval,streaming,
+                                             files,libraries,net]
                                      [--cold N] [--warm N] [--stream-base BUILD]
                                      [--markdown FILE]
 
@@ -50,6 +52,23 @@ per row (--quick 5).
 Charts: bench/charts.py (a matplotlib chart from plt.plot to PNG bytes on
 the host, through the result's displays, against python3 doing the same;
 its docstring says how), 30 charts (5 with --quick).
+Files (issue 14): a forked session + first 1+1 with a 16 MiB scratch and
+one read-only grant (`cc-bench LANG N 0 fork-files`) against a plain
+forked one (`fork`), both languages, in PASSES passes taking turns; then
+bench/files.py: a whole 100 MiB file read from a read-only grant in a
+guest (Python open().read(), JavaScript fs.readFileSync) against
+/usr/bin/python3 and node reading it directly (15 rounds of a warm read
+each, the runners taking turns, 3 with --quick; each runner's own clock).
+Libraries (issue 15): JavaScript sessions with vega + vega-lite (and the
+web polyfills) loaded, from tests/libs/node_modules (`npm ci --prefix
+tests/libs` when missing): cc-bench's fork and pool modes with
+CC_BENCH_LIBRARIES (the template loads the bundles once) against a spawned
+runtime that evaluates them per session (cc-bench require with the same
+libraries) and against node loading the same files as classic scripts in
+a fresh process (bench/workloads/load_bundles.js); the same fork and pool
+rows without libraries for scale. PASSES passes taking turns.
+Network (issue 17): bench/net.py's tables as it prints them (--requests
+500, --quick 100; --fanout 100).
 """
 import argparse
 import datetime
@@ -109,13 +128,15 @@ def cc_bench_modes():
     return set(usage.split("|"))
 
 
-def cc_bench(lang, cold, warm, mode, modes):
-    """Numbers cc-bench prints for one mode, or None (n/a)."""
+def cc_bench(lang, cold, warm, mode, modes, env=None):
+    """Numbers cc-bench prints for one mode, or None (n/a). env: its
+    environment (CC_BENCH_LIBRARIES), None = this one. It runs in the
+    checkout's root, which fork-files grants read-only at /data."""
     if mode not in modes:
         log("  cc-bench %s %s: mode not implemented here (n/a)" % (lang, mode))
         return None
     p = subprocess.run([CC_BENCH, lang, str(cold), str(warm), mode], capture_output=True,
-                       text=True)
+                       text=True, env=env, cwd=ROOT)
     if p.returncode != 0:
         log("  cc-bench %s %s: exit status %d (n/a): %s" %
             (lang, mode, p.returncode, p.stderr.strip()[-200:]))
@@ -159,7 +180,10 @@ def ms(v, unit="ms", digits=2):
 
 
 def ratio(a, b):
-    return "n/a" if a is None or b is None or b == 0 else "%.2fx" % (a / b)
+    """a / b as "1.23x" (two significant digits below 0.1: "0.0017x")."""
+    if a is None or b is None or b == 0:
+        return "n/a"
+    return ("%.2fx" if a / b >= 0.1 else "%.2gx") % (a / b)
 
 
 def table(header, rows):
@@ -350,10 +374,138 @@ def streaming_section(a, out):
                                streaming.flood_rows(runs, 100000, a.stream_base)) + "\n")
 
 
+def turns(a, runs):
+    """runs: {key: (cc-bench argv tail, env or None)}, each run PASSES times
+    in turns with --cold // PASSES sessions; {key: median of the passes'
+    cold medians (ms), or None}."""
+    modes = cc_bench_modes()
+    n = max(1, -(-a.cold // PASSES))
+    got = {}
+    for p in range(PASSES):
+        for key, ((lang, mode), env) in runs.items():
+            log("pass %d: cc-bench %s %s%s" % (p + 1, lang, mode, " (libraries)" if env else ""))
+            v = cc_bench(lang, n, 0, mode, modes, env)
+            got.setdefault(key, []).append(v and v[0])
+    return {key: pass_median(v) for key, v in got.items()}
+
+
+def files_section(a, out):
+    """Issue 14: a forked session with a 16 MiB scratch and one read-only
+    grant against a plain one (cc-bench fork-files / fork), and a whole
+    100 MiB file read from a read-only grant (bench/files.py)."""
+    sys.path.insert(0, HERE)
+    import files
+    runs = {(lang, m): ((lang, m), None) for lang in ("javascript", "python")
+            for m in ("fork", "fork-files")}
+    r = turns(a, runs)
+    rows = []
+    for lang, name in (("javascript", "JavaScript"), ("python", "Python")):
+        rows.append([name, ms(r[lang, "fork"]), ms(r[lang, "fork-files"]),
+                     ratio(r[lang, "fork-files"], r[lang, "fork"]), "≤ 1.5x"])
+    out.append("Forked session + first `1+1`, with scratch and a read-only grant against "
+               "without (cc-bench fork-files / fork; median of %d passes' medians of %d)\n" %
+               (PASSES, max(1, -(-a.cold // PASSES))))
+    out.append(table(["language", "forked", "forked, scratch + grant", "ratio", "target"],
+                     rows) + "\n")
+    n = 3 if a.quick else 15
+    log("files: a 100 MiB read, %d rounds of the runners in turn" % n)
+    t = files.read_times(100, n)
+    rows = [["codecage Python, guest `open().read()` of /data", ms(t["codecage Python"], digits=1),
+             "python3: " + ms(t["python3"], digits=1), ratio(t["codecage Python"], t["python3"])],
+            ["codecage JavaScript, guest `fs.readFileSync` of /data",
+             ms(t["codecage JavaScript"], digits=1), "node: " + ms(t["node"], digits=1),
+             ratio(t["codecage JavaScript"], t["node"])]]
+    out.append("Reading a 100 MiB file from a read-only grant (bench/files.py; median of %d "
+               "warm reads, the runners taking turns; ratio = codecage / that)\n" % n)
+    out.append(table(["runner", "median", "reference", "ratio"], rows) + "\n")
+
+
+LIBS_NM = os.path.join(ROOT, "tests", "libs", "node_modules")
+NODE_LOAD = os.path.join(HERE, "workloads", "load_bundles.js")
+
+
+def bundle_files(names):
+    """The files codecage resolves for package names (package.json's unpkg,
+    jsdelivr, then browser), as node is given them."""
+    out = []
+    for name in names:
+        with open(os.path.join(LIBS_NM, name, "package.json")) as f:
+            pj = json.load(f)
+        rel = pj.get("unpkg") or pj.get("jsdelivr") or pj["browser"]
+        out.append(os.path.normpath(os.path.join(LIBS_NM, name, rel)))
+    return out
+
+
+def libraries_section(a, out):
+    """Issue 15: JavaScript sessions with vega + vega-lite loaded (and the
+    web polyfills): forked from a template that loaded them, checked out of
+    a pool of such, against spawning a runtime that evaluates them again and
+    against node loading the same bundles in a fresh process."""
+    if not os.path.isdir(os.path.join(LIBS_NM, "vega-lite")) and shutil.which("npm"):
+        log("installing the library packages: npm ci --prefix tests/libs")
+        subprocess.run(["npm", "ci", "--prefix", os.path.dirname(LIBS_NM), "--no-audit",
+                        "--no-fund"], stdout=subprocess.DEVNULL)
+    libs = ["vega", "vega-lite"]
+    if "CC_BENCH_LIBRARIES" not in subprocess.run([CC_BENCH], capture_output=True,
+                                                  text=True).stderr:
+        log("  cc-bench does not take CC_BENCH_LIBRARIES here: the libraries rows read n/a")
+        libs = ["/nonexistent/cc-bench-takes-no-libraries.js"]
+    env = dict(os.environ, CC_BENCH_LIBRARIES=",".join(libs), CC_BENCH_NODE_MODULES=LIBS_NM)
+    r = turns(a, {"fork": (("javascript", "fork"), None),
+                  "fork-libs": (("javascript", "fork"), env),
+                  "pool": (("javascript", "pool"), None),
+                  "pool-libs": (("javascript", "pool"), env)})
+    k = 1 if a.quick else 3
+    spawned, node = [], []
+    have = os.path.isdir(os.path.join(LIBS_NM, "vega-lite"))
+    node_cmd = ["node", NODE_LOAD] + (bundle_files(["vega", "vega-lite"]) if have else [])
+    for p in range(PASSES):
+        log("pass %d: spawned with the libraries, node loading them" % (p + 1))
+        v = cc_bench("javascript", k, 0, "require", cc_bench_modes(), env) if have else None
+        spawned.append(v and v[0])
+        node.append(process_ms(node_cmd, k) if have else None)
+    sp, nd = pass_median(spawned), pass_median(node)
+    rows = [["codecage, forked, libraries in the template", ms(r["fork-libs"]), ratio(
+        r["fork-libs"], sp), ratio(r["fork-libs"], nd), "≤ 3 ms"],
+            ["codecage, pooled checkout, libraries in the template", ms(r["pool-libs"]),
+             ratio(r["pool-libs"], sp), ratio(r["pool-libs"], nd), "≤ 0.5 ms"],
+            ["codecage, spawned, the bundles evaluated per session (median of %d)" %
+             (k * PASSES), ms(sp), "", "", ""],
+            ["node, a fresh process loading the same bundles (median of %d)" %
+             (k * PASSES), ms(nd), "", "", ""],
+            ["for scale: codecage, forked, no libraries", ms(r["fork"]), "", "", ""],
+            ["for scale: codecage, pooled checkout, no libraries", ms(r["pool"]), "", "", ""]]
+    out.append("New JavaScript session with vega %s + vega-lite %s loaded (web polyfills on) "
+               "+ first `1+1` (median of %d passes' medians of %d; ratio = codecage / that)\n" %
+               (pkg_version("vega"), pkg_version("vega-lite"), PASSES,
+                max(1, -(-a.cold // PASSES))))
+    out.append(table(["runner", "median", "spawned ÷", "node ÷", "target"], rows) + "\n")
+
+
+def pkg_version(name):
+    try:
+        with open(os.path.join(LIBS_NM, name, "package.json")) as f:
+            return json.load(f)["version"]
+    except OSError:
+        return "(not installed)"
+
+
+def net_section(a, out):
+    """Issue 17: bench/net.py's tables, as it prints them."""
+    cmd = [PY, os.path.join(HERE, "net.py"), "--requests", "100" if a.quick else "500",
+           "--fanout", "100"]
+    log("network: " + " ".join(cmd[1:]))
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out.append("Network broker (`bench/%s`, exit status %d)\n" % (" ".join(
+        [os.path.basename(cmd[1])] + cmd[2:]), p.returncode))
+    out.append((p.stdout.strip() or p.stderr[-500:]) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer runs, HumanEval-X subsampled")
-    ap.add_argument("--only", default="floor,startup,compute,humaneval,streaming,charts")
+    ap.add_argument("--only", default="floor,startup,compute,humaneval,streaming,charts,files,"
+                    "libraries,net")
     ap.add_argument("--stream-base", help="build dir of the commit before streaming")
     ap.add_argument("--cold", type=int, help="runs per start-up median (30; --quick 10)")
     ap.add_argument("--warm", type=int, help="warm evals (3000; --quick 1000)")
@@ -367,7 +519,9 @@ def main():
     for name, fn in (("floor", floor_section), ("startup", startup),
                      ("compute", compute_section),
                      ("humaneval", humaneval_section),
-                     ("streaming", streaming_section), ("charts", charts_section)):
+                     ("streaming", streaming_section), ("charts", charts_section),
+                     ("files", files_section), ("libraries", libraries_section),
+                     ("net", net_section)):
         if name in a.only:
             fn(a, out)
     text = "\n".join(out)

@@ -5,6 +5,7 @@
  *         guest loop of 10,000 calls; the median of 9 such evals
  * Prints "cold_median_ms warm_median_us tool_median_us".
  * usage: cc-bench python|javascript COLD_N WARM_N [MODE]
+ * WARM_N 0: the cold runs only (prints 0 for warm and tool)
  * MODE, default require:
  *   require|auto|off  a spawned worker in that sandbox mode
  *   fork              a session forked from a fork server (preload
@@ -16,7 +17,11 @@
  *                     forked session with numpy preloaded, after one eval
  *   fork-files        as fork, each session with a 16 MiB scratch of its
  *                     own and one read-only grant (the current directory at
- *                     /data): issue 14's "within 1.5x of fork" */
+ *                     /data): issue 14's "within 1.5x of fork"
+ * Environment (JavaScript, every mode): CC_BENCH_LIBRARIES, a comma-separated
+ * list of libraries (cc_options.libraries: files, package directories or
+ * names), with CC_BENCH_NODE_MODULES for names, loads them with the web
+ * polyfills into every runtime, template and pool: issue 15's rows. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +33,33 @@
 
 static cc_sandbox_mode bench_mode = CC_SANDBOX_REQUIRE;
 
+/* CC_BENCH_LIBRARIES split at commas into o->libraries (web polyfills on);
+ * nothing when it is unset or empty, or for Python. */
+static void add_libraries(cc_options *o)
+{
+	static char *copy;
+	static const char *names[64];
+	static size_t n;
+	const char *env = getenv("CC_BENCH_LIBRARIES");
+	if (o->language != CC_LANG_JAVASCRIPT || !env || !*env)
+		return;
+	if (!copy) {
+		copy = strdup(env);
+		for (char *tok = strtok(copy, ","); tok && n < 64; tok = strtok(NULL, ","))
+			names[n++] = tok;
+	}
+	o->libraries = names;
+	o->n_libraries = n;
+	o->node_modules = getenv("CC_BENCH_NODE_MODULES");
+	o->web_polyfills = true;
+}
+
 static cc_runtime *start(cc_language lang)
 {
 	cc_options o;
 	cc_options_init(&o, lang);
 	o.sandbox = bench_mode;
+	add_libraries(&o);
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
 	if (cc_runtime_new(&o, &rt, &err) < 0) {
@@ -95,6 +122,7 @@ static cc_forkserver *fork_server(cc_language lang, const char *preload, bool fi
 	cc_options o;
 	cc_options_init(&o, lang);
 	static cc_mount grant = { ".", "/data", false };
+	add_libraries(&o);
 	if (files) {
 		o.scratch_bytes = 16u << 20;
 		o.mounts = &grant;
@@ -138,11 +166,32 @@ static long private_kib(int pid)
 	return total;
 }
 
+/* On one live runtime (forked from fs, else spawned): the median of warm_n
+ * "1+1" round trips into *warm_us and a tool call's into *tool_us, µs;
+ * warm holds warm_n doubles of scratch. */
+static void warm_and_tool(cc_forkserver *fs, cc_language lang, double *warm, int warm_n,
+			  double *warm_us, double *tool_us)
+{
+	cc_runtime *rt = fs ? fork_one(fs) : start(lang);
+	for (int i = 0; i < 100; i++)
+		eval_2(rt);
+	for (int i = 0; i < warm_n; i++) {
+		double t = now();
+		eval_2(rt);
+		warm[i] = now() - t;
+	}
+	*warm_us = median(warm, warm_n) * 1e6;
+	*tool_us = tool_call(rt, lang) * 1e6;
+	cc_runtime_close(rt);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: cc-bench python|javascript COLD_N WARM_N "
-				"[require|auto|off|fork|fork-numpy|pool|fork-mem|fork-files]\n");
+				"[require|auto|off|fork|fork-numpy|pool|fork-mem|fork-files]\n"
+				"environment: CC_BENCH_LIBRARIES=A,B CC_BENCH_NODE_MODULES=DIR "
+				"(JavaScript)\n");
 		return 2;
 	}
 	cc_language lang = strcmp(argv[1], "python") ? CC_LANG_JAVASCRIPT : CC_LANG_PYTHON;
@@ -178,6 +227,7 @@ int main(int argc, char **argv)
 	if (pooled) {
 		cc_options o;
 		cc_options_init(&o, lang);
+		add_libraries(&o);
 		cc_error err = { 0 };
 		if (cc_pool_new(&o, 2, true, PRELOAD_LIGHT, &pool, &err) < 0) {
 			fprintf(stderr, "cc-bench: pool: %s\n", err.message);
@@ -205,20 +255,12 @@ int main(int argc, char **argv)
 		cold[i] = now() - t;
 		cc_runtime_close(rt);
 	}
-	cc_runtime *rt = fs ? fork_one(fs) : start(lang);
-	for (int i = 0; i < 100; i++)
-		eval_2(rt);
-	for (int i = 0; i < warm_n; i++) {
-		double t = now();
-		eval_2(rt);
-		warm[i] = now() - t;
-	}
-	double tool = tool_call(rt, lang);
-	cc_runtime_close(rt);
+	double warm_us = 0, tool_us = 0;
+	if (warm_n > 0)
+		warm_and_tool(fs, lang, warm, warm_n, &warm_us, &tool_us);
 	cc_pool_close(pool);
 	cc_forkserver_close(fs);
-	printf("%.3f %.1f %.1f\n", median(cold, cold_n) * 1e3, median(warm, warm_n) * 1e6,
-	       tool * 1e6);
+	printf("%.3f %.1f %.1f\n", median(cold, cold_n) * 1e3, warm_us, tool_us);
 	free(cold);
 	free(warm);
 	return 0;
