@@ -12,7 +12,7 @@ import pytest
 
 import ccpkg  # noqa: F401  (builds the package)
 
-from codecage import ForkServer, IsolatedRuntime, Mount, RuntimeConfig
+from codecage import ForkServer, IsolatedRuntime, MemoryLimitError, Mount, RuntimeConfig
 
 
 @pytest.fixture
@@ -124,3 +124,20 @@ def test_forked_sessions_read_their_grant(host_dir):
             assert a.eval(code) == 3 and b.eval(code) == 3
             assert a.eval("try { fs.writeFileSync('/data/x', 'y') } catch (e) { e.code }") \
                 == "EROFS"
+
+
+def test_read_file_sync_needs_no_buffer_twice_the_file(host_dir):
+    """From the benchmarks: readFileSync grew its buffer to twice the file
+    before the read that finds the end, so a 40 MiB file ran out of a
+    64 MiB heap. A file of most of the heap reads (reverse: one over the
+    heap is still memory_limit)."""
+    with open(os.path.join(host_dir, "big.bin"), "wb") as f:
+        f.truncate(40 << 20)
+    with open(os.path.join(host_dir, "huge.bin"), "wb") as f:
+        f.truncate(80 << 20)
+    cfg = RuntimeConfig(max_memory=64 << 20, mounts=[Mount(host_dir, "/data")])
+    with IsolatedRuntime(cfg, language="javascript") as rt:
+        assert rt.eval("fs.readFileSync('/data/big.bin').length") == 40 << 20
+    with IsolatedRuntime(cfg, language="javascript") as rt:
+        with pytest.raises(MemoryLimitError):
+            rt.eval("fs.readFileSync('/data/huge.bin').length")
