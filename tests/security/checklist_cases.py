@@ -244,6 +244,10 @@ SOCKETPAIR = "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOC
 UNLIMITED = "(resource.RLIM_INFINITY, resource.RLIM_INFINITY)"
 NOT_ALLOWED = guest("ValueError", "not allowed to raise maximum limit")
 NOT_DEFINED = "'%s' is not defined"
+# what a missing fetch adds (engine_js.c): the network is off, and what turns it on
+NO_FETCH = (" (the network is off: the host lets the guest reach listed hosts with allow_net: "
+            "--allow-net ENTRY in the CLI and codecage mcp, RuntimeConfig(allow_net=[...]) in "
+            "Python, cc_options.net in C)")
 STATIC_IMPORT = ("import declarations are not available but for fs (import fs from 'fs'): modules "
                  "are not available in the sandbox (dynamic import() is refused too): use the "
                  "built-in globals, the global fs, or a host tool for what the host has")
@@ -382,7 +386,7 @@ CASES = [
     Case("js-require", JS, "try { require('fs').readFileSync('@VARDIR@/canary.txt', 'utf8') } catch (e) { e.code }", value("EPERM"), "engine"),
     Case("js-process-env", JS, "process.env", guest("ReferenceError", NOT_DEFINED % "process"), "engine"),
     Case("js-scriptargs", JS, "scriptArgs", guest("ReferenceError", NOT_DEFINED % "scriptArgs"), "engine"),
-    Case("js-fetch", JS, "fetch('http://127.0.0.1:@TCPPORT@/')", guest("ReferenceError", NOT_DEFINED % "fetch"), "engine"),
+    Case("js-fetch", JS, "fetch('http://127.0.0.1:@TCPPORT@/')", guest("ReferenceError", NOT_DEFINED % "fetch" + NO_FETCH), "engine"),
     Case("js-websocket", JS, "new WebSocket('ws://127.0.0.1:@TCPPORT@/')", guest("ReferenceError", NOT_DEFINED % "WebSocket"), "engine"),
     Case("js-worker", JS, "new Worker('x.js')", guest("ReferenceError", NOT_DEFINED % "Worker"), "engine"),
     Case("js-settimeout", JS, "setTimeout(() => 0, 0)", guest("ReferenceError", NOT_DEFINED % "setTimeout"), "engine"),
