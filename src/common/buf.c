@@ -61,3 +61,14 @@ void cc_buf_free(struct cc_buf *b)
 	b->data = NULL;
 	b->len = b->alloc = 0;
 }
+
+char *cc_strprintf(const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}

@@ -21,4 +21,8 @@ void cc_buf_puts(struct cc_buf *b, const char *s);
 void cc_buf_printf(struct cc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cc_buf_free(struct cc_buf *b);
 
+/* printf into a new heap string (the caller frees it); NULL when out of
+ * memory. */
+char *cc_strprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

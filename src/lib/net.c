@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "error.h"
 #include "net.h"
 #include "supervisor.h"
@@ -64,24 +65,12 @@ static void eval_unref(struct net_eval *ev)
 		free(ev);
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 CC_EXPORT int cc_net_add_header(cc_net_headers *h, const char *name, const char *value)
 {
 	if (!h || !name || !value || !cc_net_token(name, strlen(name)) ||
 	    !cc_net_value_ok(value, strlen(value)))
 		return -1;
-	char *line = fmt("%s: %s", name, value);
+	char *line = cc_strprintf("%s: %s", name, value);
 	struct curl_slist *l = line ? curl_slist_append(h->l, line) : NULL;
 	free(line);
 	if (!l)
@@ -284,32 +273,34 @@ static void hop_error(struct hop *h, CURLcode rc, const struct xfer *x, const ch
 	const struct cc_net_policy *p = x->j->p;
 	if (x->over || rc == CURLE_FILESIZE_EXCEEDED) {
 		h->code = "limit";
-		h->error = fmt("the response from %s is over %llu bytes (the net option "
-			       "max_response_bytes); it was cut off",
-			       host, (unsigned long long)p->max_response);
+		h->error = cc_strprintf("the response from %s is over %llu bytes (the net option "
+					"max_response_bytes); it was cut off",
+					host, (unsigned long long)p->max_response);
 	} else if (x->total_over) {
 		h->code = "limit";
-		h->error = fmt("the eval's responses are over %llu bytes in total (the net option "
-			       "max_total_bytes)",
-			       (unsigned long long)p->max_total);
+		h->error = cc_strprintf(
+			"the eval's responses are over %llu bytes in total (the net option "
+			"max_total_bytes)",
+			(unsigned long long)p->max_total);
 	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
 		h->code = "timeout";
-		h->error = fmt("the request to %s did not finish in time (the net option "
-			       "timeout_s, %g s)",
-			       host, p->timeout_s);
+		h->error = cc_strprintf("the request to %s did not finish in time (the net option "
+					"timeout_s, %g s)",
+					host, p->timeout_s);
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		h->code = "cancelled";
-		h->error = fmt("the request to %s was cancelled: its eval ended", host);
+		h->error = cc_strprintf("the request to %s was cancelled: its eval ended", host);
 	} else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
 		   rc == CURLE_SSL_CONNECT_ERROR) {
 		h->code = "tls";
-		h->error = fmt("TLS with %s failed: %s (verification is always on; the net option "
-			       "ca_file names the CA bundle)",
-			       host, *errbuf ? errbuf : curl_easy_strerror(rc));
+		h->error = cc_strprintf(
+			"TLS with %s failed: %s (verification is always on; the net option "
+			"ca_file names the CA bundle)",
+			host, *errbuf ? errbuf : curl_easy_strerror(rc));
 	} else {
 		h->code = "failed";
-		h->error = fmt("the request to %s failed: %s", host,
-			       *errbuf ? errbuf : curl_easy_strerror(rc));
+		h->error = cc_strprintf("the request to %s failed: %s", host,
+					*errbuf ? errbuf : curl_easy_strerror(rc));
 	}
 }
 
@@ -322,8 +313,8 @@ static void run_hop(struct job *j, const struct cc_net_target *t, const char *ur
 	cc_net_request rq = { method, url, t->host, t->port, t->addr };
 	if (j->p->on_request && j->p->on_request(j->p->hook_user, &rq, &add, &reason) != 0) {
 		h->code = "refused";
-		h->error = fmt("refused by the host: %s",
-			       reason ? reason : "the request hook said no");
+		h->error = cc_strprintf("refused by the host: %s",
+					reason ? reason : "the request hook said no");
 		free(reason);
 		curl_slist_free_all(add.l);
 		return;
@@ -333,7 +324,7 @@ static void run_hop(struct job *j, const struct cc_net_target *t, const char *ur
 	for (size_t i = 0; i < j->req.nh; i++) {
 		if (drop_on_hop(j->req.name[i], cross))
 			continue;
-		char *line = fmt("%s: %s", j->req.name[i], j->req.value[i]);
+		char *line = cc_strprintf("%s: %s", j->req.name[i], j->req.value[i]);
 		struct curl_slist *n = line ? curl_slist_append(hl, line) : NULL;
 		free(line);
 		if (n)
@@ -345,15 +336,15 @@ static void run_hop(struct job *j, const struct cc_net_target *t, const char *ur
 	 * lookup); on_socket refuses any other either way. */
 	bool v6 = t->sa.ss_family == AF_INET6, literal = !strcmp(t->host, t->addr);
 	char *pinline = literal ? NULL
-				: fmt("%s:%d:%s%s%s", t->host, t->port, v6 ? "[" : "", t->addr,
-				      v6 ? "]" : "");
+				: cc_strprintf("%s:%d:%s%s%s", t->host, t->port, v6 ? "[" : "",
+					       t->addr, v6 ? "]" : "");
 	pin = pinline ? curl_slist_append(NULL, pinline) : NULL;
 	free(pinline);
 	CURL *c = curl_easy_init();
 	char errbuf[CURL_ERROR_SIZE] = "";
 	if (!c || (!literal && !pin)) {
 		h->code = "failed";
-		h->error = fmt("the host is out of memory");
+		h->error = cc_strprintf("the host is out of memory");
 	} else {
 		set_curl_opts(c, x, t, url, method, body, hl, pin, errbuf);
 		CURLcode rc = curl_easy_perform(c);
@@ -444,8 +435,8 @@ static cc_value *perform(struct job *j, long *status, uint64_t *bytes, char **ur
 		free(x.buf);
 		if (hops + 1 > CC_NET_MAX_REDIRECTS) {
 			free(h.location);
-			*error = fmt("more than %d redirects (the broker's cap)",
-				     CC_NET_MAX_REDIRECTS);
+			*error = cc_strprintf("more than %d redirects (the broker's cap)",
+					      CC_NET_MAX_REDIRECTS);
 			*url_out = url;
 			return error_value("redirects", *error ? *error : "too many redirects");
 		}
@@ -523,15 +514,16 @@ void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int
 		refuse(call, "failed", NULL);
 	} else if (!p->n) {
 		refuse(call, "refused",
-		       fmt("refused: no network is allowed (allow_net is empty; allow_net decides "
-			   "which hosts the guest may reach)"));
+		       cc_strprintf("refused: no network is allowed (allow_net is empty; allow_net "
+				    "decides "
+				    "which hosts the guest may reach)"));
 	} else if (cc_net_req_parse(args, p->max_body, &j->req, &why) < 0) {
 		refuse(call, "invalid", why);
 	} else if (++ev->requests > p->max_requests) {
 		refuse(call, "limit",
-		       fmt("the eval's %u network requests are used up (the net option "
-			   "max_requests)",
-			   p->max_requests));
+		       cc_strprintf("the eval's %u network requests are used up (the net option "
+				    "max_requests)",
+				    p->max_requests));
 	} else {
 		int64_t end = cc_now_ns() + (int64_t)(p->timeout_s * 1e9);
 		j->p = p;
@@ -546,7 +538,8 @@ void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int
 		if (cc_net_pool_submit(request_thread, j) == 0)
 			return;
 		cc_tool_call_on_cancel(call, NULL, NULL);
-		refuse(call, "failed", fmt("the host could not start a thread for the request"));
+		refuse(call, "failed",
+		       cc_strprintf("the host could not start a thread for the request"));
 	}
 	if (j)
 		cc_net_req_free(&j->req);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "error.h"
 #include "net.h"
 
@@ -28,18 +29,6 @@ CC_EXPORT void cc_net_options_init(cc_net_options *n)
 	n->timeout_s = 30.0;
 }
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 /* ---- host[:port] ---- */
 
 /* A DNS name of ASCII labels [a-z0-9-] (already lower case). Sets *why
@@ -49,17 +38,20 @@ static bool name_ok(const char *h, char **why)
 	size_t n = strlen(h), label = 0;
 	bool numeric = true;
 	if (!n || n > 253)
-		return *why = msg("the host name '%s' is empty or longer than 253 bytes", h), false;
+		return *why = cc_strprintf("the host name '%s' is empty or longer than 253 bytes",
+					   h),
+		       false;
 	if (h[n - 1] == '.')
-		return *why = msg("the host name '%s' ends with a dot: write it without the "
-				  "trailing dot",
-				  h),
+		return *why = cc_strprintf(
+			       "the host name '%s' ends with a dot: write it without the "
+			       "trailing dot",
+			       h),
 		       false;
 	for (size_t i = 0; i <= n; i++) {
 		unsigned char c = (unsigned char)h[i];
 		if (c == '.' || c == 0) {
 			if (!label || label > 63)
-				return *why = msg(
+				return *why = cc_strprintf(
 					       "the host name '%s' has an empty or overlong label",
 					       h),
 				       false;
@@ -67,20 +59,22 @@ static bool name_ok(const char *h, char **why)
 			continue;
 		}
 		if (c >= 0x80)
-			return *why = msg("the host name '%s' is not ASCII: write an "
-					  "internationalised name in its xn-- (IDNA) form",
-					  h),
+			return *why = cc_strprintf("the host name '%s' is not ASCII: write an "
+						   "internationalised name in its xn-- (IDNA) form",
+						   h),
 			       false;
 		if (!isalnum(c) && c != '-')
-			return *why = msg("the host name '%s' has the character '%c'", h, c), false;
+			return *why = cc_strprintf("the host name '%s' has the character '%c'", h,
+						   c),
+			       false;
 		if (!isdigit(c) && !(c == 'x') && !(c >= 'a' && c <= 'f'))
 			numeric = false;
 		label++;
 	}
 	if (numeric)
-		return *why = msg("'%s' is a numeric host form that is not a dotted IPv4 "
-				  "address: write the address as a.b.c.d",
-				  h),
+		return *why = cc_strprintf("'%s' is a numeric host form that is not a dotted IPv4 "
+					   "address: write the address as a.b.c.d",
+					   h),
 		       false;
 	return true;
 }
@@ -98,27 +92,28 @@ static int parse_hostport(const char *s, size_t len, char host[256], int *port, 
 	if (len && s[0] == '[') {
 		const char *rb = memchr(s, ']', len);
 		if (!rb || (size_t)(rb - s - 1) >= sizeof(raw))
-			return *why = msg("an IPv6 address must be [in brackets]"), -1;
+			return *why = cc_strprintf("an IPv6 address must be [in brackets]"), -1;
 		memcpy(raw, s + 1, (size_t)(rb - s - 1));
 		raw[rb - s - 1] = 0;
 		struct in6_addr a6;
 		if (inet_pton(AF_INET6, raw, &a6) != 1)
-			return *why = msg("'[%s]' is not an IPv6 address", raw), -1;
+			return *why = cc_strprintf("'[%s]' is not an IPv6 address", raw), -1;
 		if (IN6_IS_ADDR_V4MAPPED(&a6))
-			return *why = msg("'[%s]' is an IPv4-mapped IPv6 address: write the IPv4 "
-					  "address itself",
-					  raw),
+			return *why = cc_strprintf(
+				       "'[%s]' is an IPv4-mapped IPv6 address: write the IPv4 "
+				       "address itself",
+				       raw),
 			       -1;
 		inet_ntop(AF_INET6, &a6, host, 256);
 		*literal = true;
 		if (rb + 1 < end && rb[1] != ':')
-			return *why = msg("unexpected text after ']'"), -1;
+			return *why = cc_strprintf("unexpected text after ']'"), -1;
 		colon = rb + 1 < end ? rb + 1 : NULL;
 	} else {
 		colon = memchr(s, ':', len);
 		size_t hl = colon ? (size_t)(colon - s) : len;
 		if (hl >= sizeof(raw))
-			return *why = msg("the host name is longer than 253 bytes"), -1;
+			return *why = cc_strprintf("the host name is longer than 253 bytes"), -1;
 		for (size_t i = 0; i < hl; i++)
 			raw[i] = (char)tolower((unsigned char)s[i]);
 		raw[hl] = 0;
@@ -134,14 +129,15 @@ static int parse_hostport(const char *s, size_t len, char host[256], int *port, 
 		const char *p = colon + 1;
 		long v = 0;
 		if (p == end)
-			return *why = msg("an empty port after ':'"), -1;
+			return *why = cc_strprintf("an empty port after ':'"), -1;
 		for (; p < end; p++) {
 			if (!isdigit((unsigned char)*p) || v > 65535)
-				return *why = msg("the port is not a number in 1..65535"), -1;
+				return *why = cc_strprintf("the port is not a number in 1..65535"),
+				       -1;
 			v = v * 10 + (*p - '0');
 		}
 		if (v < 1 || v > 65535)
-			return *why = msg("port %ld is outside 1..65535", v), -1;
+			return *why = cc_strprintf("port %ld is outside 1..65535", v), -1;
 		*port = (int)v;
 	}
 	return 0;
@@ -455,7 +451,9 @@ static int resolve(const struct cc_net_policy *p, bool exact, struct cc_net_targ
 		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 		int rc = getaddrinfo(t->host, NULL, &hints, &ai);
 		if (rc)
-			return *why = msg("cannot resolve %s: %s", t->host, gai_strerror(rc)), -1;
+			return *why = cc_strprintf("cannot resolve %s: %s", t->host,
+						   gai_strerror(rc)),
+			       -1;
 		for (struct addrinfo *a = ai; a; a = a->ai_next) {
 			char text[64];
 			const void *ap =
@@ -477,10 +475,10 @@ static int resolve(const struct cc_net_policy *p, bool exact, struct cc_net_targ
 		freeaddrinfo(ai);
 	}
 	if (!tried)
-		return *why = msg("cannot resolve %s: no address", t->host), -1;
-	*why = msg("refused: %s resolves to %s, a %s address; allow_net decides: name the "
-		   "host exactly (not by a wildcard) or the address itself to allow it",
-		   t->host, first, kind);
+		return *why = cc_strprintf("cannot resolve %s: no address", t->host), -1;
+	*why = cc_strprintf("refused: %s resolves to %s, a %s address; allow_net decides: name the "
+			    "host exactly (not by a wildcard) or the address itself to allow it",
+			    t->host, first, kind);
 	return -1;
 }
 
@@ -514,10 +512,10 @@ int cc_net_check_url(const struct cc_net_policy *p, const char *url, struct cc_n
 	*why = NULL;
 	size_t n = strlen(url);
 	if (n > CC_NET_MAX_URL)
-		return *why = msg("the URL is longer than %d bytes", CC_NET_MAX_URL), -1;
+		return *why = cc_strprintf("the URL is longer than %d bytes", CC_NET_MAX_URL), -1;
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)url[i] <= 0x20 || url[i] == 0x7f)
-			return *why = msg("the URL has a space or control character"), -1;
+			return *why = cc_strprintf("the URL has a space or control character"), -1;
 	const char *rest;
 	if (!strncasecmp(url, "http://", 7)) {
 		rest = url + 7;
@@ -527,50 +525,54 @@ int cc_net_check_url(const struct cc_net_policy *p, const char *url, struct cc_n
 	} else {
 		const char *c = strchr(url, ':');
 		if (!c || c == url || strcspn(url, "/?#") < (size_t)(c - url))
-			return *why = msg(
+			return *why = cc_strprintf(
 				       "refused: '%.200s' is not an absolute http:// or https:// "
 				       "URL",
 				       url),
 			       -1;
-		return *why = msg("refused: the scheme '%.*s' is not http or https (the only "
-				  "ones the network allows)",
-				  (int)(c - url) > 32 ? 32 : (int)(c - url), url),
+		return *why = cc_strprintf(
+			       "refused: the scheme '%.*s' is not http or https (the only "
+			       "ones the network allows)",
+			       (int)(c - url) > 32 ? 32 : (int)(c - url), url),
 		       -1;
 	}
 	size_t alen = strcspn(rest, "/?#");
 	if (memchr(rest, '@', alen))
-		return *why = msg("refused: the URL carries a user name or password before '@'; "
-				  "send credentials in a header instead"),
+		return *why = cc_strprintf(
+			       "refused: the URL carries a user name or password before '@'; "
+			       "send credentials in a header instead"),
 		       -1;
 	if (memchr(rest, '\\', alen) || memchr(rest, '%', alen))
-		return *why = msg("refused: the URL's host has a '\\' or '%%' escape"), -1;
+		return *why = cc_strprintf("refused: the URL's host has a '\\' or '%%' escape"), -1;
 	bool literal;
 	if (parse_hostport(rest, alen, t->host, &t->port, &literal, why) < 0) {
 		char *inner = *why;
-		*why = msg("refused: %s", inner ? inner : "bad host");
+		*why = cc_strprintf("refused: %s", inner ? inner : "bad host");
 		free(inner);
 		return -1;
 	}
 	if (!t->port)
 		t->port = t->https ? 443 : 80;
 	if (!curl_agrees(url, t))
-		return *why = msg("refused: the URL is malformed (its host is not read the same "
-				  "way by every parser)"),
+		return *why = cc_strprintf(
+			       "refused: the URL is malformed (its host is not read the same "
+			       "way by every parser)"),
 		       -1;
 	const struct cc_net_entry *hit = NULL;
 	for (size_t i = 0; i < p->n && !hit; i++)
 		if (entry_matches(&p->e[i], t))
 			hit = &p->e[i];
 	if (!hit)
-		return *why = msg("refused: %s%s:%d is not in allow_net (allow_net decides which "
-				  "hosts and ports the guest may reach)",
-				  t->https ? "https://" : "http://", t->host, t->port),
+		return *why = cc_strprintf(
+			       "refused: %s%s:%d is not in allow_net (allow_net decides which "
+			       "hosts and ports the guest may reach)",
+			       t->https ? "https://" : "http://", t->host, t->port),
 		       -1;
 	if (literal) {
 		set_addr(t, t->host);
 		const char *k = cc_net_addr_forbidden((struct sockaddr *)&t->sa);
 		if (k && !hit->literal)
-			return *why = msg("refused: %s is a %s address", t->addr, k), -1;
+			return *why = cc_strprintf("refused: %s is a %s address", t->addr, k), -1;
 		return 0;
 	}
 	return resolve(p, !hit->wildcard, t, why);

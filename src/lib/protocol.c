@@ -30,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "buf.h"
 #include "error.h"
 #include "frame.h"
 #include "net.h"
@@ -405,18 +406,6 @@ void cc_msg_free(struct cc_msg *m)
 
 /* ---- a guest's network request (the arguments of a net call) ---- */
 
-static char *why_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *why_msg(const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 bool cc_net_token(const char *s, size_t n)
 {
 	static const char extra[] = "!#$%&'*+-.^_`|~";
@@ -454,44 +443,46 @@ static int req_headers(const cc_value *h, struct cc_net_req *r, char **why)
 {
 	size_t n = h->u.array.len, total = 0;
 	if (n > CC_NET_MAX_HEADERS)
-		return *why = why_msg("%zu headers; at most %d", n, CC_NET_MAX_HEADERS), -1;
+		return *why = cc_strprintf("%zu headers; at most %d", n, CC_NET_MAX_HEADERS), -1;
 	r->name = calloc(n + 1, sizeof(char *));
 	r->value = calloc(n + 1, sizeof(char *));
 	if (!r->name || !r->value)
-		return *why = why_msg("out of memory"), -1;
+		return *why = cc_strprintf("out of memory"), -1;
 	for (size_t i = 0; i < n; i++) {
 		const cc_value *p = h->u.array.items[i];
 		if (cc_value_type_of(p) != CC_VALUE_ARRAY || p->u.array.len != 2 ||
 		    cc_value_type_of(p->u.array.items[0]) != CC_VALUE_STRING ||
 		    cc_value_type_of(p->u.array.items[1]) != CC_VALUE_STRING)
-			return *why = why_msg("header %zu is not a [name, value] pair of strings",
-					      i),
+			return *why = cc_strprintf(
+				       "header %zu is not a [name, value] pair of strings", i),
 			       -1;
 		const cc_value *k = p->u.array.items[0], *v = p->u.array.items[1];
 		total += k->u.str.len + v->u.str.len;
 		if (!cc_net_token(k->u.str.ptr, k->u.str.len))
-			return *why = why_msg("the header name '%.64s' is not an HTTP token (no "
-					      "spaces, CR, LF, NUL or separators)",
-					      k->u.str.ptr),
+			return *why = cc_strprintf(
+				       "the header name '%.64s' is not an HTTP token (no "
+				       "spaces, CR, LF, NUL or separators)",
+				       k->u.str.ptr),
 			       -1;
 		if (!cc_net_value_ok(v->u.str.ptr, v->u.str.len))
-			return *why = why_msg("the value of header '%.64s' has a CR, LF or NUL",
-					      k->u.str.ptr),
+			return *why = cc_strprintf(
+				       "the value of header '%.64s' has a CR, LF or NUL",
+				       k->u.str.ptr),
 			       -1;
 		if (header_reserved(k->u.str.ptr))
-			return *why = why_msg(
+			return *why = cc_strprintf(
 				       "the header '%.64s' is set by the host, not the guest",
 				       k->u.str.ptr),
 			       -1;
 		if (total > CC_NET_MAX_HEADER_BYTES)
-			return *why = why_msg("the headers are over %d bytes",
-					      CC_NET_MAX_HEADER_BYTES),
+			return *why = cc_strprintf("the headers are over %d bytes",
+						   CC_NET_MAX_HEADER_BYTES),
 			       -1;
 		r->name[i] = strndup(k->u.str.ptr, k->u.str.len);
 		r->value[i] = strndup(v->u.str.ptr, v->u.str.len);
 		r->nh = i + 1;
 		if (!r->name[i] || !r->value[i])
-			return *why = why_msg("out of memory"), -1;
+			return *why = cc_strprintf("out of memory"), -1;
 	}
 	return 0;
 }
@@ -513,8 +504,8 @@ int cc_net_req_parse(const cc_value *args, uint64_t max_body, struct cc_net_req 
 				    ? args->u.array.items[0]
 				    : NULL;
 	if (cc_value_type_of(m) != CC_VALUE_MAP || check_fields(m, net_fields, "net", &e) < 0) {
-		*why = why_msg("malformed network request: %s",
-			       e.message ? e.message : "not one map");
+		*why = cc_strprintf("malformed network request: %s",
+				    e.message ? e.message : "not one map");
 		cc_error_clear(&e);
 		return -1;
 	}
@@ -522,32 +513,33 @@ int cc_net_req_parse(const cc_value *args, uint64_t max_body, struct cc_net_req 
 	const cc_value *url = cc_value_map_get(m, "url", NULL);
 	const cc_value *body = cc_value_map_get(m, "body", NULL);
 	if (meth->u.str.len > 16 || !cc_net_token(meth->u.str.ptr, meth->u.str.len))
-		return *why = why_msg("the method is not an HTTP token of at most 16 bytes"), -1;
+		return *why = cc_strprintf("the method is not an HTTP token of at most 16 bytes"),
+		       -1;
 	for (size_t i = 0; i < meth->u.str.len; i++)
 		r->method[i] = (char)toupper((unsigned char)meth->u.str.ptr[i]);
 	if (!strcmp(r->method, "CONNECT") || !strcmp(r->method, "TRACE") ||
 	    !strcmp(r->method, "TRACK"))
-		return *why = why_msg("the method %s is not allowed", r->method), -1;
+		return *why = cc_strprintf("the method %s is not allowed", r->method), -1;
 	if (strlen(url->u.str.ptr) != url->u.str.len)
-		return *why = why_msg("the URL has a NUL byte"), -1;
+		return *why = cc_strprintf("the URL has a NUL byte"), -1;
 	r->url = strdup(url->u.str.ptr);
 	if (!r->url)
-		return *why = why_msg("out of memory"), -1;
+		return *why = cc_strprintf("out of memory"), -1;
 	if (req_headers(cc_value_map_get(m, "headers", NULL), r, why) < 0)
 		return -1;
 	cc_value_type bt = cc_value_type_of(body);
 	if (bt == CC_VALUE_NULL)
 		return 0;
 	if (bt != CC_VALUE_BYTES && bt != CC_VALUE_STRING)
-		return *why = why_msg("the body is not bytes, a string or null"), -1;
+		return *why = cc_strprintf("the body is not bytes, a string or null"), -1;
 	if (body->u.str.len > max_body)
-		return *why = why_msg("the request body of %zu bytes is over the net option "
-				      "max_body_bytes (%llu bytes)",
-				      body->u.str.len, (unsigned long long)max_body),
+		return *why = cc_strprintf("the request body of %zu bytes is over the net option "
+					   "max_body_bytes (%llu bytes)",
+					   body->u.str.len, (unsigned long long)max_body),
 		       -1;
 	r->body = malloc(body->u.str.len + 1);
 	if (!r->body)
-		return *why = why_msg("out of memory"), -1;
+		return *why = cc_strprintf("out of memory"), -1;
 	memcpy(r->body, body->u.str.ptr, body->u.str.len);
 	r->body_len = body->u.str.len;
 	return 0;
