@@ -10,34 +10,14 @@ binds fail open, Landlock alone)."""
 import os
 import pathlib
 import shutil
-import subprocess
 import tempfile
 
 import pytest
 
-from conftest import BUILD, CLI, Run
+from grant_probe import attempt, guest
 
-DEGRADE = os.path.join(BUILD, "tests", "security", "cc-degrade")
 
 pytestmark = [pytest.mark.userns, pytest.mark.landlock, pytest.mark.seccomp]
-
-
-def guest(code, *flags, deny=None, sandbox="require"):
-    """Run Python `code` (its last expression is the value) under the CLI;
-    returns the Run (r.value, r.kind)."""
-    args = [CLI, "eval", "--lang", "python", "--json", "--sandbox", sandbox, *flags, "--", code]
-    if deny:
-        args = [DEGRADE, "--deny", deny, "--", *args]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
-    r = Run(proc)
-    assert r.json is not None, r
-    return r
-
-
-def attempt(expr):
-    """Guest code: the value of expr, or the name of the OSError it raised."""
-    return ("import os\ntry:\n    r = repr(%s)\nexcept OSError as e:\n"
-            "    r = 'denied:' + type(e).__name__\nr" % expr)
 
 
 @pytest.fixture

@@ -18,27 +18,10 @@ import tempfile
 
 import pytest
 
-from conftest import BUILD, CLI, ROOT, Run
-
-DEGRADE = os.path.join(BUILD, "tests", "security", "cc-degrade")
+from conftest import ROOT
+from grant_probe import DEGRADE, attempt, guest
 
 pytestmark = [pytest.mark.userns, pytest.mark.landlock, pytest.mark.seccomp]
-
-
-def guest(code, *flags, deny=None, sandbox="require"):
-    args = [CLI, "eval", "--lang", "python", "--json", "--sandbox", sandbox, *flags, "--", code]
-    if deny:
-        args = [DEGRADE, "--deny", deny, "--", *args]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
-    r = Run(proc)
-    assert r.json is not None, r
-    return r
-
-
-def attempt(expr):
-    """Guest code: the value of expr, or the name of the OSError it raised."""
-    return ("import os\ntry:\n    r = repr(%s)\nexcept OSError as e:\n"
-            "    r = 'denied:' + type(e).__name__\nr" % expr)
 
 
 @pytest.fixture
