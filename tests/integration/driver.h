@@ -50,6 +50,22 @@ static inline cc_runtime *driver_start(cc_language lang, double timeout_s, uint6
 	return driver_start_opts(&o);
 }
 
+/* An eval's string value (or "error: MESSAGE", or "(nothing)") in a
+ * heap string the caller frees. */
+static inline char *eval_text(cc_runtime *rt, const char *code)
+{
+	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
+	const cc_value *v = r ? cc_result_value(r) : NULL;
+	char *out = NULL;
+	if (r && cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_STRING)
+		out = strdup(v->u.str.ptr);
+	else if (r && !cc_result_ok(r) &&
+		 asprintf(&out, "error: %s", cc_result_error_message(r)) < 0)
+		out = NULL;
+	cc_result_free(r);
+	return out ? out : strdup("(nothing)");
+}
+
 /* The host's resident set, KiB (/proc/self/status VmRSS); -1 if unknown. */
 static inline long rss_kib(void)
 {

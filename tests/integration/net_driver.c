@@ -34,19 +34,6 @@ static void on_response(void *user, const cc_net_request *rq, int status, uint64
 	__atomic_add_fetch(&responses, 1, __ATOMIC_RELAXED);
 }
 
-static char *eval_text(cc_runtime *rt, const char *code)
-{
-	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
-	const cc_value *v = r ? cc_result_value(r) : NULL;
-	char *out = NULL;
-	if (r && cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_STRING)
-		out = strdup(v->u.str.ptr);
-	else if (r && !cc_result_ok(r))
-		asprintf(&out, "error: %s", cc_result_error_message(r));
-	cc_result_free(r);
-	return out ? out : strdup("(nothing)");
-}
-
 int main(int argc, char **argv)
 {
 	if (argc != 2) {

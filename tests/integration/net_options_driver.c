@@ -41,19 +41,6 @@ static int frees_now(int want)
 	return __atomic_load_n(&frees, __ATOMIC_RELAXED);
 }
 
-static char *eval_text(cc_runtime *rt, const char *code)
-{
-	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
-	const cc_value *v = r ? cc_result_value(r) : NULL;
-	char *out = NULL;
-	if (r && cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_STRING)
-		out = strdup(v->u.str.ptr);
-	else if (r && !cc_result_ok(r))
-		asprintf(&out, "error: %s", cc_result_error_message(r));
-	cc_result_free(r);
-	return out ? out : strdup("(nothing)");
-}
-
 static char code[512];
 
 /* The session fetches the echo server and returns path and the hook's header. */
