@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "error.h"
 #include "term.h"
 #include "value.h"
@@ -24,11 +25,9 @@ static void note(const struct cc_term *diag, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void note(const struct cc_term *diag, const char *fmt, ...)
 {
-	char *s = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	char *s = cc_vstrprintf(fmt, ap);
 	va_end(ap);
 	fputs("codecage: --out: ", diag->f);
 	cc_term_inline(diag, s ? s : "(out of memory)");

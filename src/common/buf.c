@@ -62,13 +62,19 @@ void cc_buf_free(struct cc_buf *b)
 	b->len = b->alloc = 0;
 }
 
-char *cc_strprintf(const char *fmt, ...)
+char *cc_vstrprintf(const char *fmt, va_list ap)
 {
 	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
+	return s;
+}
+
+char *cc_strprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = cc_vstrprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }

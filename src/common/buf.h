@@ -5,6 +5,7 @@
 #ifndef CC_COMMON_BUF_H
 #define CC_COMMON_BUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,5 +25,7 @@ void cc_buf_free(struct cc_buf *b);
 /* printf into a new heap string (the caller frees it); NULL when out of
  * memory. */
 char *cc_strprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a va_list. */
+char *cc_vstrprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

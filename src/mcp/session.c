@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "error.h"
 #include "files.h"
 #include "inputs.h"
@@ -94,11 +95,9 @@ static void set_ended(struct mcp_session *s, int lang, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void set_ended(struct mcp_session *s, int lang, const char *fmt, ...)
 {
-	char *text = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
+	char *text = cc_vstrprintf(fmt, ap);
 	va_end(ap);
 	free(s->ended[lang]);
 	s->ended[lang] = text;
@@ -175,13 +174,11 @@ static void emit_text(const struct mcp_sink *sink, char *text)
 static void note_add(char **note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note_add(char **note, const char *fmt, ...)
 {
-	char *more = NULL, *both = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&more, fmt, ap);
+	char *more = cc_vstrprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0 || !*note || asprintf(&both, "%s%s", *note, more) < 0)
-		both = NULL;
+	char *both = more && *note ? cc_strprintf("%s%s", *note, more) : NULL;
 	free(more);
 	free(*note);
 	*note = both;
