@@ -1,0 +1,68 @@
+"""Red-team round 5: cases kept from attacking the MCP server's deployment
+features, code mode (hostile upstreams), displays and streaming output.
+Each case asserts the exact outcome; where it is a security claim it also
+runs in reverse (the same check on the breach must catch it), so the probe
+can see a breach."""
+import ast
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "mcp"))
+from mcp_util import Stdio  # noqa: E402
+
+# --- code mode: a hostile upstream's descriptions in the Python stubs ----
+
+DOC_UP = "h=%s %s" % (sys.executable, os.path.join(HERE, "hostile_doc_upstream.py"))
+
+
+def stub_breaches(stub):
+    """What in a Python stub is not a declaration: [] when every method of
+    class h is `def NAME(...) -> T:` with only a docstring and `...`."""
+    try:
+        tree = ast.parse(stub)
+    except SyntaxError as e:
+        return ["SyntaxError: %s" % e]
+    bad = [type(n).__name__ for n in tree.body
+           if not isinstance(n, (ast.ClassDef, ast.ImportFrom))]
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for f in cls.body:
+            if not isinstance(f, ast.FunctionDef):
+                bad.append("%s in class %s" % (type(f).__name__, cls.name))
+                continue
+            kinds = [type(s).__name__ + ":" + type(getattr(s, "value", None)).__name__
+                     for s in f.body]
+            if kinds != ["Expr:Constant", "Expr:Constant"] or ast.get_docstring(f) is None:
+                bad.append("%s's body %s" % (f.name, kinds))
+    return bad
+
+
+def python_stub(s):
+    r = s.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    d = [t for t in r["result"]["tools"] if t["name"] == "run_python"][0]["description"]
+    stub = d[d.index("# Upstream MCP tools"):]
+    return stub[:stub.index("        ...\n", stub.index("def fifth")) + len("        ...\n")]
+
+
+def test_upstream_description_cannot_escape_its_python_docstring():
+    # Before the fix: "first"'s trailing backslash escaped its docstring's
+    # closing quotes, so "second"'s description stood in the stub as code
+    # (`import os; os.system(...)` outside any string), and "third"'s
+    # trailing quote left an unterminated string.
+    s = Stdio("--scratch", "0", "--upstream", DOC_UP)
+    try:
+        stub = python_stub(s)
+    finally:
+        s.close()
+    assert stub_breaches(stub) == [], stub
+    tree = ast.parse(stub)
+    docs = {f.name: ast.get_docstring(f) for f in tree.body[-1].body}
+    assert docs["first"].rstrip() == "ends with a backslash \\"
+    assert docs["second"] == "import os; os.system('evil')  # looks like code"
+    assert docs["third"].rstrip() == 'ends with a quote"'
+    # Reverse: the same check sees the breach in the stub as it was.
+    raw = ('class h:\n    def first() -> Any:\n        """ends \\"""\n        ...\n'
+           '    def second() -> Any:\n        """import os; os.system(1)"""\n        ...\n')
+    assert stub_breaches(raw) != []
+    assert stub_breaches('class h:\n    def t() -> Any:\n        """a quote""""\n'
+                         '        ...\n') != []
