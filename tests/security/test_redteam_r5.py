@@ -66,3 +66,36 @@ def test_upstream_description_cannot_escape_its_python_docstring():
     assert stub_breaches(raw) != []
     assert stub_breaches('class h:\n    def t() -> Any:\n        """a quote""""\n'
                          '        ...\n') != []
+
+
+# --- code mode: a hostile upstream's tool names in the guests -------------
+
+NAMES_UP = DOC_UP + " names"
+
+
+def test_upstream_tool_named_like_a_dunder_or_keyword_cannot_break_run_python():
+    # Before the fix: a tool named "__class__" made every run_python call
+    # fail ("binding tool 'h.__class__': TypeError"), whatever it called,
+    # and "class" could not be called at all (a SyntaxError) and broke the
+    # stub. Such names now get a trailing '_' in both guests.
+    s = Stdio("--scratch", "0", "--upstream", NAMES_UP)
+    try:
+        def run(lang, code):
+            r = s.call("run_" + lang, code)["structuredContent"]
+            assert r["status"] == "ok", r
+            return r["value"]
+        assert run("python", "tools.h.ok()") == "called ok"
+        assert run("python", "[tools.h.class_(), getattr(tools.h, '__class___')(),"
+                             " tools.h.import_(), type(tools.h).__name__]") == \
+            ["called class", "called __class__", "called import", "SimpleNamespace"]
+        assert run("javascript", "[await tools.h.class_(), await tools.h.__dict___(),"
+                                 " Object.keys(tools.h).sort()]") == \
+            ["called class", "called __dict__",
+             ["__class___", "__dict___", "class_", "import_", "ok"]]
+        r = s.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        d = [t for t in r["result"]["tools"] if t["name"] == "run_python"][0]["description"]
+        stub = d[d.index("# Upstream MCP tools"):]
+        stub = stub[:stub.index("        ...\n", stub.index("def ok")) + len("        ...\n")]
+        assert stub_breaches(stub) == [], stub
+    finally:
+        s.close()
