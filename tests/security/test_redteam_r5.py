@@ -5,7 +5,15 @@ runs in reverse (the same check on the breach must catch it), so the probe
 can see a breach."""
 import ast
 import os
+import pathlib
+import shutil
+import subprocess
 import sys
+import tempfile
+
+import pytest
+
+from conftest import CLI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "mcp"))
@@ -99,3 +107,51 @@ def test_upstream_tool_named_like_a_dunder_or_keyword_cannot_break_run_python():
         assert stub_breaches(stub) == [], stub
     finally:
         s.close()
+
+
+# --- displays: --display-dir's own FIFOs and hard links -------------------
+
+def display_dir(traps):
+    """DIR for --display-dir and a victim file outside it. With traps, DIR
+    already holds display-1.txt as a FIFO and display-2.txt as a hard link
+    to the victim, as a shared or reused directory might; without, plain
+    names."""
+    base = pathlib.Path(tempfile.mkdtemp(prefix="cc-red5-"))
+    out, victim = base / "out", base / "victim.txt"
+    out.mkdir()
+    victim.write_text("original")
+    if traps:
+        os.mkfifo(out / "display-1.txt")
+        os.link(victim, out / "display-2.txt")
+    return base, out, victim
+
+
+DISPLAY_GUEST = "display('one', 'text/plain'); display('from the guest', 'text/plain'); 1"
+
+
+@pytest.mark.parametrize("traps", [True, False])
+def test_display_dir_never_blocks_on_a_fifo_or_writes_through_a_hard_link(traps):
+    # Before the fix: display-1.txt, a FIFO, hung the CLI in open() for
+    # ever (no reader), and display-2.txt, a hard link, carried the guest's
+    # bytes into the victim outside DIR.
+    base, out, victim = display_dir(traps)
+    try:
+        r = subprocess.run([CLI, "eval", "--lang", "js", "--display-dir", str(out),
+                            DISPLAY_GUEST], capture_output=True, text=True, timeout=30)
+        if traps:
+            assert r.returncode != 0, r
+            assert "cannot write '%s/display-1.txt'" % out in r.stderr, r.stderr
+            assert "cannot write '%s/display-2.txt'" % out in r.stderr, r.stderr
+            assert victim.read_text() == "original"
+        else:
+            # Reverse: with plain names the writes land, so the trap case
+            # would see a write-through.
+            assert r.returncode == 0, r
+            assert (out / "display-2.txt").read_text() == "from the guest"
+            os.unlink(out / "display-2.txt")
+            os.link(victim, out / "display-2.txt")
+            with open(out / "display-2.txt", "w") as f:
+                f.write("from the guest")
+            assert victim.read_text() == "from the guest"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
