@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "displays.h"
+#include "files.h"
 #include "json_out.h"
 
 void cli_json_displays(struct cc_buf *b, const cc_result *r)
@@ -41,11 +42,12 @@ static const char *pick(const cc_result *r, size_t i, const char **ext, size_t *
 	return NULL;
 }
 
-/* Write len bytes to dir/name: a new file or one truncated, never through
- * a symbolic link. Returns 0 or -1 with errno. */
+/* Write len bytes to dir/name: a new file or one emptied, never through
+ * a symbolic link, a FIFO or a hard link (cc_cli_open_out). Returns 0 or
+ * -1 with errno. */
 static int write_file(int dirfd, const char *name, const char *data, size_t len)
 {
-	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = cc_cli_open_out(dirfd, name);
 	if (fd < 0)
 		return -1;
 	while (len) {
@@ -92,9 +94,11 @@ int cli_save_displays(const cc_result *r, const char *dir)
 			continue;
 		if (write_file(dirfd, name, data, len) < 0) {
 			fprintf(stderr, "codecage: --display-dir: cannot write '%s/%s': %s\n", dir,
-				name, strerror(errno));
+				name,
+				errno == EPERM ? "it is a FIFO, device or hard link"
+					       : strerror(errno));
 			rc = -1;
-			break;
+			continue;
 		}
 		fprintf(stderr, "codecage: display %zu (%s, %zu bytes) saved as %s/%s\n", i + 1,
 			mime, len, dir, name);

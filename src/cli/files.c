@@ -116,11 +116,8 @@ static int mkdir_beneath(int dfd, const char *rel)
 	return rc;
 }
 
-/* The file rel in DIR, opened for writing and emptied: a regular file
- * with one link (created if missing). A FIFO, device, socket or hard link
- * already in DIR is refused (-1, errno EPERM), never opened for writing
- * in a way that blocks or writes through to another name. */
-static int open_out(int dfd, const char *rel)
+/* files.h; --display-dir's files use it too. */
+int cc_cli_open_out(int dfd, const char *rel)
 {
 	/* Look before opening for writing: opening a device can act. */
 	struct stat st;
@@ -175,7 +172,7 @@ static int copy_file(cc_runtime *rt, int dfd, const char *guest, const char *rel
 		return -1;
 	*left -= len;
 	errno = 0;
-	int fd = open_out(dfd, rel);
+	int fd = cc_cli_open_out(dfd, rel);
 	int rc = 0;
 	if (fd < 0 && skippable(errno)) {
 		note(diag,

@@ -32,6 +32,13 @@ int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
  * lying worker's, are skipped with a note), so no worker can fill the
  * host's disk. */
 #define CC_CLI_OUT_MAX_ENTRIES 4096
+/* The file rel beneath the directory dfd (no symbolic link or ".." leads
+ * out), opened for writing and emptied: a regular file with one link
+ * (created if missing, mode 0644). A FIFO, device, socket or hard link
+ * already there is refused (-1, errno EPERM), never opened for writing in
+ * a way that blocks or writes through to another name. Returns the fd
+ * (the caller closes it) or -1 with errno. */
+int cc_cli_open_out(int dfd, const char *rel);
 int cc_cli_copy_out(cc_runtime *rt, const char *dir, uint64_t max_bytes, const struct cc_term *diag,
 		    cc_error *err);
 

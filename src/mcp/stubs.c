@@ -156,8 +156,11 @@ static void py_type(struct cc_buf *b, const json_t *s, int depth)
 }
 
 /* The description cut to STUB_DESC bytes on one line per source line,
- * each prefixed (comment terminators defused). */
-static void doc(struct cc_buf *b, const char *text, const char *first, const char *prefix,
+ * each prefixed, its comment or docstring terminators defused: a TS block
+ * comment's, and for a Python docstring (py) a triple quote, a backslash
+ * (doubled: it would escape the closing quotes) and a final quote (a space
+ * after it: it would run into them). */
+static void doc(struct cc_buf *b, const char *text, bool py, const char *first, const char *prefix,
 		const char *last)
 {
 	if (!text || !*text)
@@ -177,10 +180,14 @@ static void doc(struct cc_buf *b, const char *text, const char *first, const cha
 		} else if (c == '"' && i + 2 < n && text[i + 1] == '"' && text[i + 2] == '"') {
 			cc_buf_puts(b, "'''");
 			i += 2;
+		} else if (c == '\\' && py) {
+			cc_buf_puts(b, "\\\\");
 		} else if ((unsigned char)c >= 0x20 || c == '\t' || (unsigned char)c >= 0x80) {
 			cc_buf_add(b, &c, 1);
 		}
 	}
+	if (py && b->len && b->data[b->len - 1] == '"')
+		cc_buf_puts(b, " ");
 	cc_buf_puts(b, last);
 }
 
@@ -197,7 +204,7 @@ static void ts_tool(struct cc_buf *b, const struct mcp_up_tool *t)
 	const char *d = json_string_value(json_object_get(t->def, "description"));
 	const json_t *in = json_object_get(t->def, "inputSchema");
 	const json_t *out = json_object_get(t->def, "outputSchema");
-	doc(b, d, "    /** ", "     * ", " */\n");
+	doc(b, d, false, "    /** ", "     * ", " */\n");
 	cc_buf_puts(b, "    ");
 	cc_buf_puts(b, strchr(t->guest, '.') + 1);
 	cc_buf_puts(b, "(input");
@@ -253,7 +260,7 @@ static void py_tool(struct cc_buf *b, const struct mcp_up_tool *t)
 	else
 		cc_buf_puts(b, "Any");
 	cc_buf_puts(b, ":\n");
-	doc(b, d, "        \"\"\"", "        ", "\"\"\"\n");
+	doc(b, d, true, "        \"\"\"", "        ", "\"\"\"\n");
 	cc_buf_puts(b, "        ...\n");
 }
 

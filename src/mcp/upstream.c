@@ -741,13 +741,35 @@ static int spawn(struct mcp_upstream *u, char **why)
 	return 0;
 }
 
-/* "get-weather" -> "get_weather"; a leading digit gets a '_'. */
+/* A Python keyword, or a name starting "__" (a dunder such as __class__
+ * cannot be set on the guest's namespace): it gets a trailing '_', in both
+ * guests, so such a tool neither breaks every run_python call nor the
+ * stubs. */
+static bool needs_suffix(const char *g)
+{
+	static const char *const kw[] = {
+		"False",  "None",   "True",    "and",	   "as",       "assert", "async",
+		"await",  "break",  "class",   "continue", "def",      "del",	 "elif",
+		"else",	  "except", "finally", "for",	   "from",     "global", "if",
+		"import", "in",	    "is",      "lambda",   "nonlocal", "not",	 "or",
+		"pass",	  "raise",  "return",  "try",	   "while",    "with",	 "yield",
+	};
+	if (!strncmp(g, "__", 2))
+		return true;
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (!strcmp(g, kw[i]))
+			return true;
+	return false;
+}
+
+/* "get-weather" -> "get_weather"; a leading digit gets a '_'; "class" ->
+ * "class_" and "__class__" -> "__class___" (needs_suffix). */
 static char *guest_name(const char *server, const char *tool)
 {
 	size_t n = strlen(tool);
 	if (!n || n > 128)
 		return NULL;
-	char *g = malloc(strlen(server) + n + 3), *p = g;
+	char *g = malloc(strlen(server) + n + 4), *p = g;
 	if (!g)
 		return NULL;
 	p += sprintf(p, "%s.", server);
@@ -760,6 +782,8 @@ static char *guest_name(const char *server, const char *tool)
 		*p++ = ok ? c : '_';
 	}
 	*p = 0;
+	if (needs_suffix(strchr(g, '.') + 1))
+		strcpy(p, "_");
 	return g;
 }
 
