@@ -13,7 +13,9 @@
  *  - DELETE ends the session. GET with Accept: text/event-stream opens the
  *    session's server-to-client stream (one at a time, 409 for a second):
  *    the notifications of calls that answered as plain JSON go there, and
- *    a ": keep-alive" comment every 15 s; it ends with the session.
+ *    a ": keep-alive" comment every 15 s; it ends with the session. A
+ *    tools/call's event stream sends one too while the call is silent.
+ *  - A connection idle for MCP_HTTP_IDLE_S (60 s) is closed.
  * GET /healthz answers 200 "ok" (no authentication: it tells nothing);
  * GET /metrics the counters in the Prometheus text format (metrics.c).
  * --auth-token-file: every other request needs Authorization: Bearer
@@ -31,12 +33,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "auth.h"
 #include "buf.h"
 #include "events.h"
 #include "metrics.h"
 #include "server.h"
+
+/* A connection that sends or receives nothing for MCP_HTTP_IDLE_S is
+ * closed (before it, one that never sent a request held one of the 1024
+ * slots for ever: a lock-out for anyone who can connect, token or not);
+ * event streams send a keep-alive every MCP_HTTP_KEEPALIVE_S meanwhile.
+ * A call answered as plain JSON is not cut: MHD does not count the time
+ * the handler takes. Seconds. */
+#define MCP_HTTP_IDLE_S 60
+#define MCP_HTTP_KEEPALIVE_S 15
 
 struct http {
 	struct mcp_server *srv;
@@ -247,15 +259,26 @@ static void *stream_run(void *arg)
 	return NULL;
 }
 
+/* The call's stream, as it comes; after MCP_HTTP_KEEPALIVE_S without
+ * any, a ": keep-alive" comment (a silent call must outlive
+ * MCP_HTTP_IDLE_S). */
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
+	static const char ka[] = ": keep-alive\n\n";
 	struct stream *st = cls;
 	(void)pos;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += MCP_HTTP_KEEPALIVE_S;
 	pthread_mutex_lock(&st->lock);
-	while (st->sent == st->sse.len && !st->done)
-		pthread_cond_wait(&st->more, &st->lock);
+	bool idle = false;
+	while (st->sent == st->sse.len && !st->done && !idle)
+		idle = pthread_cond_timedwait(&st->more, &st->lock, &until) == ETIMEDOUT;
 	ssize_t n = MHD_CONTENT_READER_END_OF_STREAM;
-	if (st->sent < st->sse.len) {
+	if (st->sent == st->sse.len && !st->done && max >= sizeof(ka) - 1) {
+		memcpy(buf, ka, sizeof(ka) - 1);
+		n = (ssize_t)(sizeof(ka) - 1);
+	} else if (st->sent < st->sse.len) {
 		size_t take = st->sse.len - st->sent < max ? st->sse.len - st->sent : max;
 		memcpy(buf, st->sse.data + st->sent, take);
 		st->sent += take;
@@ -645,10 +668,11 @@ int mcp_serve_http(struct mcp_server *srv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			 MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-	struct MHD_Daemon *d =
-		MHD_start_daemon(flags, 0, NULL, NULL, handler, &h, MHD_OPTION_SOCK_ADDR,
-				 (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, completed,
-				 NULL, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_END);
+	struct MHD_Daemon *d = MHD_start_daemon(
+		flags, 0, NULL, NULL, handler, &h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)1024, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MCP_HTTP_IDLE_S,
+		MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "codecage mcp: cannot listen on %s: %s\n", h.cfg->http,
 			strerror(errno));

@@ -4,12 +4,18 @@ Each case asserts the exact outcome; where it is a security claim it also
 runs in reverse (the same check on the breach must catch it), so the probe
 can see a breach."""
 import ast
+import http.client
+import json
 import os
 import pathlib
+import resource
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -17,7 +23,7 @@ from conftest import CLI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "mcp"))
-from mcp_util import Stdio  # noqa: E402
+from mcp_util import Stdio, http_server  # noqa: E402
 
 # --- code mode: a hostile upstream's descriptions in the Python stubs ----
 
@@ -155,3 +161,60 @@ def test_display_dir_never_blocks_on_a_fifo_or_writes_through_a_hard_link(traps)
             assert victim.read_text() == "from the guest"
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# --- HTTP: connections that never send a request --------------------------
+
+HTTP_IDLE_S = 60  # src/mcp/http.c's MCP_HTTP_IDLE_S
+
+
+def healthz(host, port):
+    try:
+        c = http.client.HTTPConnection(host, port, timeout=5)
+        c.request("GET", "/healthz")
+        return c.getresponse().status
+    except OSError as e:
+        return type(e).__name__
+
+
+@pytest.mark.slow
+def test_idle_unauthenticated_connections_cannot_hold_the_server_for_ever():
+    # Before the fix: 1030 connections that never sent a byte took all of
+    # MHD's 1024 slots (one thread each, no timeout) until the client let
+    # them go; no one, authenticated or not, got an answer meanwhile.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    with http_server("--pool", "0") as url:
+        u = urlsplit(url)
+        socks = [socket.create_connection((u.hostname, u.port)) for _ in range(1030)]
+        try:
+            time.sleep(1)
+            # Reverse: while they are fresh the slots are taken, so the
+            # probe sees the lock-out it guards against.
+            assert healthz(u.hostname, u.port) != 200
+            deadline = time.monotonic() + HTTP_IDLE_S + 60
+            while healthz(u.hostname, u.port) != 200:
+                assert time.monotonic() < deadline, "idle connections still hold the server"
+                time.sleep(2)
+            # The server closed them: each idle socket reads EOF.
+            socks[0].settimeout(5)
+            assert socks[0].recv(1) == b""
+        finally:
+            for s in socks:
+                s.close()
+
+
+def test_silent_event_stream_call_gets_keep_alives():
+    # A tools/call answered as an event stream that says nothing for a
+    # while (here 17 s) must get ": keep-alive" comments, as the GET stream
+    # does, or MCP_HTTP_IDLE_S would cut a long silent call.
+    from test_http_raw import BOTH, Conn
+    with http_server("--pool", "0") as url:
+        c = Conn(url)
+        sid = c.init()
+        _, data = c.call(sid, "run_python", "import time; time.sleep(17); 5", id=3, accept=BOTH)
+        text = data.decode()
+        assert ": keep-alive" in text, text
+        events = [json.loads(ln[6:]) for ln in text.splitlines() if ln.startswith("data: ")]
+        assert events[-1]["id"] == 3
+        assert events[-1]["result"]["structuredContent"]["value"] == 5
