@@ -182,7 +182,11 @@ def _py(s: Mapping[str, Any]) -> str:
 
 
 def _docstring(text: str, indent: str) -> List[str]:
-    text = (text or "").strip().replace('"""', '\\"\\"\\"')
+    # backslashes doubled and a closing quote kept off the delimiter, so
+    # no description can end the docstring early (as stubs.c's doc())
+    text = (text or "").strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if text.endswith('"'):
+        text += " "
     if not text:
         return []
     lines = text.splitlines()

@@ -10,6 +10,7 @@ the host; the guest only sees the tools' results."""
 from __future__ import annotations
 
 import json
+import keyword
 import shlex
 import subprocess
 import threading
@@ -228,8 +229,11 @@ class _HttpClient(_Client):
 
 
 def _guest_name(name: str) -> str:
+    """As src/mcp/upstream.c's: "get-weather" -> "get_weather", a leading
+    digit gets a '_', a Python keyword or a "__" name a trailing '_'."""
     g = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
-    return "_" + g if g[:1].isdigit() else g
+    g = "_" + g if g[:1].isdigit() else g
+    return g + "_" if keyword.iskeyword(g) or g.startswith("__") else g
 
 
 class McpToolBridge(ToolBridge):

@@ -101,7 +101,7 @@ def _py(s: Any, depth: int) -> str:
     return simple.get(t, "Any")
 
 
-def _doc(text: Any, first: str, prefix: str, last: str) -> str:
+def _doc(text: Any, first: str, prefix: str, last: str, py: bool = False) -> str:
     if not isinstance(text, str) or not text:
         return ""
     raw = text.encode()[:DESC].decode("utf-8", "ignore")
@@ -115,10 +115,15 @@ def _doc(text: Any, first: str, prefix: str, last: str) -> str:
         elif raw[i:i + 3] == '"""':
             out.append("'''")
             i += 2
+        elif c == "\\" and py:  # doubled: it would escape the closing quotes
+            out.append("\\\\")
         elif c >= " " or c == "\t":
             out.append(c)
         i += 1
-    return "".join(out) + last
+    text = "".join(out)
+    if py and text.endswith('"'):  # a space: it would run into the quotes
+        text += " "
+    return text + last
 
 
 def _ts_tool(name: str, t: Dict[str, Any]) -> str:
@@ -140,7 +145,7 @@ def _py_tool(name: str, t: Dict[str, Any]) -> str:
             args.append(k + ": " + _py(v, 1) + (" = None" if pass_ else ""))
     out = "    def " + name + "(" + ("*, " + ", ".join(args) if args else "") + ") -> "
     out += (_py(t["outputSchema"], 1) if "outputSchema" in t else "Any") + ":\n"
-    return out + _doc(t.get("description"), '        """', "        ", '"""\n') + \
+    return out + _doc(t.get("description"), '        """', "        ", '"""\n', py=True) + \
         "        ...\n"
 
 

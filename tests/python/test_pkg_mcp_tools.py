@@ -103,3 +103,25 @@ def test_dotted_tool_names_make_a_namespace(language):
         for bad in ("a.b.c", "a.", ".b", "a..b", "1a.b", "a.b-c"):
             with pytest.raises(codecage.InvalidInputError, match="SERVER.TOOL"):
                 rt.bind_function(bad, len)
+
+
+def test_stub_ports_defuse_docstrings_and_names_as_the_server_does():
+    """From red team round five: the server's stubs.c doubles a backslash in
+    a Python docstring, keeps a final quote off the closing quotes, and
+    gives a keyword or "__" tool name a trailing '_'; the package's port
+    (codecage.mcp_tools().describe()) and describe_tools must do the same,
+    or their stubs are not valid Python (reverse: the raw text is not)."""
+    import ast
+    from codecage import _describe, _mcp, _mcp_stubs
+    hostile = 'ends in a backslash \\'
+    raw = 'def f():\n    """%s"""\n' % hostile
+    with pytest.raises(SyntaxError):
+        ast.parse(raw)
+    doc = _mcp_stubs._doc(hostile, '"""', "", '"""', py=True)
+    ast.parse("def f():\n    " + doc + "\n")
+    doc = _mcp_stubs._doc('a final quote"', '"""', "", '"""', py=True)
+    ast.parse("def f():\n    " + doc + "\n")
+    lines = _describe._docstring(hostile, "    ")
+    ast.parse("def f():\n" + "\n".join(lines) + "\n    pass\n")
+    assert [_mcp._guest_name(n) for n in ("class", "__class__", "get-weather", "9x")] == \
+        ["class_", "__class___", "get_weather", "_9x"]
