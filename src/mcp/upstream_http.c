@@ -6,6 +6,7 @@
  * and https are spoken. A POST in flight stops when *cancel turns true. */
 #include <curl/curl.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
@@ -41,10 +42,17 @@ static size_t on_header(char *p, size_t size, size_t n, void *data)
 			v++, m--;
 		while (m && (v[m - 1] == '\r' || v[m - 1] == '\n' || v[m - 1] == ' '))
 			m--;
-		if (m && m < 256)
+		/* An id goes back in our requests' headers: visible ASCII only
+		 * (the transport's rule), never a CR or LF of a hostile peer. */
+		bool visible = m && m < 256;
+		for (size_t i = 0; visible && i < m; i++)
+			visible = v[i] > 0x20 && v[i] < 0x7f;
+		if (visible)
 			bd->session = strndup(v, m);
 	}
-	if (len > 13 && !strncasecmp(p, "content-type:", 13) && strstr(p, "text/event-stream"))
+	/* The header line is not NUL-terminated: search it by its length. */
+	if (len > 13 && !strncasecmp(p, "content-type:", 13) &&
+	    memmem(p, len, "text/event-stream", 17))
 		bd->sse = true;
 	return len;
 }
