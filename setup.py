@@ -73,7 +73,7 @@ ext = Extension(
     "codecage._codecage",
     sources=["src/python/module.c", "src/python/runtime.c", "src/python/options.c",
              "src/python/values.c",
-             "src/python/net.c", "src/common/py_from_value.c"],
+             "src/python/net.c", "src/common/py_from_value.c", "src/common/utf8.c"],
     include_dirs=["include", "src/common"],
     extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                         "-Wno-cast-function-type"],

@@ -16,7 +16,7 @@
 #include "term.h"
 #include "server.h"
 #include "files.h"
-#include "utf8.h"
+#include "source.h"
 
 #define CLI_DEFAULT_MAX_SOURCE (16u << 20)
 

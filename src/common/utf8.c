@@ -1,10 +1,9 @@
-/* UTF-8 validation and U+FFFD repair (Unicode 15, table 3-7). */
+/* UTF-8 validation and U+FFFD repair (Unicode 15, table 3-7). Pure: no
+ * other file of the tree is needed (the Python extension compiles it too). */
 #include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "error.h"
 
 /* Length of the well-formed sequence at s (1..4), or 0 if ill-formed.
  * *bad gets the length of the maximal invalid subpart to skip. */
@@ -45,7 +44,7 @@ static size_t seq_len(const unsigned char *s, size_t n, size_t *bad)
 	return need;
 }
 
-bool cc_utf8_valid(const char *str, size_t len)
+size_t cc_utf8_valid_prefix(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, bad;
@@ -56,10 +55,34 @@ bool cc_utf8_valid(const char *str, size_t len)
 		}
 		size_t l = seq_len(s + i, len - i, &bad);
 		if (!l)
-			return false;
+			break;
 		i += l;
 	}
-	return true;
+	return i;
+}
+
+bool cc_utf8_valid(const char *str, size_t len)
+{
+	return cc_utf8_valid_prefix(str, len) == len;
+}
+
+size_t cc_utf8_fix_surrogates(char *str, size_t len)
+{
+	unsigned char *s = (unsigned char *)str, *end = s + len;
+	size_t fixed = 0;
+
+	/* ED is never a continuation byte, so every ED found starts a
+	 * sequence; A0..BF after it is exactly U+D800..U+DFFF. */
+	while (s < end && (s = memchr(s, 0xED, (size_t)(end - s)))) {
+		if (end - s >= 3 && s[1] >= 0xA0 && s[1] <= 0xBF && (s[2] & 0xC0) == 0x80) {
+			memcpy(s, "\xEF\xBF\xBD", 3);
+			fixed++;
+			s += 3;
+		} else {
+			s++;
+		}
+	}
+	return fixed;
 }
 
 char *cc_utf8_repair(const char *str, size_t len, size_t *out_len)
@@ -88,33 +111,4 @@ char *cc_utf8_repair(const char *str, size_t len, size_t *out_len)
 	if (out_len)
 		*out_len = o;
 	return out;
-}
-
-int cc_check_source(const char *code, size_t len, uint64_t max, cc_error *err)
-{
-	if (len > max)
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "the code is over the %llu-byte source cap; send less code or raise "
-			       "the cap (limits.max_source)",
-			       (unsigned long long)max);
-	const char *nul = memchr(code, 0, len);
-	if (nul)
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "the code contains a NUL byte at offset %zu; remove it",
-			       (size_t)(nul - code));
-	if (!cc_utf8_valid(code, len)) {
-		size_t off = 0, bad;
-		const unsigned char *s = (const unsigned char *)code;
-		while (off < len) {
-			size_t l = seq_len(s + off, len - off, &bad);
-			if (!l)
-				break;
-			off += l;
-		}
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "the code is not valid UTF-8 (first bad byte at offset %zu); "
-			       "re-encode it as UTF-8",
-			       off);
-	}
-	return 0;
 }

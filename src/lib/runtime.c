@@ -12,6 +12,7 @@
 #include "message.h"
 #include "seccomp_policy.h"
 #include "net.h"
+#include "source.h"
 #include "supervisor.h"
 #include "utf8.h"
 

@@ -6,6 +6,7 @@
 
 #include "ext.h"
 #include "py_from_value.h"
+#include "utf8.h"
 /* After Python.h (ext.h), which it needs. */
 #include <datetime.h>
 
@@ -68,19 +69,16 @@ static cc_value *from_str(PyObject *o)
 	if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
 		return NULL;
 	PyErr_Clear();
-	PyObject *b = PyUnicode_AsEncodedString(o, "utf-16-le", "surrogatepass");
-	PyObject *fixed = b ? PyUnicode_DecodeUTF16(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b),
-						    "replace", &(int){ -1 })
-			    : NULL;
-	Py_XDECREF(b);
-	if (!fixed)
+	/* Each surrogate code point on its own, a high one before a low one
+	 * too: two U+FFFD, as the guest's cc_py_pack makes them. b is fresh
+	 * from the codec, ours to edit. */
+	PyObject *b = PyUnicode_AsEncodedString(o, "utf-8", "surrogatepass");
+	if (!b)
 		return NULL;
-	cc_value *v = NULL;
-	s = PyUnicode_AsUTF8AndSize(fixed, &n);
-	if (s && !(v = cc_value_new_string(s, (size_t)n)))
-		PyErr_NoMemory();
-	Py_DECREF(fixed);
-	return v;
+	cc_utf8_fix_surrogates(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+	cc_value *v = cc_value_new_string(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+	Py_DECREF(b);
+	return v ? v : (cc_value *)PyErr_NoMemory();
 }
 
 static cc_value *from_int(PyObject *o)

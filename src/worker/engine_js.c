@@ -309,7 +309,7 @@ static char *js_text_finish(struct cc_buf *b)
 	}
 	if (!b->data)
 		return strdup("");
-	cc_js_fix_surrogates(b->data, b->len);
+	cc_utf8_fix_surrogates(b->data, b->len);
 	if (!cc_utf8_valid(b->data, b->len)) {
 		char *fixed = cc_utf8_repair(b->data, b->len, NULL);
 		cc_buf_free(b);

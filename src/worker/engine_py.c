@@ -334,7 +334,7 @@ static PyObject *emit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 		if (!b)
 			return NULL;
 		if (PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND)
-			cc_py_fix_surrogates(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+			cc_utf8_fix_surrogates(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
 		written = PyUnicode_GET_LENGTH(s);
 		rc = PyObject_GetBuffer(b, &view, PyBUF_SIMPLE);
 	} else {

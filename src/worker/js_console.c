@@ -37,7 +37,7 @@ static void add_fixed(struct cc_buf *b, const char *c, size_t n)
 	size_t start = b->len;
 	cc_buf_add(b, c, n);
 	if (b->len > start)
-		cc_js_fix_surrogates(b->data + start, b->len - start);
+		cc_utf8_fix_surrogates(b->data + start, b->len - start);
 }
 
 /* Quoted the way Node does: '...' unless the text holds a ' (then "...",

@@ -110,22 +110,6 @@ int cc_js_builtins_init(JSContext *ctx)
 
 /* ---- small helpers ---- */
 
-size_t cc_js_fix_surrogates(char *s, size_t len)
-{
-	size_t n = 0;
-	char *p = s, *end = s + len;
-	while (p < end && (p = memchr(p, 0xED, (size_t)(end - p))) && end - p >= 3) {
-		if ((unsigned char)p[1] >= 0xA0) {
-			memcpy(p, "\xEF\xBF\xBD", 3);
-			n++;
-			p += 3;
-		} else {
-			p++;
-		}
-	}
-	return n;
-}
-
 static const char *js_typeof(JSContext *ctx, JSValueConst v)
 {
 	switch (JS_VALUE_GET_NORM_TAG(v)) {
@@ -377,7 +361,7 @@ static int pack_str(struct pack *p, JSValueConst s, bool is_key, const char **ou
 		r = pack_oom(p);
 	} else {
 		char *w = p->o->value.data + p->o->value.size - len;
-		size_t fixed = cc_js_fix_surrogates(w, len);
+		size_t fixed = cc_utf8_fix_surrogates(w, len);
 		if (fixed && is_key)
 			r = refuse(p, CC_ERR_GUEST,
 				   "cannot %s an object key holding a lone "

@@ -22,6 +22,9 @@
 #pragma GCC diagnostic pop
 #include "worker.h"
 #include "buf.h"
+/* QuickJS writes a lone UTF-16 surrogate as ED A0..BF xx, which is not
+ * UTF-8: text from it goes through cc_utf8_fix_surrogates. */
+#include "utf8.h"
 
 /* Built-ins and class ids captured at init. Owned by the engine for the
  * life of the process (the runtime is never freed). */
@@ -90,12 +93,6 @@ JSValue cc_js_from_value(JSContext *ctx, const cc_value *v);
 /* Console text goes into a struct cc_buf (buf.h: malloc, outside the JS
  * heap) with a limit: output past the cap would be dropped anyway, so a
  * huge string costs no more than the cap. */
-
-/* QuickJS turns a lone UTF-16 surrogate into the 3-byte sequence
- * ED A0..BF xx, which is not UTF-8. Replace each such sequence in s[0..len)
- * in place with U+FFFD (also 3 bytes: one U+FFFD per lone surrogate, where
- * cc_utf8_repair would give three). Returns how many were replaced. */
-size_t cc_js_fix_surrogates(char *s, size_t len);
 
 /* Helpers shared with js_console.c. None of them runs guest code: they read
  * own data properties only and never touch a Proxy. */

@@ -12,7 +12,7 @@
  *    CC_BIGINT_MAX_DIGITS digits, else ValueError;
  *  - str with lone surrogates (legal in Python, not in UTF-8) is encoded
  *    with surrogatepass and each surrogate's three bytes are then replaced
- *    by U+FFFD's three (cc_py_fix_surrogates): one U+FFFD per surrogate,
+ *    by U+FFFD's three (cc_utf8_fix_surrogates): one U+FFFD per surrogate,
  *    where a generic UTF-8 repair would give three.
  *    A dict key with a lone surrogate is refused instead (ValueError),
  *    because two such keys could repair to the same text and the
@@ -237,7 +237,7 @@ static int pack_str(struct packer *p, PyObject *s)
 	/* Only 2- and 4-byte-kind strings can hold surrogates. b is ours
 	 * alone, fresh from the codec, so editing it in place is safe. */
 	if (PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND)
-		cc_py_fix_surrogates(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+		cc_utf8_fix_surrogates(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
 	msgpack_pack_str(&p->pk, (size_t)PyBytes_GET_SIZE(b));
 	msgpack_pack_str_body(&p->pk, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
 	Py_DECREF(b);
@@ -607,22 +607,6 @@ PyObject *cc_py_from_value(const cc_value *v)
 	return cc_py_object_from_value(v, value_datetime);
 }
 
-size_t cc_py_fix_surrogates(char *p, size_t n)
-{
-	size_t fixed = 0;
-
-	/* Valid UTF-8 never has ED followed by A0..BF (that range is exactly
-	 * U+D800..U+DFFF), and the codec wrote nothing else invalid. */
-	for (size_t i = 0; i + 2 < n; i++) {
-		if ((unsigned char)p[i] == 0xed && (unsigned char)p[i + 1] >= 0xa0) {
-			memcpy(p + i, "\xef\xbf\xbd", 3);
-			i += 2;
-			fixed++;
-		}
-	}
-	return fixed;
-}
-
 char *cc_py_utf8(PyObject *s, size_t max)
 {
 	if (!s || !PyUnicode_Check(s))
@@ -636,7 +620,7 @@ char *cc_py_utf8(PyObject *s, size_t max)
 	size_t n = (size_t)PyBytes_GET_SIZE(b);
 	bool cut = false;
 
-	cc_py_fix_surrogates(d, n);
+	cc_utf8_fix_surrogates(d, n);
 	if (max && n > max) {
 		/* back up to the start of a character */
 		n = max;
@@ -667,8 +651,10 @@ bool cc_py_fallback(PyObject *value, struct cc_outcome *o)
 	PyErr_Clear();
 	const char *type = Py_TYPE(value)->tp_name;
 	PyObject *r = PyObject_Repr(value);
-	PyObject *text = r ? PyUnicode_AsEncodedString(r, "utf-8", "backslashreplace") : NULL;
+	PyObject *text = r ? PyUnicode_AsEncodedString(r, "utf-8", "surrogatepass") : NULL;
 	Py_XDECREF(r);
+	if (text) /* fresh from the codec: ours to edit */
+		cc_utf8_fix_surrogates(PyBytes_AS_STRING(text), (size_t)PyBytes_GET_SIZE(text));
 	if (!text) {
 		PyErr_Clear();
 		text = PyBytes_FromFormat("<%s object>", type);

@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 #include "codecage.h"
+/* Bytes from the UTF-8 codec with errors="surrogatepass" go through
+ * cc_utf8_fix_surrogates: one U+FFFD per lone surrogate. */
+#include "utf8.h"
 
 /* cc_py_pack's "the packed value would be larger than max_bytes". */
 #define CC_PY_TOO_BIG (-2)
@@ -53,11 +56,6 @@ int cc_py_pack_kwargs(PyObject *kwargs, msgpack_sbuffer *sb, uint64_t max_bytes)
  * reference, or NULL with a Python exception set (MemoryError; ValueError
  * for a timestamp outside datetime's years 1..9999). */
 PyObject *cc_py_from_value(const cc_value *v);
-
-/* For bytes written by the UTF-8 codec with errors="surrogatepass": turn
- * each lone surrogate (ED A0..BF 80..BF) into U+FFFD, in place (same
- * length). Returns how many were replaced. */
-size_t cc_py_fix_surrogates(char *p, size_t n);
 
 /* UTF-8 of a str (borrowed), for messages: lone surrogates become U+FFFD,
  * and the text is cut at max bytes (on a character boundary, with a

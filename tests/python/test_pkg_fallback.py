@@ -19,6 +19,8 @@ PY = [
     ("range(3)", "range", "range(0, 3)"),
     ("class P:\n    def __repr__(self): return 'P!'\nP()", "P", "P!"),
     ("class Bad:\n    def __repr__(self): raise ValueError('no')\nBad()", "Bad", "<Bad object>"),
+    # a lone surrogate in the text: U+FFFD, as in any other str (issue 22)
+    ("class S:\n    def __repr__(self): return 'a\\ud800b'\nS()", "S", "a\ufffdb"),
     ("x = [1]\nx.append({2})\nx", "list", "[1, {2}]"),  # a set inside a list
     ("x = []\nx.append(x)\nx", "list", "[[...]]"),  # a cycle: too deep
     ("'\\ud800' + str({1})", None, None),  # converts (a str): no fallback

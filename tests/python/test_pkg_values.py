@@ -116,6 +116,22 @@ def test_lone_surrogates_become_replacement_characters(rt, s):
     assert rt.eval("x") == fixed
 
 
+@pytest.mark.parametrize("s, fixed", [
+    ("\ud83d\ude00", "\ufffd\ufffd"),  # a high then a low: two code points, two U+FFFD
+    ("a\udc00\ud800b", "a\ufffd\ufffdb"),  # a low then a high
+    ("\u4e2d\ud800\u20ac", "\u4e2d\ufffd\u20ac"),  # after 3-byte characters
+])
+def test_surrogates_in_a_row_are_each_replaced_both_ways(rt, s, fixed):
+    """The host's str and the guest's str are repaired alike (one helper,
+    issue 22): set_global (host -> guest), then back, then a Python guest's
+    own str (guest -> host)."""
+    rt.set_global("x", s)
+    assert rt.eval("x") == fixed
+    assert rt.eval("echo(x)[0]") == fixed
+    if rt.language == "python":
+        assert rt.eval(repr(s)) == fixed
+
+
 def test_host_python_shapes():
     with IsolatedRuntime(language="python") as rt:
         assert rt.eval("(1, 2)") == [1, 2]

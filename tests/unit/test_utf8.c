@@ -1,8 +1,10 @@
 /* UTF-8 validation, repair and the source checks. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "source.h"
 #include "utf8.h"
 
 static bool valid(const char *s)
@@ -61,4 +63,70 @@ Test(source, check_names_the_rule)
 	cr_assert_eq(cc_check_source("ab\xff", 3, 16, &err), -1);
 	cr_assert(strstr(err.message, "not valid UTF-8 (first bad byte at offset 2)"));
 	cc_error_clear(&err);
+}
+
+/* cc_utf8_fix_surrogates on s (a C string literal), checked against want. */
+static void fixes(const char *s, const char *want, size_t count)
+{
+	size_t n = strlen(s);
+	char *b = strdup(s);
+	cr_assert_eq(cc_utf8_fix_surrogates(b, n), count, "count for %s", want);
+	cr_assert_eq(strlen(b), n);
+	cr_assert_str_eq(b, want);
+	free(b);
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+Test(utf8, fix_surrogates_lone_high_and_low)
+{
+	fixes("a\xed\xa0\x80z", "a" FFFD "z", 1); /* U+D800 */
+	fixes("a\xed\xaf\xbfz", "a" FFFD "z", 1); /* U+DBFF */
+	fixes("a\xed\xb0\x80z", "a" FFFD "z", 1); /* U+DC00 */
+	fixes("\xed\xbf\xbf", FFFD, 1);		  /* U+DFFF, alone */
+}
+
+Test(utf8, fix_surrogates_pair)
+{
+	/* A real pair is one 4-byte sequence: untouched. */
+	fixes("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", 0);
+	/* High then low, each written on its own (CESU-8): two U+FFFD. */
+	fixes("\xed\xa0\xbd\xed\xb8\x80", FFFD FFFD, 2);
+	/* Two lone lows, two lone highs. */
+	fixes("\xed\xb8\x80\xed\xb8\x80", FFFD FFFD, 2);
+	fixes("\xed\xa0\xbd\xed\xa0\xbd", FFFD FFFD, 2);
+}
+
+Test(utf8, fix_surrogates_at_the_end)
+{
+	fixes("ab\xed\xa0\x80", "ab" FFFD, 1);
+	/* Cut short: left alone for cc_utf8_repair. */
+	fixes("ab\xed\xa0", "ab\xed\xa0", 0);
+	fixes("ab\xed", "ab\xed", 0);
+	/* Not a continuation byte third: not a surrogate, nothing eaten. */
+	fixes("\xed\xa0z", "\xed\xa0z", 0);
+}
+
+Test(utf8, fix_surrogates_after_multibyte_characters)
+{
+	/* U+D7FF and U+E000 (ED 9F BF, EE 80 80) are not surrogates. */
+	fixes("\xed\x9f\xbf\xee\x80\x80", "\xed\x9f\xbf\xee\x80\x80", 0);
+	/* After 3-byte characters (中, €) and a 2-byte one (é). */
+	fixes("\xe4\xb8\xad\xed\xa0\x80\xe2\x82\xac\xed\xbf\xbf\xc3\xa9",
+	      "\xe4\xb8\xad" FFFD "\xe2\x82\xac" FFFD "\xc3\xa9", 2);
+	/* After a 4-byte one whose bytes hold no ED. */
+	fixes("\xf0\x9f\x98\x80\xed\xa0\x80", "\xf0\x9f\x98\x80" FFFD, 1);
+	/* Nothing to do in plain text, or in none. */
+	fixes("plain", "plain", 0);
+	fixes("", "", 0);
+	char *s = cc_utf8_repair("\xe4\xb8\xad\xed\xa0\x80", 6, NULL);
+	cr_assert_eq(cc_utf8_fix_surrogates(s, strlen(s)), 0); /* repair made 3 U+FFFD */
+	free(s);
+}
+
+Test(utf8, valid_prefix)
+{
+	cr_assert_eq(cc_utf8_valid_prefix("ab\xc3\xa9", 4), 4);
+	cr_assert_eq(cc_utf8_valid_prefix("ab\xed\xa0\x80", 5), 2);
+	cr_assert_eq(cc_utf8_valid_prefix("\xff", 1), 0);
 }
