@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ext.h"
+#include "civil.h"
 #include "py_from_value.h"
 #include "utf8.h"
 /* After Python.h (ext.h), which it needs. */
@@ -16,42 +17,38 @@ int cc_py_values_init(void)
 	return PyDateTimeAPI ? 0 : -1;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's
- * days_from_civil). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
+/* A datetime as a timestamp: the instant it shows (aware: its offset
+ * subtracted; naive: taken as UTC, DESIGN.md), to the microsecond, the
+ * offset's microseconds too: civil.c, as the Python worker does. */
 static cc_value *from_datetime(PyObject *o)
 {
-	int64_t sec = days_from_civil(PyDateTime_GET_YEAR(o), PyDateTime_GET_MONTH(o),
-				      PyDateTime_GET_DAY(o)) *
-			      86400 +
-		      PyDateTime_DATE_GET_HOUR(o) * 3600 + PyDateTime_DATE_GET_MINUTE(o) * 60 +
-		      PyDateTime_DATE_GET_SECOND(o);
-	/* Aware: subtract the offset; naive: taken as UTC (DESIGN.md). */
+	struct cc_civil c = {
+		.year = PyDateTime_GET_YEAR(o),
+		.month = (unsigned)PyDateTime_GET_MONTH(o),
+		.day = (unsigned)PyDateTime_GET_DAY(o),
+		.hour = (unsigned)PyDateTime_DATE_GET_HOUR(o),
+		.minute = (unsigned)PyDateTime_DATE_GET_MINUTE(o),
+		.second = (unsigned)PyDateTime_DATE_GET_SECOND(o),
+		.usec = (unsigned)PyDateTime_DATE_GET_MICROSECOND(o),
+	};
+	int64_t off_us = 0, sec;
+	uint32_t nsec;
 	PyObject *off = PyObject_CallMethod(o, "utcoffset", NULL);
 	if (!off)
 		return NULL;
-	if (off != Py_None) {
-		PyObject *s = PyObject_CallMethod(off, "total_seconds", NULL);
-		double d = s ? PyFloat_AsDouble(s) : -1;
-		Py_XDECREF(s);
-		if (!s || (d == -1 && PyErr_Occurred())) {
-			Py_DECREF(off);
-			return NULL;
-		}
-		sec -= (int64_t)d;
+	if (off != Py_None && !PyDelta_Check(off)) {
+		Py_DECREF(off);
+		PyErr_SetString(PyExc_TypeError, "datetime.utcoffset() did not return a timedelta");
+		return NULL;
 	}
+	if (off != Py_None)
+		off_us = ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
+			  PyDateTime_DELTA_GET_SECONDS(off)) *
+				 1000000 +
+			 PyDateTime_DELTA_GET_MICROSECONDS(off);
 	Py_DECREF(off);
-	cc_value *v =
-		cc_value_new_timestamp(sec, (uint32_t)PyDateTime_DATE_GET_MICROSECOND(o) * 1000);
+	cc_civil_to_timestamp(&c, off_us, &sec, &nsec);
+	cc_value *v = cc_value_new_timestamp(sec, nsec);
 	if (!v)
 		PyErr_NoMemory();
 	return v;
@@ -255,32 +252,19 @@ int cc_py_to_value(PyObject *o, cc_value **out)
 	return convert(o, 0, out);
 }
 
+/* A timestamp as an aware datetime in UTC (civil.c, as the Python worker
+ * does); OverflowError outside years 1..9999. */
 static PyObject *to_datetime(const cc_value *v)
 {
-	static PyObject *epoch;
-	if (!epoch) {
-		PyObject *utc = PyDateTime_TimeZone_UTC;
-		epoch = PyDateTimeAPI->DateTime_FromDateAndTime(1970, 1, 1, 0, 0, 0, 0, utc,
-								PyDateTimeAPI->DateTimeType);
-		if (!epoch)
-			return NULL;
-	}
-	int64_t days = v->u.ts.sec / 86400, rem = v->u.ts.sec % 86400;
-	if (rem < 0) {
-		rem += 86400;
-		days--;
-	}
-	if (days > 3000000 || days < -3000000) {
+	struct cc_civil c;
+	if (cc_civil_from_timestamp(v->u.ts.sec, v->u.ts.nsec, &c) < 0) {
 		PyErr_SetString(PyExc_OverflowError,
 				"the timestamp is outside Python's datetime range (years 1-9999)");
 		return NULL;
 	}
-	PyObject *delta = PyDelta_FromDSU((int)days, (int)rem, (int)(v->u.ts.nsec / 1000));
-	if (!delta)
-		return NULL;
-	PyObject *r = PyNumber_Add(epoch, delta);
-	Py_DECREF(delta);
-	return r;
+	return PyDateTimeAPI->DateTime_FromDateAndTime(
+		(int)c.year, (int)c.month, (int)c.day, (int)c.hour, (int)c.minute, (int)c.second,
+		(int)c.usec, PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
 }
 
 PyObject *cc_py_from_value(const cc_value *v)

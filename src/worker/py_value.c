@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "civil.h"
 #include "value.h"
 #include "worker.h"
 
@@ -353,41 +354,22 @@ static int pack_dict(struct packer *p, PyObject *obj, unsigned depth)
 	return 0;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
- * days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-	z += 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = yoe + era * 400 + (*m <= 2);
-}
-
+/* A datetime as a timestamp: the instant it shows (an aware one's offset
+ * subtracted, a naive one taken as UTC), to the microsecond (civil.c, as
+ * the host's values.c does). */
 static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
 {
-	int64_t days = days_from_civil(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj),
-				       PyDateTime_GET_DAY(obj));
-	/* microseconds since the epoch: |t| < 3.2e17, far inside int64 */
-	int64_t t = ((days * 24 + PyDateTime_DATE_GET_HOUR(obj)) * 60 +
-		     PyDateTime_DATE_GET_MINUTE(obj)) *
-			    60 +
-		    PyDateTime_DATE_GET_SECOND(obj);
-	t = t * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
+	struct cc_civil c = {
+		.year = PyDateTime_GET_YEAR(obj),
+		.month = (unsigned)PyDateTime_GET_MONTH(obj),
+		.day = (unsigned)PyDateTime_GET_DAY(obj),
+		.hour = (unsigned)PyDateTime_DATE_GET_HOUR(obj),
+		.minute = (unsigned)PyDateTime_DATE_GET_MINUTE(obj),
+		.second = (unsigned)PyDateTime_DATE_GET_SECOND(obj),
+		.usec = (unsigned)PyDateTime_DATE_GET_MICROSECOND(obj),
+	};
+	int64_t off_us = 0, sec;
+	uint32_t nsec;
 
 	if (PyDateTime_DATE_GET_TZINFO(obj) != Py_None) {
 		/* The tzinfo may be guest code; it runs under the deadline. */
@@ -400,18 +382,14 @@ static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
 				       "datetime.utcoffset() did not return a timedelta");
 		}
 		if (off != Py_None)
-			t -= ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
-			      PyDateTime_DELTA_GET_SECONDS(off)) *
-				     1000000 +
-			     PyDateTime_DELTA_GET_MICROSECONDS(off);
+			off_us = ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
+				  PyDateTime_DELTA_GET_SECONDS(off)) *
+					 1000000 +
+				 PyDateTime_DELTA_GET_MICROSECONDS(off);
 		Py_DECREF(off);
 	}
-	int64_t sec = t / 1000000, us = t % 1000000;
-	if (us < 0) {
-		us += 1000000;
-		sec--;
-	}
-	cc_pack_timestamp(&p->pk, sec, (uint32_t)us * 1000);
+	cc_civil_to_timestamp(&c, off_us, &sec, &nsec);
+	cc_pack_timestamp(&p->pk, sec, nsec);
 	return sink_status(p);
 }
 
@@ -576,25 +554,18 @@ int cc_py_pack_kwargs(PyObject *kwargs, msgpack_sbuffer *sb, uint64_t max_bytes)
 
 static PyObject *timestamp_to_datetime(int64_t sec, uint32_t nsec)
 {
-	int64_t days = sec / 86400, rem = sec % 86400, y;
-	int m, d;
+	struct cc_civil c;
 
-	if (rem < 0) {
-		rem += 86400;
-		days--;
-	}
-	/* datetime covers 0001-01-01 .. 9999-12-31; check before the int
-	 * conversions below can overflow */
-	if (days < days_from_civil(1, 1, 1) || days > days_from_civil(9999, 12, 31)) {
+	/* datetime covers 0001-01-01 .. 9999-12-31 */
+	if (cc_civil_from_timestamp(sec, nsec, &c) < 0) {
 		PyErr_SetString(PyExc_ValueError,
 				"timestamp outside datetime's range (years 1 to 9999)");
 		return NULL;
 	}
-	civil_from_days(days, &y, &m, &d);
 	/* datetime has microseconds: the nanoseconds below them are dropped */
 	return PyDateTimeAPI->DateTime_FromDateAndTime(
-		(int)y, m, d, (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60),
-		(int)(nsec / 1000), PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
+		(int)c.year, (int)c.month, (int)c.day, (int)c.hour, (int)c.minute, (int)c.second,
+		(int)c.usec, PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
 }
 
 static PyObject *value_datetime(const cc_value *v)

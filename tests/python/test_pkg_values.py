@@ -132,6 +132,48 @@ def test_surrogates_in_a_row_are_each_replaced_both_ways(rt, s, fixed):
         assert rt.eval(repr(s)) == fixed
 
 
+_WEST = datetime.timezone(-datetime.timedelta(hours=5, microseconds=250000))
+_EAST = datetime.timezone(datetime.timedelta(hours=9, minutes=30, microseconds=500001))
+
+
+@pytest.mark.parametrize("d", [
+    datetime.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=_WEST),
+    datetime.datetime(1970, 1, 1, 0, 0, 0, 250000, tzinfo=_EAST),
+    datetime.datetime(1900, 2, 28, 12, 0, 0, 1, tzinfo=_WEST),
+    datetime.datetime(1, 1, 1, 12, 0, 0, 999999, tzinfo=_EAST),
+    datetime.datetime(1960, 6, 1, 0, 0, 0, 123456),  # naive: taken as UTC
+])
+def test_datetimes_cross_alike_both_ways(d):
+    """The host's conversion and the Python guest's agree to the
+    microsecond, offsets' microseconds included (issue 22: the host
+    truncated utcoffset().total_seconds()): host -> guest is checked by the
+    guest against the same datetime it builds itself, guest -> host
+    against the host's own."""
+    want = d.replace(tzinfo=UTC) if d.tzinfo is None else d
+    with IsolatedRuntime(language="python") as rt:
+        rt.set_global("d", d)
+        rt.eval("import datetime\nD = %r\nif D.tzinfo is None:\n"
+                "    D = D.replace(tzinfo=datetime.timezone.utc)" % d)
+        assert rt.eval("(d - D) // datetime.timedelta(microseconds=1)") == 0
+        assert rt.eval("d.tzinfo is datetime.timezone.utc")
+        back = rt.eval("D")
+        assert back == want and (back - want).total_seconds() == 0
+        assert rt.eval("d") == want
+        assert rt.eval("[D, d]") == [want, want]
+
+
+def test_datetimes_outside_years_1_to_9999_are_refused_both_ways():
+    east = datetime.timezone(datetime.timedelta(hours=1))
+    d = datetime.datetime(1, 1, 1, 0, 30, tzinfo=east)  # 0000-12-31 23:30 UTC
+    with IsolatedRuntime(language="python") as rt:
+        with pytest.raises(codecage.GuestError) as ei:
+            rt.eval("import datetime\n%r" % d)
+        assert ei.value.name == "OverflowError"
+        with pytest.raises(codecage.GuestError, match="outside datetime's range"):
+            rt.set_global("d", d)
+        assert rt.eval("1") == 1
+
+
 def test_host_python_shapes():
     with IsolatedRuntime(language="python") as rt:
         assert rt.eval("(1, 2)") == [1, 2]

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "civil.h"
 #include "error.h"
 #include "value.h"
 
@@ -358,4 +359,69 @@ Test(value, many_keys_decode_in_linear_time, .timeout = 60)
 	cr_assert_eq(out->u.map.len, 200000);
 	cc_value_free(out);
 	msgpack_sbuffer_destroy(&p.sb);
+}
+
+/* ---- civil.c: the calendar both Python sides share ---- */
+
+Test(civil, days_from_civil_known_dates)
+{
+	cr_assert_eq(cc_days_from_civil(1970, 1, 1), 0);
+	cr_assert_eq(cc_days_from_civil(1969, 12, 31), -1);
+	cr_assert_eq(cc_days_from_civil(2000, 3, 1), 11017);
+	cr_assert_eq(cc_days_from_civil(1, 1, 1), -719162); /* date(1, 1, 1).toordinal() - 719163 */
+	cr_assert_eq(cc_days_from_civil(9999, 12, 31), 2932896);
+	cr_assert_eq(cc_days_from_civil(1600, 2, 29), -135081);
+}
+
+Test(civil, civil_from_days_inverts_every_day_of_a_span)
+{
+	/* 1599-01-01 .. 2401-12-31: leap centuries, 1970 and negatives. */
+	for (int64_t z = cc_days_from_civil(1599, 1, 1); z <= cc_days_from_civil(2401, 12, 31);
+	     z++) {
+		int64_t y;
+		unsigned m, d;
+		cc_civil_from_days(z, &y, &m, &d);
+		cr_assert(m >= 1 && m <= 12 && d >= 1 && d <= 31);
+		cr_assert_eq(cc_days_from_civil(y, m, d), z, "day %lld", (long long)z);
+	}
+}
+
+Test(civil, timestamps_round_down_before_1970_and_take_offsets_to_the_microsecond)
+{
+	struct cc_civil c = { 1969, 12, 31, 23, 59, 59, 999999 }, back;
+	int64_t sec;
+	uint32_t nsec;
+	cc_civil_to_timestamp(&c, 0, &sec, &nsec);
+	cr_assert_eq(sec, -1);
+	cr_assert_eq(nsec, 999999000);
+	/* At UTC-05:00:00.25 the instant is 5 h 0.25 s later. */
+	cc_civil_to_timestamp(&c, -(5 * 3600 * 1000000LL + 250000), &sec, &nsec);
+	cr_assert_eq(sec, 5 * 3600);
+	cr_assert_eq(nsec, 249999000);
+	cr_assert_eq(cc_civil_from_timestamp(sec, nsec, &back), 0);
+	cr_assert(back.year == 1970 && back.month == 1 && back.day == 1 && back.hour == 5 &&
+		  back.minute == 0 && back.second == 0 && back.usec == 249999);
+	/* At UTC+00:00:00.5, 00:00:00.25 is 0.25 s before the epoch. */
+	struct cc_civil e = { 1970, 1, 1, 0, 0, 0, 250000 };
+	cc_civil_to_timestamp(&e, 500000, &sec, &nsec);
+	cr_assert_eq(sec, -1);
+	cr_assert_eq(nsec, 750000000);
+	cr_assert_eq(cc_civil_from_timestamp(-1, 750000999, &back), 0);
+	cr_assert(back.year == 1969 && back.second == 59 && back.usec == 750000);
+}
+
+Test(civil, from_timestamp_refuses_what_datetime_cannot_hold)
+{
+	struct cc_civil c;
+	int64_t first = cc_days_from_civil(1, 1, 1) * 86400;
+	int64_t last = cc_days_from_civil(9999, 12, 31) * 86400 + 86399;
+	cr_assert_eq(cc_civil_from_timestamp(first, 0, &c), 0);
+	cr_assert(c.year == 1 && c.month == 1 && c.day == 1 && c.hour == 0);
+	cr_assert_eq(cc_civil_from_timestamp(first - 1, 999999999, &c), -1);
+	cr_assert_eq(cc_civil_from_timestamp(last, 999999999, &c), 0);
+	cr_assert(c.year == 9999 && c.month == 12 && c.day == 31 && c.second == 59 &&
+		  c.usec == 999999);
+	cr_assert_eq(cc_civil_from_timestamp(last + 1, 0, &c), -1);
+	cr_assert_eq(cc_civil_from_timestamp(INT64_MIN, 0, &c), -1);
+	cr_assert_eq(cc_civil_from_timestamp(INT64_MAX, 0, &c), -1);
 }
