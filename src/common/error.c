@@ -1,6 +1,8 @@
 /* Error kinds, names, exit codes and message helpers. */
 #include "error.h"
 
+#include "buf.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,11 +93,9 @@ int cc_fail(cc_error *err, cc_error_kind kind, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
-	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	char *msg = cc_vstrprintf(fmt, ap);
 	va_end(ap);
 	free(err->message);
 	err->message = msg;
@@ -107,13 +107,11 @@ int cc_fail_wrap(cc_error *err, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
-	char *ctx = NULL, *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&ctx, fmt, ap) < 0)
-		ctx = NULL;
+	char *ctx = cc_vstrprintf(fmt, ap), *msg;
 	va_end(ap);
-	if (ctx && asprintf(&msg, "%s: %s", ctx, err->message ? err->message : "") >= 0) {
+	if (ctx && (msg = cc_strprintf("%s: %s", ctx, err->message ? err->message : ""))) {
 		free(err->message);
 		err->message = msg;
 	}

@@ -30,6 +30,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "error.h"
 #include "supervisor.h"
 
@@ -322,8 +323,7 @@ static int call_vfail(cc_tool_call *call, const char *name, const char *bases, c
 		return -1;
 	struct answer *a = calloc(1, sizeof(*a));
 	if (a) {
-		if (vasprintf(&a->emsg, fmt ? fmt : "", ap) < 0)
-			a->emsg = NULL;
+		a->emsg = cc_vstrprintf(fmt ? fmt : "", ap);
 		a->ename = strdup(name ? name : "Error");
 		a->ebases = bases ? strdup(bases) : NULL;
 		if (!a->ename || !a->emsg || (bases && !a->ebases)) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "supervisor.h"
 
 cc_result *cc_result_alloc(void)
@@ -13,11 +14,9 @@ cc_result *cc_result_alloc(void)
 
 void cc_result_set_error(cc_result *r, cc_error_kind kind, const char *type, const char *fmt, ...)
 {
-	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	char *msg = cc_vstrprintf(fmt, ap);
 	va_end(ap);
 	free(r->type);
 	free(r->message);

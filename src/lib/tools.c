@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "error.h"
 #include "frame.h"
 #include "message.h"
@@ -154,8 +155,7 @@ static void tool_vfail(cc_tool_error *err, const char *name, const char *bases, 
 	free(err->bases);
 	err->name = strdup(name ? name : "Error");
 	err->bases = bases ? strdup(bases) : NULL;
-	if (vasprintf(&err->message, fmt ? fmt : "", ap) < 0)
-		err->message = NULL;
+	err->message = cc_vstrprintf(fmt ? fmt : "", ap);
 }
 
 CC_EXPORT int cc_tool_fail(cc_tool_error *err, const char *name, const char *fmt, ...)

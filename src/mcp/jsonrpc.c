@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "utf8.h"
+
 const char mcp_latest_version[] = "2025-06-18";
 
 static const char *const supported_versions[] = { "2025-06-18", "2025-03-26", "2024-11-05" };
@@ -104,17 +107,35 @@ static json_t *id_copy(const json_t *id)
 	return id ? json_deep_copy(id) : json_null();
 }
 
+json_t *jsonrpc_vstring(const char *fmt, va_list ap)
+{
+	char *s = cc_vstrprintf(fmt, ap);
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	json_t *j = NULL;
+	if (cc_utf8_valid(s, n)) {
+		j = json_stringn_nocheck(s, n);
+	} else {
+		/* jansson refuses invalid UTF-8: a "%.200s" that cut a
+		 * character, or quoted input */
+		char *fixed = cc_utf8_repair(s, n, &n);
+		if (fixed)
+			j = json_stringn_nocheck(fixed, n);
+		free(fixed);
+	}
+	free(s);
+	return j;
+}
+
 char *jsonrpc_error(const json_t *id, int code, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	json_t *m = jsonrpc_vstring(fmt, ap);
 	va_end(ap);
-	/* jansson refuses invalid UTF-8; parser texts quote the input. */
-	json_t *m = json_string(msg);
 	if (!m)
-		m = json_string("(unprintable message)");
+		return NULL;
 	return dump(json_pack("{s:s, s:o, s:{s:i, s:o}}", "jsonrpc", "2.0", "id", id_copy(id),
 			      "error", "code", code, "message", m));
 }

@@ -5,6 +5,7 @@
 #define CC_MCP_JSONRPC_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -46,8 +47,16 @@ int jsonrpc_parse(const char *buf, size_t len, struct jsonrpc_msg *m, char **err
 
 void jsonrpc_msg_clear(struct jsonrpc_msg *m);
 
+/* A new JSON string (a new reference) of printf-formatted text, allocated
+ * to its full length, never cut; bytes that are not UTF-8 (a "%.200s" that
+ * cut a character, quoted input) become U+FFFD, as jansson accepts only
+ * UTF-8. NULL when out of memory. The one formatter of jsonrpc_error and
+ * mcp_log. */
+json_t *jsonrpc_vstring(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 /* An error response for id (borrowed; NULL = null) with a printf-formatted
- * message. Returns owned text, or NULL when out of memory. */
+ * message (jsonrpc_vstring). Returns owned text, or NULL when out of
+ * memory. */
 char *jsonrpc_error(const json_t *id, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -467,12 +467,10 @@ void mcp_log(struct mcp_session *s, const struct mcp_sink *sink, enum mcp_level 
 	pthread_mutex_unlock(&s->lock);
 	if (!on || !sink)
 		return;
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	json_t *data = jsonrpc_vstring(fmt, ap);
 	va_end(ap);
-	json_t *data = json_string(msg);
 	if (!data)
 		return;
 	send_text(sink,

@@ -260,8 +260,7 @@ static int refuse(struct pack *p, cc_error_kind kind, const char *fmt, ...)
 	if (b.len >= 200)
 		cc_buf_puts(&b, "...");
 	va_start(ap, fmt);
-	if (vasprintf(&what, fmt, ap) < 0)
-		what = NULL;
+	what = cc_vstrprintf(fmt, ap);
 	va_end(ap);
 	cc_buf_puts(&b, ": ");
 	cc_buf_puts(&b, what ? what : "cannot be converted");

@@ -203,3 +203,19 @@ def test_web_polyfills_flag():
     tools = s.request({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})["result"]["tools"]
     assert "URLSearchParams" not in next(t for t in tools if t["name"] == "run_javascript")["description"]
     s.close()
+
+
+def test_a_long_message_of_multibyte_characters_is_not_cut_into_invalid_utf8():
+    """jsonrpc_error (and mcp_log) format into an allocated string and
+    repair what is not UTF-8: a "%.200s" of a URI of 3-byte characters
+    ends mid-character, which jansson refused (the message became
+    "(unprintable message)"). Issue 22."""
+    s = Stdio()
+    uri = "codecage://python/" + "\u20ac" * 400
+    r = s.request({"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {"uri": uri}})
+    msg = r["error"]["message"]
+    assert r["error"]["code"] == -32002, r
+    assert msg.startswith("Resource not found: codecage://python/\u20ac\u20ac"), msg
+    assert "resources/list names the files of this session" in msg, msg
+    assert msg.count("\u20ac") == 60 and "\ufffd" in msg, msg
+    assert s.close() == []
