@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "fdpass.h"
 #include "message.h"
@@ -106,8 +107,8 @@ static int read_file(int pkg, const char *rel, const char *path, uint64_t max, c
 		     char **out, size_t *len, cc_error *err)
 {
 	*out = NULL;
-	int fd = pkg < 0 ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-			 : open_in_package(pkg, rel);
+	cc_autoclose int fd = pkg < 0 ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+				      : open_in_package(pkg, rel);
 	if (fd < 0 && pkg >= 0 && errno == EXDEV)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "%s: %s leads out of its package (a symlink or '..'); a package "
@@ -117,30 +118,23 @@ static int read_file(int pkg, const char *rel, const char *path, uint64_t max, c
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: cannot open %s: %s", what, path,
 			       strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: %s is not a regular file", what,
 			       path);
-	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
+	if ((uint64_t)st.st_size > max)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "%s: %s is %lld bytes, over the cap of %llu bytes (max_source; "
 			       "raise it, e.g. --max-source)",
 			       what, path, (long long)st.st_size, (unsigned long long)max);
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
+	cc_autofree char *buf = malloc((size_t)st.st_size + 1);
 	size_t got = buf ? cc_fd_read_full(fd, buf, (size_t)st.st_size) : 0;
-	close(fd);
 	if (!buf)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-	if (got != (size_t)st.st_size) {
-		free(buf);
+	if (got != (size_t)st.st_size)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: reading %s failed (it changed?)",
 			       what, path);
-	}
 	buf[got] = 0;
-	*out = buf;
+	*out = cc_steal_pointer(&buf);
 	*len = got;
 	return 0;
 }

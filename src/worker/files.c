@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "fdpass.h"
 #include "grants.h"
 #include "message.h"
@@ -171,29 +172,21 @@ void cc_files_read(const char *path, uint64_t max, struct cc_outcome *o)
 	if (check_path(path, false, real, &t, o) < 0)
 		return;
 	/* O_NONBLOCK: a FIFO in a grant must not hang the worker */
-	int fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	cc_autoclose int fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return errno_fail(o, path, e);
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return errno_fail(o, path, errno);
+	if (!S_ISREG(st.st_mode))
 		return errno_fail(o, path, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
-	}
 	if ((uint64_t)st.st_size > max) {
-		close(fd);
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s is %lld bytes, over the %llu-byte cap of this read",
 			 path, (long long)st.st_size, (unsigned long long)max);
 		cc_outcome_fail(o, CC_ERR_OUTPUT_LIMIT, "OutputLimit", msg, NULL);
 		return;
 	}
-	char *buf = malloc((size_t)st.st_size + 1);
+	cc_autofree char *buf = malloc((size_t)st.st_size + 1);
 	size_t got = buf ? cc_fd_read_full(fd, buf, (size_t)st.st_size) : 0;
-	close(fd);
 	if (!buf) {
 		cc_outcome_fail(o, CC_ERR_INTERNAL, "MemoryError", "out of memory", NULL);
 		return;
@@ -202,7 +195,6 @@ void cc_files_read(const char *path, uint64_t max, struct cc_outcome *o)
 	msgpack_packer_init(&pk, &o->value, msgpack_sbuffer_write);
 	msgpack_pack_bin(&pk, got);
 	msgpack_pack_bin_body(&pk, buf, got);
-	free(buf);
 	o->ok = true;
 }
 

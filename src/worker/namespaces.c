@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "grants.h"
 #include "hygiene.h"
@@ -246,78 +247,74 @@ static int build_root(const struct cc_fs_policy *pol, cc_error *err)
 	return 0;
 }
 
+/* The parent's side of the clone: write the child's maps once it says it
+ * is ready, then become its monitor (never returns). ready, go and mon are
+ * the parent's ends; on failure the child is killed and reaped. */
+static int map_then_monitor(pid_t child_pid, int ready, int go, int mon, cc_error *err)
+{
+	cc_autoreap pid_t child = child_pid;
+	char c;
+	if (read(ready, &c, 1) != 1 || map_ids(child, err) < 0) {
+		if (!err->message)
+			cc_fail(err, CC_ERR_INTERNAL, "the namespace child died early");
+		return -1;
+	}
+	if (write(go, "g", 1) != 1)
+		return cc_fail(err, CC_ERR_INTERNAL, "namespace handshake: %s", strerror(errno));
+	close(ready);	   /* cc_monitor_run never returns: no cleanup closes it again */
+	cc_grants_close(); /* the monitor never needs them */
+	/* go stays open for the monitor's life: its closing tells the child
+	 * the monitor is gone. */
+	cc_monitor_run(cc_steal_pid(&child), mon);
+}
+
+/* The child's side of the handshake: say it is ready on ready, wait for
+ * the maps on go; _exit(70) when the monitor is gone. */
+static void wait_for_maps(int ready, int go)
+{
+	/* Die with the monitor. The handshake also fails if it is already
+	 * gone (its end of go closes). A process that is not dumpable has a
+	 * root-owned /proc/<pid>: an unprivileged parent could not write our
+	 * maps. Dumpable only until they are written (no guest code exists
+	 * yet). */
+	char c;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 1) < 0 ||
+	    write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(70);
+	prctl(PR_SET_DUMPABLE, 0);
+}
+
 int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 {
 	/* ready: the child tells the parent it may be mapped; go: the parent
 	 * tells the child the maps are written (EOF means it failed or died);
-	 * mon: the child and the monitor afterwards (monitor.c). */
-	int ready[2], go[2], mon[2];
-	if (pipe2(ready, O_CLOEXEC) < 0)
+	 * mon: the child and the monitor afterwards (monitor.c). Each side
+	 * closes the other's ends; cleanup closes what is left on an error. */
+	cc_autoclose_pair int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, mon[2] = { -1, -1 };
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, mon) < 0)
 		return cc_fail(err, CC_ERR_INTERNAL, "pipe: %s", strerror(errno));
-	if (pipe2(go, O_CLOEXEC) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, mon) < 0) {
-		close(ready[0]);
-		close(ready[1]);
-		return cc_fail(err, CC_ERR_INTERNAL, "pipe: %s", strerror(errno));
-	}
 	/* Like fork (no new stack): the child continues here. */
 	pid_t child = (pid_t)syscall(SYS_clone, NS_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
-	if (child < 0) {
-		int e = errno;
-		close(ready[0]);
-		close(ready[1]);
-		close(go[0]);
-		close(go[1]);
-		close(mon[0]);
-		close(mon[1]);
+	if (child < 0)
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
 			       "namespaces: clone(user, mount, pid, net, ipc, uts, cgroup): %s "
 			       "(is kernel.unprivileged_userns_clone or "
 			       "user.max_user_namespaces set to 0?)",
-			       strerror(e));
-	}
+			       strerror(errno));
 	if (child > 0) {
-		close(ready[1]);
-		close(go[0]);
-		close(mon[1]);
-		char c;
-		if (read(ready[0], &c, 1) != 1 || map_ids(child, err) < 0) {
-			if (!err->message)
-				cc_fail(err, CC_ERR_INTERNAL, "the namespace child died early");
-			kill(child, SIGKILL);
-			waitpid(child, NULL, 0);
-			return -1;
-		}
-		if (write(go[1], "g", 1) != 1) {
-			kill(child, SIGKILL);
-			waitpid(child, NULL, 0);
-			return cc_fail(err, CC_ERR_INTERNAL, "namespace handshake: %s",
-				       strerror(errno));
-		}
-		close(ready[0]);
-		cc_grants_close(); /* the monitor never needs them */
-		/* go[1] stays open for the monitor's life: its closing tells
-		 * the child the monitor is gone. */
-		cc_monitor_run(child, mon[0]);
+		cc_closep(&ready[1]);
+		cc_closep(&go[0]);
+		cc_closep(&mon[1]);
+		/* on success go[1] stays open for the monitor's life */
+		return map_then_monitor(child, ready[0], go[1], mon[0], err);
 	}
-
-	close(ready[0]);
-	close(go[1]);
-	close(mon[0]);
-	cc_monitor_attach(mon[1]);
-	/* Die with the monitor. The handshake below also fails if it is
-	 * already gone (its end of "go" closes). */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		_exit(70);
-	/* A process that is not dumpable has a root-owned /proc/<pid>: an
-	 * unprivileged parent could not write our maps. Dumpable only until
-	 * they are written (no guest code exists yet). */
-	prctl(PR_SET_DUMPABLE, 1);
-	char c;
-	if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-		_exit(70);
-	prctl(PR_SET_DUMPABLE, 0);
-	close(ready[1]);
+	cc_closep(&ready[0]);
+	cc_closep(&go[1]);
+	cc_closep(&mon[0]);
+	cc_monitor_attach(cc_steal_fd(&mon[1]));
+	wait_for_maps(ready[1], go[0]);
+	cc_closep(&ready[1]);
 
 	/* Files the root assembly creates must belong to a mapped id (a root
 	 * host's uid 0 is not mapped here): switch the filesystem ids now,
@@ -326,8 +323,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 	setfsuid(CC_NS_ID);
 	if (build_root(pol, err) < 0)
 		return -1;
-	/* A hostname that says where the guest is. */
-	sethostname("codecage", 8);
+	sethostname("codecage", 8); /* a hostname that says where the guest is */
 	if (become_guest(err) < 0)
 		return -1;
 	/* A change of uid clears the parent-death signal and resets
@@ -337,7 +333,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
 	    poll(&p, 1, 0) != 0)
 		_exit(70);
-	close(go[0]);
+	cc_closep(&go[0]);
 
 	/* Processes and threads of the guest's uid in this user namespace (the
 	 * count is per namespace, and the monitor is outside it). uid 0 is
