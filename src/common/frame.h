@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "codecage.h"
+#include "cpu_relax.h" /* the CC_SPIN_NS loops */
 
 #define CC_FRAME_HEADER 4
 /* Headroom for a frame's envelope fields beyond its main payload. */

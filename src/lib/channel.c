@@ -109,7 +109,7 @@ static bool spin_for_input(int fd)
 		if (r > 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ||
 		    r == 0)
 			return true;
-		__builtin_ia32_pause();
+		cc_cpu_relax();
 	} while (cc_now_ns() < until);
 	return false;
 }

@@ -257,7 +257,7 @@ bool cc_worker_spin_for_input(void)
 		ssize_t r = recv(CC_CHANNEL_FD, &b, 1, MSG_DONTWAIT | MSG_PEEK);
 		if (r != -1 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
 			return true;
-		__builtin_ia32_pause();
+		cc_cpu_relax();
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if ((int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec >= until)
 			return false;
