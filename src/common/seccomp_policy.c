@@ -213,11 +213,3 @@ const char *cc_sc_kill_name(int exit_status)
 		return NULL;
 	return cc_sc_kill[exit_status - CC_SC_KILL_EXIT_BASE];
 }
-
-size_t cc_sc_allowed_count(unsigned engine)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < cc_sc_allow_len; i++)
-		n += (cc_sc_allow[i].engines & engine) != 0;
-	return n;
-}

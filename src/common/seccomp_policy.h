@@ -64,7 +64,4 @@ extern const size_t cc_sc_kill_len;
  * not a kill report. */
 const char *cc_sc_kill_name(int exit_status);
 
-/* How many allow-list entries apply to an engine (CC_SC_JS or CC_SC_PY). */
-size_t cc_sc_allowed_count(unsigned engine);
-
 #endif

@@ -218,14 +218,6 @@ bool mcp_session_initialized(struct mcp_session *s)
 	return v;
 }
 
-const char *mcp_session_version(struct mcp_session *s)
-{
-	pthread_mutex_lock(&s->lock);
-	const char *v = s->version;
-	pthread_mutex_unlock(&s->lock);
-	return v;
-}
-
 void mcp_server_interrupt_all(struct mcp_server *srv)
 {
 	pthread_mutex_lock(&srv->lock);

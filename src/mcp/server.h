@@ -125,9 +125,6 @@ struct mcp_events *mcp_session_events(struct mcp_session *s);
 /* Has the session answered initialize? */
 bool mcp_session_initialized(struct mcp_session *s);
 
-/* The protocol revision agreed at initialize (borrowed, static). */
-const char *mcp_session_version(struct mcp_session *s);
-
 /* Interrupt every running call of every session (stdin closed, shutdown). */
 void mcp_server_interrupt_all(struct mcp_server *srv);
 
