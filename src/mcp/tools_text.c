@@ -1,7 +1,7 @@
 /* What a model sees: the two tools' definitions (descriptions, input and
  * output schemas) and a tools/call result rendered as one text block plus
  * structuredContent with the same fields. Values use the tagged JSON
- * mapping of the CLI's --json (src/common/json_out.c). */
+ * mapping of the CLI's --json (src/frontend/json_out.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

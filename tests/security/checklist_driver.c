@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	const char *out = r ? cc_result_stdout(r, &out_len) : "";
 	const char *serr = r ? cc_result_stderr(r, &err_len) : "";
 
-	/* The CLI's own JSON rendering (src/common/json_out.c). */
+	/* The CLI's own JSON rendering (src/frontend/json_out.c). */
 	struct cc_buf b = { 0 };
 	const char *kname = kind == CC_OK ? "ok" : cc_error_kind_name(kind);
 	cc_buf_puts(&b, "{\"kind\": ");
