@@ -20,6 +20,21 @@ def test_c_sources_follow_clang_format():
     assert proc.returncode == 0, "run clang-format -i on:\n" + proc.stderr[-3000:]
 
 
+def test_gil_macros_stand_on_their_own_lines():
+    """.clang-format declares Py_BEGIN/END_ALLOW_THREADS a macro block:
+    without that, clang-format glued the next statement onto each macro's
+    line ("Py_END_ALLOW_THREADS return NULL;")."""
+    bad = []
+    for path in tracked("*.c"):
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                words = line.split()
+                if any(w in ("Py_BEGIN_ALLOW_THREADS", "Py_END_ALLOW_THREADS") for w in words) \
+                        and len(words) > 1:
+                    bad.append("%s:%d: %s" % (os.path.relpath(path, ROOT), n, line.strip()))
+    assert not bad, "\n".join(bad)
+
+
 def test_files_stay_modest():
     for path in tracked("*.c", "*.h", "*.py"):
         with open(path, encoding="utf-8") as f:

@@ -164,7 +164,8 @@ static void fs_close_now(fs_obj *self)
 	cc_forkserver *fs = self->fs;
 	self->fs = NULL;
 	if (fs) {
-		Py_BEGIN_ALLOW_THREADS cc_forkserver_close(fs);
+		Py_BEGIN_ALLOW_THREADS
+			cc_forkserver_close(fs);
 		Py_END_ALLOW_THREADS
 	}
 }
@@ -193,8 +194,10 @@ static int fs_init(fs_obj *self, PyObject *args, PyObject *kw)
 	cc_error err = { 0 };
 	int rc;
 	self->users++; /* a second __init__ meanwhile is refused */
-	Py_BEGIN_ALLOW_THREADS rc = cc_forkserver_new(&o, preload, &fs, &err);
-	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_forkserver_new(&o, preload, &fs, &err);
+	Py_END_ALLOW_THREADS
+	cc_py_options_free(&o);
 	self->fs = fs;
 	fs_release(self); /* closes it again if close() came meanwhile */
 	if (rc < 0)
@@ -212,8 +215,10 @@ static PyObject *fs_spawn(fs_obj *self, PyObject *unused)
 	cc_error err = { 0 };
 	int rc;
 	self->users++;
-	Py_BEGIN_ALLOW_THREADS rc = cc_forkserver_spawn(fs, &rt, &err);
-	Py_END_ALLOW_THREADS fs_release(self);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_forkserver_spawn(fs, &rt, &err);
+	Py_END_ALLOW_THREADS
+	fs_release(self);
 	if (rc < 0)
 		return cc_py_raise_error(&err);
 	return cc_py_runtime_adopt(rt);
@@ -304,7 +309,8 @@ static void pool_close_now(pool_obj *self)
 	cc_pool *p = self->pool;
 	self->pool = NULL;
 	if (p) {
-		Py_BEGIN_ALLOW_THREADS cc_pool_close(p);
+		Py_BEGIN_ALLOW_THREADS
+			cc_pool_close(p);
 		Py_END_ALLOW_THREADS
 	}
 }
@@ -342,8 +348,10 @@ static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
 	cc_error err = { 0 };
 	int rc;
 	self->users++;
-	Py_BEGIN_ALLOW_THREADS rc = cc_pool_new(&o, (unsigned)size, fork_server, preload, &p, &err);
-	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_pool_new(&o, (unsigned)size, fork_server, preload, &p, &err);
+	Py_END_ALLOW_THREADS
+	cc_py_options_free(&o);
 	self->pool = p;
 	pool_release(self);
 	if (rc < 0)
@@ -363,8 +371,10 @@ static PyObject *pool_checkout(pool_obj *self, PyObject *args)
 	cc_error err = { 0 };
 	int rc;
 	self->users++;
-	Py_BEGIN_ALLOW_THREADS rc = cc_pool_checkout(p, timeout, &rt, &err);
-	Py_END_ALLOW_THREADS pool_release(self);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_pool_checkout(p, timeout, &rt, &err);
+	Py_END_ALLOW_THREADS
+	pool_release(self);
 	if (rc < 0)
 		return cc_py_raise_error(&err);
 	return cc_py_runtime_adopt(rt);

@@ -198,8 +198,10 @@ int cc_py_net_apply(cc_runtime *rt, PyObject *spec)
 	if (cc_py_net_options(spec, &n, true) < 0)
 		return -1;
 	int rc;
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_set_net(rt, &n, &err);
-	Py_END_ALLOW_THREADS cc_py_net_options_free(&n);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_runtime_set_net(rt, &n, &err);
+	Py_END_ALLOW_THREADS
+	cc_py_net_options_free(&n);
 	if (rc < 0) { /* the library freed the hooks (hook_free) */
 		cc_py_raise(err.kind, err.message);
 		cc_error_clear(&err);

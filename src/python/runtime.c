@@ -235,8 +235,10 @@ static int rt_init(rt_obj *self, PyObject *args, PyObject *kw)
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
 	int rc;
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_new(&o, &rt, &err);
-	Py_END_ALLOW_THREADS cc_py_options_free(&o);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_runtime_new(&o, &rt, &err);
+	Py_END_ALLOW_THREADS
+	cc_py_options_free(&o);
 	if (rc < 0) {
 		cc_py_raise_error(&err);
 		return -1;
@@ -251,8 +253,10 @@ PyObject *cc_py_runtime_adopt(cc_runtime *rt)
 	if (self && !(self->tools = PyDict_New()))
 		Py_CLEAR(self);
 	if (!self) {
-		Py_BEGIN_ALLOW_THREADS cc_runtime_close(rt);
-		Py_END_ALLOW_THREADS return NULL;
+		Py_BEGIN_ALLOW_THREADS
+			cc_runtime_close(rt);
+		Py_END_ALLOW_THREADS
+		return NULL;
 	}
 	self->rt = rt;
 	return (PyObject *)self;
@@ -288,7 +292,8 @@ static void give(rt_obj *self)
 	} else if (self->close_pending) {
 		cc_runtime *rt = self->rt;
 		self->rt = NULL;
-		Py_BEGIN_ALLOW_THREADS cc_runtime_close(rt);
+		Py_BEGIN_ALLOW_THREADS
+			cc_runtime_close(rt);
 		Py_END_ALLOW_THREADS
 	}
 	__atomic_store_n(&self->busy, 0, __ATOMIC_RELEASE);
@@ -318,8 +323,10 @@ static PyObject *rt_eval(rt_obj *self, PyObject *args)
 	if (!rt)
 		return NULL;
 	cc_result *r;
-	Py_BEGIN_ALLOW_THREADS r = cc_runtime_eval(rt, src, (size_t)n, timeout);
-	Py_END_ALLOW_THREADS give(self);
+	Py_BEGIN_ALLOW_THREADS
+		r = cc_runtime_eval(rt, src, (size_t)n, timeout);
+	Py_END_ALLOW_THREADS
+	give(self);
 	if (!r)
 		return PyErr_NoMemory();
 	cc_error_kind kind = cc_result_error_kind(r);
@@ -408,8 +415,10 @@ static PyObject *rt_set_global(rt_obj *self, PyObject *args)
 	}
 	cc_error err = { 0 };
 	int rc;
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_set_global(rt, name, v, &err);
-	Py_END_ALLOW_THREADS give(self);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_runtime_set_global(rt, name, v, &err);
+	Py_END_ALLOW_THREADS
+	give(self);
 	cc_value_free(v);
 	if (rc < 0) {
 		return cc_py_raise_error(&err);
@@ -430,9 +439,10 @@ static PyObject *rt_write_file(rt_obj *self, PyObject *args)
 	}
 	cc_error err = { 0 };
 	int rc;
-	Py_BEGIN_ALLOW_THREADS rc =
-		cc_runtime_write_file(rt, path, data.buf, (size_t)data.len, &err);
-	Py_END_ALLOW_THREADS give(self);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_runtime_write_file(rt, path, data.buf, (size_t)data.len, &err);
+	Py_END_ALLOW_THREADS
+	give(self);
 	PyBuffer_Release(&data);
 	if (rc < 0)
 		return cc_py_raise_error(&err);
@@ -452,8 +462,10 @@ static PyObject *rt_read_file(rt_obj *self, PyObject *args)
 	void *data = NULL;
 	size_t len = 0;
 	int rc;
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_read_file(rt, path, max, &data, &len, &err);
-	Py_END_ALLOW_THREADS give(self);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_runtime_read_file(rt, path, max, &data, &len, &err);
+	Py_END_ALLOW_THREADS
+	give(self);
 	if (rc < 0)
 		return cc_py_raise_error(&err);
 	PyObject *b = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
@@ -472,8 +484,10 @@ static PyObject *rt_list_files(rt_obj *self, PyObject *args)
 	cc_error err = { 0 };
 	cc_value *v = NULL;
 	int rc;
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_list_files(rt, path, &v, &err);
-	Py_END_ALLOW_THREADS give(self);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_runtime_list_files(rt, path, &v, &err);
+	Py_END_ALLOW_THREADS
+	give(self);
 	if (rc < 0)
 		return cc_py_raise_error(&err);
 	PyObject *o = cc_py_from_value(v);
@@ -502,8 +516,10 @@ static PyObject *rt_bind(rt_obj *self, PyObject *args)
 		give(self);
 		return NULL;
 	}
-	Py_BEGIN_ALLOW_THREADS rc = cc_runtime_bind_tool_async_kw(rt, name, tool_cb, cb, &err);
-	Py_END_ALLOW_THREADS give(self);
+	Py_BEGIN_ALLOW_THREADS
+		rc = cc_runtime_bind_tool_async_kw(rt, name, tool_cb, cb, &err);
+	Py_END_ALLOW_THREADS
+	give(self);
 	if (rc < 0) {
 		if (old)
 			PyDict_SetItemString(self->tools, name, old);
@@ -616,7 +632,8 @@ static void close_now(rt_obj *self)
 {
 	cc_runtime *rt = self->rt;
 	self->rt = NULL;
-	Py_BEGIN_ALLOW_THREADS cc_runtime_close(rt);
+	Py_BEGIN_ALLOW_THREADS
+		cc_runtime_close(rt);
 	Py_END_ALLOW_THREADS
 }
 
