@@ -156,7 +156,7 @@ def report(language, n, preload, pages):
                 o.eval(FIRST_EVAL[language])
             figures = [private_kib(pid)] + [private_kib(o.pid) for o in others]
             tmpl = private_kib(template)
-            print(f"## {language}: {n} idle sessions, median {statistics.median(figures)} KiB, "
+            print(f"## {language}: {n} idle sessions, median {statistics.median(figures):.0f} KiB, "
                   f"p99 {_p99(figures)} KiB private; template {tmpl} KiB private")
             b, a = by_name(before), by_name(after)
             print(f"one session, private KiB per mapping: forked {sum(b.values())}, "

@@ -14,7 +14,8 @@
  * once, many times over, the code every session runs anyway (the
  * at-fork hooks, the numpy reseed, a whole eval), so that CPython 3.11's
  * adaptive interpreter has quickened and specialised it and the lazy
- * state it builds on first use exists, (2) collects, then fills the holes
+ * state it builds on first use exists, and makes threading's at-fork hook
+ * a no-op when it has nothing to renew, (2) collects, then fills the holes
  * left in pymalloc's pools, so a session's new objects go to pools of its
  * own instead of one block in each of hundreds of shared pages, and (3)
  * freezes everything (gc.freeze): a session's collector never walks the
@@ -277,6 +278,36 @@ static int warm_up(void)
 	return rc < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
+/* threading's at-fork hook renews the bookkeeping of threads that did
+ * not survive the fork and the locks they may have held. A template with
+ * no thread but its main one (checked here: nothing started, nothing
+ * starting, no other Thread object left) gives it nothing to renew: the
+ * session's only thread is the main thread it already lists, and no lock
+ * was held by another thread at fork (the template forks from C, with no
+ * Python code running). Running it anyway copied ~190 KiB of template
+ * pages into every session (its objects' reference counts), so such a
+ * template makes it a no-op: its code becomes an empty function's. A
+ * template with any other thread keeps it. */
+static const char quiet_threading_hook[] = "import threading as t\n"
+					   "if t.active_count() == 1 and not t._limbo and "
+					   "all(x is t.main_thread() for x in t._dangling):\n"
+					   "\tt._after_fork.__code__ = (lambda: None).__code__\n";
+
+static void quiet_threading(void)
+{
+	PyObject *name = PyUnicode_FromString("threading");
+	PyObject *th = name ? PyImport_GetModule(name) : NULL; /* not imported: no hook */
+	PyObject *g = th ? PyDict_New() : NULL;
+	PyObject *r = NULL;
+	Py_XDECREF(name);
+	if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0)
+		r = PyRun_String(quiet_threading_hook, Py_file_input, g, g);
+	Py_XDECREF(r);
+	Py_XDECREF(g);
+	Py_XDECREF(th);
+	PyErr_Clear(); /* only costs memory */
+}
+
 /* After the template's last collection, pymalloc's pools and glibc's
  * bins hold free blocks scattered among live ones. A session allocating
  * from them writes one block, and so copies one page, per hole; these
@@ -353,6 +384,7 @@ int cc_py_preload(const char *modules, cc_error *err)
 	}
 	if (warm_up() < 0)
 		PyErr_Clear(); /* only costs memory: never refuses the template */
+	quiet_threading();
 	/* found with a known state set: the template's own is fresh again */
 	np_state = find_numpy_state();
 	if (set_numpy_state(NULL, NP_MT_N) < 0)

@@ -7,7 +7,7 @@ random state, a working collector and a clean namespace.
 Memory figures are the kernel's (smaps_rollup: Private_Clean +
 Private_Dirty), not timings; they depend on the host's packages, so the
 bounds are generous: the Python one is about half of what a session held
-before (2.0 MiB) and above what it holds now (about 0.85 MiB);
+before (2.0 MiB) and above what it holds now (about 0.65 MiB);
 bench/session_memory.py prints the figures per mapping. The random-state
 claims run in reverse too: the same guest code in children forked by
 libc's fork() (which skips CPython's and codecage's renewal) sees the
@@ -22,7 +22,7 @@ import ccpkg  # noqa: F401  (builds the package)
 
 from codecage import ForkServer, IsolatedRuntime
 
-PY_BOUND_KIB = 1024  # the old code: ~2,040 KiB; now ~850 KiB
+PY_BOUND_KIB = 1024  # the old code: ~2,000 KiB; now ~650 KiB
 JS_BOUND_KIB = 256  # today ~170 KiB: a guard against regressions
 FIRST_EVAL = {"python": "x = 1", "javascript": "var x = 1"}
 
@@ -180,3 +180,23 @@ def test_the_warm_up_leaves_nothing_for_the_guest(py_default):
         spawned = rt.eval(code)
     assert forked == spawned
     assert "_" not in forked
+
+
+def test_threading_works_in_a_session_whose_template_quieted_its_hook(py_default):
+    """The template makes threading's at-fork hook a no-op when it has no
+    thread but its main one (py_fork.c): a session still sees itself as
+    the main thread, starts, joins and counts threads, and locks work."""
+    code = ("import threading\n"
+            "out = []\n"
+            "lock = threading.Lock()\n"
+            "def work(i):\n"
+            "    with lock:\n"
+            "        out.append(i)\n"
+            "ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]\n"
+            "for t in ts: t.start()\n"
+            "for t in ts: t.join(30)\n"
+            "(sorted(out), threading.current_thread() is threading.main_thread(),\n"
+            " threading.active_count(), [t.is_alive() for t in ts],\n"
+            " threading._after_fork.__code__.co_code == (lambda: None).__code__.co_code)")
+    with py_default.session() as s:
+        assert s.eval(code) == [[0, 1, 2, 3], True, 1, [False] * 4, True]
