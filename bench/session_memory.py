@@ -24,6 +24,7 @@ unless `import codecage` already works. Not a test; no figure here is
 asserted (tests/python/test_pkg_session_memory.py holds the bound).
 """
 import argparse
+import atexit
 import os
 import shutil
 import statistics
@@ -47,6 +48,7 @@ def _import_codecage():
     except ImportError:
         pass
     _pkg_dir = tempfile.mkdtemp(prefix="codecage-bench-mem-")
+    atexit.register(shutil.rmtree, _pkg_dir, True)
     env = dict(os.environ, CODECAGE_MESON_BUILD=os.path.join(ROOT, "build"))
     subprocess.run([sys.executable, "setup.py", "-q", "build", "--build-lib", _pkg_dir],
                    cwd=ROOT, env=env, check=True, capture_output=True)
@@ -197,13 +199,9 @@ def main():
                     "fork server's own)")
     ap.add_argument("--pages", action="store_true", help="list private pages by offset")
     a = ap.parse_args()
-    try:
-        for lang in (["python", "javascript"] if a.language == "both" else [a.language]):
-            report(lang, a.n, a.preload, a.pages)
-            print()
-    finally:
-        if _pkg_dir:
-            shutil.rmtree(_pkg_dir, True)
+    for lang in (["python", "javascript"] if a.language == "both" else [a.language]):
+        report(lang, a.n, a.preload, a.pages)
+        print()
 
 
 if __name__ == "__main__":
