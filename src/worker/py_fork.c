@@ -16,8 +16,9 @@
  * adaptive interpreter has quickened and specialised it and the lazy
  * state it builds on first use exists, and makes threading's at-fork hook
  * a no-op when it has nothing to renew, (2) collects, then fills the holes
- * left in pymalloc's pools, so a session's new objects go to pools of its
- * own instead of one block in each of hundreds of shared pages, and (3)
+ * left in pymalloc's pools and glibc's bins, so a session's new objects go
+ * to pages of its own instead of one block in each of hundreds of shared
+ * pages, and (3)
  * freezes everything (gc.freeze): a session's collector never walks the
  * template's objects. bench/session_memory.py measures what is left and
  * BENCHMARKS.md ("Idle session memory") says where. */
@@ -25,12 +26,12 @@
 #include <Python.h>
 
 #include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <malloc.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <sys/random.h>
 
 #include "error.h"
@@ -220,6 +221,10 @@ static struct np_mt19937 *find_numpy_state(void)
 	return same ? st : NULL;
 }
 
+/* A session's reseed: in place when the layout was found, else through
+ * set_state (the path the warm-up rounds run, before the search). In
+ * place leaves RandomState's cached gauss alone: the template's last
+ * set_state cleared it and nothing in the template draws after that. */
 static int reseed_numpy(void)
 {
 	if (!np_state)
