@@ -88,7 +88,6 @@ def test_reverse_forked_without_renewal_the_draws_repeat():
     which runs neither CPython's at-fork hooks nor a numpy reseed, draw
     the same random and numpy numbers (os.urandom still differs: the
     kernel's)."""
-    pytest.importorskip("numpy")
     script = ("import ctypes, os, sys\n"
               "import numpy, random\n"
               "fork = ctypes.CDLL(None, use_errno=True).fork\n"
@@ -119,7 +118,7 @@ def test_reverse_forked_without_renewal_the_draws_repeat():
 def test_numpy_after_the_in_place_reseed_is_numpys_generator(py_default):
     """The session's numpy state is written in place (py_fork.c): seeding
     it by hand still gives exactly what numpy gives outside."""
-    np = pytest.importorskip("numpy")
+    import numpy as np  # scripts/install-deps installs it: never skipped
     code = "import numpy; numpy.random.seed(5); [numpy.random.random() for _ in range(700)][-3:]"
     np.random.seed(5)
     want = [np.random.random() for _ in range(700)][-3:]
