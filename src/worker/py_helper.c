@@ -20,7 +20,9 @@
  * run_coro: one event loop for the whole session; asyncio.run would close
  * it (and with it tasks the guest left running).
  * prepare: SIGINT's handler back to stop_handler (engine_py.c), which raises
- * KeyboardInterrupt and tells the soft stop it was taken. check: did
+ * KeyboardInterrupt and tells the soft stop it was taken (looked at through
+ * _signal: signal.getsignal's enum conversion runs enough Python to copy
+ * 35 pages of a fork server's template into every session, issue 23). check: did
  * isolation really apply? fs_hints: failed writes and network calls say
  * why (scratch is off, the network is off) and what turns scratch on,
  * with the same exception classes as before; messages only, no layer
@@ -31,7 +33,7 @@
  * font list there (it cannot: the folder takes no file). */
 /* clang-format off */
 const char cc_py_helper_src[] =
-	"import _ast, io, linecache, signal, sys, traceback, weakref\n"
+	"import _ast, _signal, io, linecache, signal, sys, traceback, weakref\n"
 	"from itertools import islice\n"
 	"FILE = '<code>'\n"
 	"FLAGS = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT\n"
@@ -128,9 +130,9 @@ const char cc_py_helper_src[] =
 	"\t\telif not task.cancelled():\n"
 	"\t\t\ttask.exception()  # retrieved: no 'never retrieved' log later\n"
 	"def prepare():\n"
-	"\tif signal.getsignal(signal.SIGINT) is not stop_handler:\n"
+	"\tif _signal.getsignal(_signal.SIGINT) is not stop_handler:\n"
 	"\t\tsignal.signal(signal.SIGINT, stop_handler)\n"
-	"\tif signal.getsignal(signal.SIGUSR2) is not output_tick:\n"
+	"\tif _signal.getsignal(_signal.SIGUSR2) is not output_tick:\n"
 	"\t\tsignal.signal(signal.SIGUSR2, output_tick)\n"
 	"class _Bytes(io.BufferedIOBase):\n"
 	"\tdef __init__(self, fd): self._fd = fd\n"
