@@ -32,6 +32,8 @@ struct cc_pool {
 	unsigned in_checkout;	 /* callers inside cc_pool_checkout; close waits */
 	cc_error_kind fail_kind; /* the filler's last failure, 0 after a success */
 	char *fail_msg;
+	unsigned long attempts; /* the filler's finished attempts, to tell a fresh
+				   failure from one older than a checkout */
 	pthread_t filler;
 };
 
@@ -126,6 +128,7 @@ static void *filler_main(void *arg)
 			rc = -1;
 		}
 		pthread_mutex_lock(&p->lock);
+		p->attempts++;
 		if (rc == 0) {
 			p->ready[p->nready++] = rt;
 			p->fail_kind = 0;
@@ -179,6 +182,13 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	if (cc_net_from_options(opts, &net, err) < 0)
 		return -1;
 	cc_pool *p = NULL;
+	if (fork_server && size > cc_max_sessions(opts)) {
+		cc_net_policy_unref(net);
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "pool size is %u, over its fork server's max_sessions (%u); raise "
+			       "max_sessions or make the pool smaller",
+			       size, cc_max_sessions(opts));
+	}
 	if (pool_prepare(opts, size, &p, err) < 0) {
 		cc_net_policy_unref(net);
 		return -1;
@@ -253,6 +263,7 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 	int rc = 0;
 	pthread_mutex_lock(&p->lock);
 	p->in_checkout++;
+	unsigned long seen = p->attempts;
 	for (;;) {
 		if (p->closing) {
 			rc = cc_fail(err, CC_ERR_INVALID_INPUT,
@@ -272,11 +283,17 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 			cc_runtime_close(rt);
 			pthread_mutex_lock(&p->lock);
 		}
-		if (p->fail_kind && lasting_failure(p->fail_kind)) {
+		/* A lasting failure is reported at once, but only one the
+		 * filler met after this checkout began: sessions closed since
+		 * an older one (a full fork server) may have made room, so the
+		 * filler is woken from its retry wait to try again now. */
+		if (p->fail_kind && lasting_failure(p->fail_kind) && p->attempts != seen) {
 			rc = cc_fail(err, p->fail_kind, "%s", p->fail_msg ? p->fail_msg : "");
 			cc_fail_wrap(err, "the pool cannot start sessions");
 			goto out;
 		}
+		if (p->fail_kind && lasting_failure(p->fail_kind))
+			pthread_cond_broadcast(&p->changed);
 		if (cc_now_ns() >= deadline && p->fail_kind) {
 			/* the filler keeps failing: say why, with its kind */
 			rc = cc_fail(err, p->fail_kind, "%s", p->fail_msg ? p->fail_msg : "");

@@ -18,6 +18,7 @@ static const char mcp_usage[] =
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM] [--pool N]\n"
+	"                    [--fork-max-sessions N]\n"
 	"                    [--python-path DIR]...\n"
 	"                    [--auth-token-file FILE] [--max-result BYTES] [--cpu SECONDS]\n"
 	"                    [--max-open-files N] [--max-file-size MIB]\n"
@@ -50,6 +51,9 @@ static const char mcp_usage[] =
 	"--pool N (default 2): each language keeps N sessions ready, forked from a\n"
 	"fork server started when the server starts, so a new session or a\n"
 	"reset costs a checkout; 0 starts a fresh worker for every runtime.\n"
+	"--fork-max-sessions N (default 1024, at most 4096, at least --pool): the most\n"
+	"runtimes each language's fork server holds at once; past it a call that\n"
+	"needs a new runtime gets a tool error naming this flag.\n"
 	"--auth-token-file FILE: every HTTP request needs Authorization: Bearer TOKEN\n"
 	"(the file's one line, at least 16 characters); required to bind a\n"
 	"non-loopback address. TLS: put a reverse proxy in front (README).\n"
@@ -206,6 +210,7 @@ int cc_mcp_main(int argc, char **argv)
 		{ "ca-file", required_argument, NULL, 'c' },
 		{ "python-path", required_argument, NULL, 'y' },
 		{ "pool", required_argument, NULL, 'P' },
+		{ "fork-max-sessions", required_argument, NULL, 'X' },
 		{ "max-result", required_argument, NULL, 'R' },
 		{ "route-self", required_argument, NULL, 'e' },
 		{ "route-peers", required_argument, NULL, 'p' },
@@ -260,6 +265,14 @@ int cc_mcp_main(int argc, char **argv)
 					     "not '%s'",
 					     optarg);
 			cfg.pool_size = (unsigned)v;
+			break;
+		case 'X':
+			if (number(optarg, 1, CC_FORK_MAX_SESSIONS_LIMIT, &v) < 0 ||
+			    v != (double)(unsigned)v)
+				return usage("--fork-max-sessions wants a count from 1 to 4096, "
+					     "not '%s'",
+					     optarg);
+			cfg.fork_max_sessions = (unsigned)v;
 			break;
 		case 'A':
 			token_file = optarg;
@@ -420,6 +433,9 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage("unexpected argument '%s'", argv[optind]);
+	if (cfg.fork_max_sessions && cfg.fork_max_sessions < cfg.pool_size)
+		return usage("%s", "--fork-max-sessions must be at least --pool (the ready "
+				   "sessions count against it)");
 	if (!route_self != !route_peers || (route_self && !cfg.http))
 		return usage("%s", "--route-self and --route-peers go together, with --http");
 	if (route_self) {

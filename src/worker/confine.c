@@ -357,15 +357,18 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * session (the probe session too) and its stop timer, plus one shared
 	 * allowance of threads for engines that have them. SECURITY.md says
 	 * what sharing it means. */
-	unsigned extra = CC_FORK_MAX_SESSIONS + 1 +
-			 (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
+	/* Two beyond the sessions: the probe session (or a session that has
+	 * ended and is not reaped yet) and the intermediate of the fork under
+	 * way (cc_session_fork). */
+	unsigned n = cc_worker_max_sessions + 2;
+	unsigned extra = n + (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
 	/* It holds a pidfd and a status pipe per live session, beyond what a
-	 * session may open. */
+	 * session may open, and a request's two descriptors and the
+	 * intermediate's pipe while it forks. */
 	struct cc_worker_limits tl = *lim;
-	tl.max_open_files += 2 * CC_FORK_MAX_SESSIONS + 8;
+	tl.max_open_files += 2 * cc_worker_max_sessions + 16;
 	confining_template = true;
-	int cr = confine_until_seccomp(mode, &tl, extra,
-				       CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err);
+	int cr = confine_until_seccomp(mode, &tl, extra, n + CC_FORK_SHARED_THREADS, rep, err);
 	confining_template = false;
 	if (cr < 0)
 		return -1;

@@ -63,12 +63,14 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 
 struct cc_bpf;
 
-/* Sessions one template may hold at once; a fork beyond fails. */
-#define CC_FORK_MAX_SESSIONS 256
-/* Threads (and queued signals) beyond one per session that all sessions of
- * one template may hold together; each session also has a spawned
- * worker's own allowance, in its own user namespace (confine.c). */
-#define CC_FORK_SHARED_THREADS 256
+/* Sessions one template may hold at once (the init frame's max_sessions,
+ * cc_options.max_sessions: 1..CC_FORK_MAX_SESSIONS_LIMIT); a fork beyond
+ * is refused with ENOSPC. The template's RLIMIT_NPROC, RLIMIT_SIGPENDING
+ * and RLIMIT_NOFILE are sized from it (cc_confine_template), with
+ * CC_FORK_SHARED_THREADS (codecage.h) threads and queued signals beyond
+ * one per session that all sessions hold together; each session also has
+ * a spawned worker's own allowance, in its own user namespace. */
+extern unsigned cc_worker_max_sessions;
 
 /* Steps 2..6 for a template: as cc_confine, but the seccomp filter
  * installed is the engine's list plus CC_SC_FORK (fork, hand out pidfds,
