@@ -333,3 +333,52 @@ def test_max_sessions_out_of_range_is_invalid_input(bad):
         ForkServer(language="javascript", max_sessions=bad)
     with pytest.raises(InvalidInputError, match="max_sessions"):
         SessionPool(language="javascript", size=4, max_sessions=bad if bad else 2)
+
+
+def _counts(fs, template):
+    """Host descriptors and threads, the template's descriptors and
+    threads, and the processes below this one with their distinct user and
+    pid namespaces; counted with a marker session live (the template
+    answers only after it has reaped every session that ended before)."""
+    marker = fs.session()
+    me, below, users, pids = os.getpid(), 0, set(), set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        p = int(d)
+        try:
+            while p > 1 and p != me:
+                p = ppid_of(p)
+            if p != me:
+                continue
+            below += 1
+            users.add(os.stat("/proc/%s/ns/user" % d).st_ino)
+            pids.add(os.stat("/proc/%s/ns/pid" % d).st_ino)
+        except (OSError, AssertionError):
+            continue
+    c = (len(os.listdir("/proc/self/fd")), threading.active_count(),
+         len(os.listdir("/proc/%d/fd" % template)),
+         len(os.listdir("/proc/%d/task" % template)), below, len(users), len(pids))
+    marker.close()
+    return c
+
+
+def test_churn_through_the_package_leaves_nothing_behind(lang):
+    """Issue 23: 300 sessions opened, evaluated and closed (ten live at a
+    time) through the package leave the host's descriptors and threads, the
+    template's descriptors and threads, and the processes, user and pid
+    namespaces below the host as they were (tests/integration/
+    test_density.py counts the same, and memory, through the C API)."""
+    with ForkServer(language=lang, preload="" if lang == "python" else None) as fs:
+        s = fs.session()
+        template = ppid_of(s.pid)
+        s.close()
+        before = None
+        for rnd in range(31):  # the first round warms up, then 300 sessions
+            batch = [fs.session() for _ in range(10)]
+            assert [b.eval("%d + 1" % i) for i, b in enumerate(batch)] == list(range(1, 11))
+            for b in batch:
+                b.close()
+            if rnd == 0:
+                before = _counts(fs, template)
+        assert _counts(fs, template) == before
