@@ -382,3 +382,29 @@ def test_churn_through_the_package_leaves_nothing_behind(lang):
             if rnd == 0:
                 before = _counts(fs, template)
         assert _counts(fs, template) == before
+
+
+def test_a_fork_server_raises_the_hosts_soft_descriptor_limit():
+    """Each open session holds three descriptors in the host: with a soft
+    RLIMIT_NOFILE of 256 a fork server of 100 would run out at about 80
+    sessions. ForkServer raises the soft limit to 4 * max_sessions + 256,
+    never past the hard limit (a process of its own, so this one's stays)."""
+    import resource
+    import subprocess
+    code = ("import resource, codecage\n"
+            "fs = codecage.ForkServer(language='javascript', max_sessions=%d)\n"
+            "live = [fs.session() for _ in range(%d)]\n"
+            "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], live[-1].eval('1 + 1'))\n")
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+
+    def run(limits, n, live):
+        def low():
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+        p = subprocess.run([sys.executable, "-c", code % (n, live)], capture_output=True,
+                           text=True, timeout=300, preexec_fn=low,
+                           env=dict(os.environ, PYTHONPATH=ccpkg.PKG_DIR))
+        assert p.returncode == 0, p.stderr
+        return p.stdout.split()
+
+    assert run((256, hard), 100, 100) == [str(min(hard, 4 * 100 + 256)), "2"]
+    assert run((256, 300), 100, 1)[0] == "300"  # never past the hard limit
