@@ -32,8 +32,10 @@ struct cc_pool {
 	unsigned in_checkout;	 /* callers inside cc_pool_checkout; close waits */
 	cc_error_kind fail_kind; /* the filler's last failure, 0 after a success */
 	char *fail_msg;
-	unsigned long attempts; /* the filler's finished attempts, to tell a fresh
-				   failure from one older than a checkout */
+	/* The filler's attempts, numbered as they begin, and the number of the
+	 * one that failed last: a checkout reports only a failure of an
+	 * attempt that began after it did. */
+	unsigned long begun, failed;
 	pthread_t filler;
 };
 
@@ -119,6 +121,7 @@ static void *filler_main(void *arg)
 			pthread_cond_wait(&p->changed, &p->lock);
 		if (p->closing)
 			break;
+		unsigned long attempt = ++p->begun;
 		pthread_mutex_unlock(&p->lock);
 		cc_runtime *rt = NULL;
 		cc_error err = { 0 };
@@ -128,7 +131,8 @@ static void *filler_main(void *arg)
 			rc = -1;
 		}
 		pthread_mutex_lock(&p->lock);
-		p->attempts++;
+		if (rc < 0)
+			p->failed = attempt;
 		if (rc == 0) {
 			p->ready[p->nready++] = rt;
 			p->fail_kind = 0;
@@ -263,7 +267,7 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 	int rc = 0;
 	pthread_mutex_lock(&p->lock);
 	p->in_checkout++;
-	unsigned long seen = p->attempts;
+	unsigned long seen = p->begun;
 	for (;;) {
 		if (p->closing) {
 			rc = cc_fail(err, CC_ERR_INVALID_INPUT,
@@ -283,11 +287,11 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 			cc_runtime_close(rt);
 			pthread_mutex_lock(&p->lock);
 		}
-		/* A lasting failure is reported at once, but only one the
-		 * filler met after this checkout began: sessions closed since
-		 * an older one (a full fork server) may have made room, so the
+		/* A lasting failure is reported at once, but only one of an
+		 * attempt that began after this checkout did: sessions closed
+		 * before it (a full fork server) may have made room, so the
 		 * filler is woken from its retry wait to try again now. */
-		if (p->fail_kind && lasting_failure(p->fail_kind) && p->attempts != seen) {
+		if (p->fail_kind && lasting_failure(p->fail_kind) && p->failed > seen) {
 			rc = cc_fail(err, p->fail_kind, "%s", p->fail_msg ? p->fail_msg : "");
 			cc_fail_wrap(err, "the pool cannot start sessions");
 			goto out;
