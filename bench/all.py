@@ -3,7 +3,7 @@
 
 usage: /usr/bin/python3 bench/all.py [--quick]
                                      [--only floor,startup,compute,humaneval,streaming,
-                                             files,libraries,net]
+                                             files,libraries,net,density]
                                      [--cold N] [--warm N] [--stream-base BUILD]
                                      [--markdown FILE]
 
@@ -67,6 +67,8 @@ runtime that evaluates them per session (cc-bench require with the same
 libraries) and against node loading the same files as classic scripts in
 a fresh process (bench/workloads/load_bundles.js); the same fork and pool
 rows without libraries for scale. PASSES passes taking turns.
+Density (issue 23): bench/density.py's tables as it prints them (its
+docstring; --quick passes --quick: 100 sessions instead of 1,000).
 Network (issue 17): bench/net.py's tables as it prints them (--requests
 500, --quick 100; --fanout 100).
 """
@@ -343,6 +345,15 @@ def charts_section(a, out):
     out.append((p.stdout if p.returncode == 0 else "n/a: " + p.stderr[-500:]) + "\n")
 
 
+def density_section(a, out):
+    """bench/density.py (issue 23): live sessions per fork server, their
+    memory, bursts against spawned runtimes, churn counts."""
+    cmd = [PY, os.path.join(HERE, "density.py")] + (["--quick"] if a.quick else [])
+    log("density: " + " ".join(cmd[1:]))
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out.append((p.stdout if p.returncode == 0 else "n/a: " + p.stderr[-500:]) + "\n")
+
+
 def floor_section(a, out):
     """What this machine charges for the operations a session is made of
     (bench/floor.c, cc-floor): the floor under the start-up rows."""
@@ -505,7 +516,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer runs, HumanEval-X subsampled")
     ap.add_argument("--only", default="floor,startup,compute,humaneval,streaming,charts,files,"
-                    "libraries,net")
+                    "libraries,net,density")
     ap.add_argument("--stream-base", help="build dir of the commit before streaming")
     ap.add_argument("--cold", type=int, help="runs per start-up median (30; --quick 10)")
     ap.add_argument("--warm", type=int, help="warm evals (3000; --quick 1000)")
@@ -521,7 +532,7 @@ def main():
                      ("humaneval", humaneval_section),
                      ("streaming", streaming_section), ("charts", charts_section),
                      ("files", files_section), ("libraries", libraries_section),
-                     ("net", net_section)):
+                     ("net", net_section), ("density", density_section)):
         if name in a.only:
             fn(a, out)
     text = "\n".join(out)

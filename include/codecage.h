@@ -319,7 +319,30 @@ typedef struct cc_options {
 	 * JavaScript runtime. NULL/0: none, the default. */
 	const char *const *python_path;
 	size_t n_python_path;
+	/* Fork servers only (cc_forkserver_new, cc_pool_new with
+	 * fork_server): the most sessions one fork server holds at once, in
+	 * [1, CC_FORK_MAX_SESSIONS_LIMIT]; 0 = CC_FORK_MAX_SESSIONS_DEFAULT
+	 * (1024, what cc_options_init sets). Every quota the template and its
+	 * sessions share is sized for it (SECURITY.md "Density"): RLIMIT_NPROC
+	 * and RLIMIT_SIGPENDING of the template's user namespace (one process
+	 * and one stop timer per session, plus CC_FORK_SHARED_THREADS threads
+	 * that Python sessions share), the template's RLIMIT_NOFILE (two
+	 * descriptors per session, so the host's hard RLIMIT_NOFILE must allow
+	 * 2 * max_sessions + max_open_files + 16). A session past it is refused
+	 * at once with sandbox_unavailable naming max_sessions; the sessions
+	 * already running are unaffected. Each session also holds three
+	 * descriptors in the host process (its socket, pidfd and status pipe;
+	 * a fourth with asynchronous tools or a network policy), counted
+	 * against the host's own RLIMIT_NOFILE. Ignored by cc_runtime_new. */
+	uint32_t max_sessions;
 } cc_options;
+
+/* cc_options.max_sessions: the default and the most it may be. */
+#define CC_FORK_MAX_SESSIONS_DEFAULT 1024
+#define CC_FORK_MAX_SESSIONS_LIMIT 4096
+/* Threads beyond one per session that all sessions of one fork server may
+ * hold together (Python's; JavaScript sessions have one thread each). */
+#define CC_FORK_SHARED_THREADS 256
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
 CC_EXPORT void cc_options_init(cc_options *opts, cc_language language);
@@ -784,7 +807,10 @@ typedef struct cc_forkserver cc_forkserver;
  * /tmp in a mount namespace of its own, before any guest code; no session
  * sees another's. Errors: those of cc_runtime_new; invalid_input for a
  * preload module that fails to import (the message names it);
- * sandbox_unavailable for scratch on a host without namespaces. */
+ * sandbox_unavailable for scratch on a host without namespaces, and for
+ * an opts->max_sessions whose descriptors the process's hard
+ * RLIMIT_NOFILE cannot hold (the message names both); invalid_input for
+ * max_sessions out of range. */
 CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_forkserver **out,
 				cc_error *err);
 
@@ -794,11 +820,13 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
  * take turns on the template's channel. err may be NULL. Errors:
  * worker_crashed (the template is gone; start a new fork server),
  * sandbox_unavailable (the session could not add its layers, or a quota
- * the server's sessions share is full, named in the message: 256 live
- * sessions, RLIMIT_NPROC for their processes and threads, RLIMIT_SIGPENDING
- * for their queued signals and timers; close sessions or start another
- * fork server), internal, timeout, protocol_violation (a malformed reply:
- * the template is closed). */
+ * the server's sessions share is full, named in the message: max_sessions
+ * live sessions (cc_options.max_sessions), RLIMIT_NPROC for their
+ * processes and threads, RLIMIT_SIGPENDING for their queued signals and
+ * timers, the template's or the host's RLIMIT_NOFILE; refused at once,
+ * the live sessions unaffected; close sessions, raise max_sessions or
+ * start another fork server), internal, timeout, protocol_violation (a
+ * malformed reply: the template is closed). */
 CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err);
 
 /* The template's confinement report (what every session has, plus its
@@ -823,9 +851,14 @@ CC_EXPORT void cc_forkserver_close(cc_forkserver *fs);
  * cc_runtime_close, and the pool makes a fresh one, so no state crosses
  * between users. Each session has its own scratch, forked or spawned.
  * opts->mounts are copied (and resolved by each start). *out is owned
- * (close with cc_pool_close). Errors: those of cc_forkserver_new (started
- * here, so a host that cannot confine says so now); invalid_input (size
- * out of range, bad mounts); internal. */
+ * (close with cc_pool_close). With fork_server, the ready sessions and
+ * the checked-out ones still open together count against the fork
+ * server's opts->max_sessions: past it the filler's refusal
+ * (sandbox_unavailable naming max_sessions) is what cc_pool_checkout
+ * reports, at once, until a session is closed. Errors: those of
+ * cc_forkserver_new (started here, so a host that cannot confine says so
+ * now); invalid_input (size out of range or, with fork_server, over
+ * max_sessions; bad mounts); internal. */
 typedef struct cc_pool cc_pool;
 CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
 			  const char *preload, cc_pool **out, cc_error *err);

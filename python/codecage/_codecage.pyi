@@ -72,12 +72,15 @@ class ForkServer:
     """A confined template worker that forks sessions (cc_forkserver).
 
     ``preload``: comma-separated Python modules, ``?`` = may be missing;
-    None = libcodecage's default list. Raises as Runtime, and
-    InvalidInputError for max_file_size > 0 or a preload that fails.
+    None = libcodecage's default list. ``max_sessions``: the most live
+    sessions (cc_options.max_sessions; 0 = 1024, at most 4096). Raises as
+    Runtime, and InvalidInputError for a preload that fails or
+    max_sessions out of range.
     """
 
     def __init__(self, language: str, sandbox: str, limits: Dict[str, Any],
-                 worker_dir: Optional[str] = ..., preload: Optional[str] = ...) -> None: ...
+                 worker_dir: Optional[str] = ..., preload: Optional[str] = ...,
+                 max_sessions: int = ...) -> None: ...
     def spawn(self) -> Runtime:
         """A new forked session, owned by the caller; GIL released."""
     def close(self) -> None: ...
@@ -94,7 +97,7 @@ class Pool:
 
     def __init__(self, language: str, sandbox: str, limits: Dict[str, Any],
                  worker_dir: Optional[str] = ..., size: int = ..., fork_server: bool = ...,
-                 preload: Optional[str] = ...) -> None: ...
+                 preload: Optional[str] = ..., max_sessions: int = ...) -> None: ...
     def checkout(self, timeout: float = ...) -> Runtime:
         """Wait up to timeout seconds (0..86400) for a session, owned by
         the caller; raises TimeoutError (codecage's) when none came."""

@@ -18,6 +18,38 @@ from .errors import InvalidInputError
 
 Preload = Union[None, str, Sequence[str]]
 
+#: ``max_sessions`` when not given, and the most it may be (libcodecage's
+#: CC_FORK_MAX_SESSIONS_DEFAULT and CC_FORK_MAX_SESSIONS_LIMIT).
+MAX_SESSIONS_DEFAULT = 1024
+MAX_SESSIONS_LIMIT = 4096
+
+
+def _max_sessions_arg(max_sessions: Optional[int]) -> int:
+    """``max_sessions`` checked, and this process's soft RLIMIT_NOFILE
+    raised (never past its hard limit) to what that many sessions hold in
+    the host: three descriptors each (socket, pidfd, status pipe), a fourth
+    with asynchronous tools or a network policy, plus room for the rest of
+    the program. Returns the value to pass on."""
+    if max_sessions is None:
+        max_sessions = MAX_SESSIONS_DEFAULT
+    if isinstance(max_sessions, bool) or not isinstance(max_sessions, int):
+        raise TypeError(f"max_sessions must be an int, not {type(max_sessions).__name__}")
+    if not 1 <= max_sessions <= MAX_SESSIONS_LIMIT:
+        raise InvalidInputError(f"max_sessions is {max_sessions}; it must be between 1 and "
+                                f"{MAX_SESSIONS_LIMIT} sessions per fork server (start more "
+                                "fork servers for more)")
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = 4 * max_sessions + 256
+        if soft != resource.RLIM_INFINITY and soft < want:
+            new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+            if new > soft:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    except (ImportError, OSError, ValueError):
+        pass  # the session past the limit says so (SandboxUnavailable naming it)
+    return max_sessions
+
 
 def _preload_arg(preload: Preload, language: str) -> Optional[str]:
     """``preload`` as libcodecage takes it: None (the default list) or
@@ -71,19 +103,32 @@ class ForkServer:
     (``scratch``/``max_file_size``: a private tmpfs on ``/tmp`` that no
     other session sees) and the server's ``mounts``.
 
+    ``max_sessions`` (int, 1..4096; None = 1024): the most sessions it
+    holds open at once; every quota the template and its sessions share
+    (processes and threads, queued signals and timers, the template's
+    descriptors) is sized for it (SECURITY.md, "Density"). A
+    :meth:`session` past it raises ``SandboxUnavailable`` at once, naming
+    ``max_sessions``; the open sessions are unaffected, and closing one
+    makes room. Each open session holds three descriptors in this process,
+    so the constructor raises the process's soft ``RLIMIT_NOFILE`` (never
+    past the hard limit) to ``4 * max_sessions + 256`` when it is lower.
+
     Thread-safe: any thread may call :meth:`session`; the GIL is released
     while it forks. Use it as a context manager.
     """
 
     def __init__(self, config: Optional[RuntimeConfig] = None, *, language: str = "javascript",
-                 sandbox: str = "require", preload: Preload = None, **options: Any) -> None:
+                 sandbox: str = "require", preload: Preload = None,
+                 max_sessions: Optional[int] = None, **options: Any) -> None:
         self._fs = None
         n = _native_args(config, language, sandbox, options)
         self._args: _NativeArgs = n
         self.language = n.language
         self.config = n.config
+        #: The most sessions open at once (``max_sessions``).
+        self.max_sessions = _max_sessions_arg(max_sessions)
         self._fs = _codecage.ForkServer(n.language, n.sandbox, n.limits, n.worker_dir,
-                                        _preload_arg(preload, n.language))
+                                        _preload_arg(preload, n.language), self.max_sessions)
         self._sandbox = self._fs.sandbox
         #: The optional preload modules the template dropped, each
         #: ``"name: Type: message"`` (``()`` when none).
@@ -101,10 +146,11 @@ class ForkServer:
         Raises ``InvalidInputError`` (the server is closed),
         ``WorkerCrashed`` (the template is gone: start a new ForkServer),
         ``SandboxUnavailable`` (the session could not add its layers, or
-        the server is full: its 256 open sessions, or the processes and
-        threads (RLIMIT_NPROC) or queued signals and timers
-        (RLIMIT_SIGPENDING) all its sessions share, named in the message;
-        close sessions or start another ForkServer), ``TimeoutError``,
+        the server is full: its ``max_sessions`` open sessions, or the
+        processes and threads (RLIMIT_NPROC) or queued signals and timers
+        (RLIMIT_SIGPENDING) all its sessions share, or this process's
+        descriptors, named in the message; refused at once: close sessions,
+        raise ``max_sessions`` or start another ForkServer), ``TimeoutError``,
         ``ProtocolViolation``, ``InternalError``, or the bootstrap's error.
         """
         if self._fs is None:
@@ -140,7 +186,8 @@ class SessionPool:
     """Up to ``size`` ready sessions, kept full by a thread of the pool's own.
 
     ``SessionPool(config=None, *, language="javascript", sandbox="require",
-    size=4, fork_server=True, preload=None, **options)``: ``config``,
+    size=4, fork_server=True, preload=None, max_sessions=None,
+    **options)``: ``config``,
     ``language``, ``sandbox`` and ``options`` as for
     :class:`IsolatedRuntime`; ``size`` (int, 1..1024) sessions are kept
     ready; with ``fork_server`` they are forked from a :class:`ForkServer`
@@ -155,16 +202,23 @@ class SessionPool:
     makes a fresh one instead. So no state (globals, imports, files, tools)
     ever crosses from one user to the next.
 
+    With ``fork_server``, ``max_sessions`` is its fork server's (as for
+    :class:`ForkServer`): the ready sessions and the checked-out ones still
+    open count against it, and past it :meth:`checkout` raises the
+    filler's ``SandboxUnavailable`` naming ``max_sessions`` at once, until
+    a session is closed.
+
     Raises as :class:`ForkServer` (the fork server starts here, so a host
     that cannot confine says so now), ``InvalidInputError`` for ``size``
-    out of range, ``TypeError`` for wrong types. Thread-safe; the GIL is
+    out of range (or over ``max_sessions``), ``TypeError`` for wrong types. Thread-safe; the GIL is
     released while it starts, checks out and closes. Use it as a context
     manager.
     """
 
     def __init__(self, config: Optional[RuntimeConfig] = None, *, language: str = "javascript",
                  sandbox: str = "require", size: int = 4, fork_server: bool = True,
-                 preload: Preload = None, **options: Any) -> None:
+                 preload: Preload = None, max_sessions: Optional[int] = None,
+                 **options: Any) -> None:
         self._pool = None
         if isinstance(size, bool) or not isinstance(size, int):
             raise TypeError(f"size must be an int, not {type(size).__name__}")
@@ -179,9 +233,11 @@ class SessionPool:
         self.config = n.config
         self.size = size
         self.fork_server = fork_server
+        #: The fork server's ``max_sessions`` (with ``fork_server``).
+        self.max_sessions = _max_sessions_arg(max_sessions)
         self._pool = _codecage.Pool(n.language, n.sandbox, n.limits, n.worker_dir,
                                     size, fork_server,
-                                    _preload_arg(preload, n.language))
+                                    _preload_arg(preload, n.language), self.max_sessions)
 
     def checkout(self, timeout: float = 5.0) -> IsolatedRuntime:
         """Take a ready session, waiting up to ``timeout`` seconds (a number

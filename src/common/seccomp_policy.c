@@ -102,7 +102,10 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	/* the fork server's template only (src/worker/forkserver.c): each
 	 * session it forks stacks the engine's own filter on top, which
 	 * refuses all of these again before any guest code runs */
-	{ "clone", FORK, CC_SC_ARGS, "fork() of a session: exactly glibc's fork flags" },
+	{ "clone", FORK, CC_SC_ARGS,
+	  "a session: exactly SIGCHLD|CLONE_NEWUSER|CLONE_NEWPID (its own quotas, no siblings in "
+	  "sight: one clone, issue 23), or glibc's fork flags (no namespaces; the probe "
+	  "session's exec probe)" },
 	{ "wait4", FORK, CC_SC_ALLOW, "reaping ended sessions" },
 	{ "restart_syscall", FORK, CC_SC_ALLOW, "poll resumed after SIGCHLD under a tracer" },
 	{ "recvmsg", FORK, CC_SC_ALLOW, "a fork request carries the session's channel" },
@@ -112,20 +115,15 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "landlock_create_ruleset", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
 	{ "landlock_restrict_self", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
 	{ "seccomp", FORK, CC_SC_ARGS, "the session's own filter: SET_MODE_FILTER, no flags" },
-	{ "unshare", FORK, CC_SC_ARGS,
-	  "the session's own user and pid namespaces (its quotas, no siblings in sight): "
-	  "exactly CLONE_NEWUSER|CLONE_NEWPID" },
-	{ "pipe2", FORK, CC_SC_ALLOW,
-	  "the intermediate of a session's fork reports the session's pid" },
 	{ "setrlimit", FORK, CC_SC_ALLOW, "the session's own limits, lowered" },
 	{ "capset", FORK, CC_SC_ALLOW, "dropping what the session's user namespace gave it" },
 	{ "capget", FORK, CC_SC_ALLOW, "checking that nothing was kept" },
-	/* a template whose sessions have scratch: the intermediate of each
-	 * session's fork (its own user namespace, owning its own mount
-	 * namespace) maps its ids and mounts the session's tmpfs on /tmp */
-	{ "unshare", FORK_SCRATCH, CC_SC_ARGS,
-	  "the session's own user, pid and mount namespaces: exactly "
-	  "CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS" },
+	/* a template whose sessions have scratch: each new session (its own
+	 * user namespace, owning its own mount namespace) maps its ids and
+	 * mounts its tmpfs on /tmp before any guest code */
+	{ "clone", FORK_SCRATCH, CC_SC_ARGS,
+	  "a session with scratch: exactly SIGCHLD|CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS "
+	  "(its own user, pid and mount namespaces)" },
 	{ "mount", FORK_SCRATCH, CC_SC_ARGS,
 	  "the session's tmpfs: flags exactly MS_NOSUID|MS_NODEV|MS_NOEXEC (no bind, "
 	  "remount or move)" },
@@ -133,7 +131,7 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	  "each session's file domain, built after its tmpfs is mounted" },
 	{ "prctl", FORK_SCRATCH, CC_SC_ARGS,
 	  "PR_SET_DUMPABLE only: a non-dumpable process's /proc/self/uid_map belongs to "
-	  "the host's root, so the intermediate is dumpable while it writes its maps" },
+	  "the host's root, so a new session is dumpable while it writes its maps" },
 };
 const size_t cc_sc_allow_len = sizeof(cc_sc_allow) / sizeof(cc_sc_allow[0]);
 

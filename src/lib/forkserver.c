@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -53,6 +54,23 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 	return rc;
 }
 
+/* The template raises its RLIMIT_NOFILE to hold two descriptors per
+ * session (confine.c), which the host's hard limit must allow. */
+static int check_nofile(const cc_options *opts, cc_error *err)
+{
+	unsigned max = cc_max_sessions(opts);
+	rlim_t need = (rlim_t)opts->limits.max_open_files + 2 * (rlim_t)max + 16;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max == RLIM_INFINITY ||
+	    rl.rlim_max >= need)
+		return 0;
+	return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+		       "a fork server of max_sessions %u needs %llu descriptors in its template "
+		       "(two per session plus max_open_files), over this process's hard "
+		       "RLIMIT_NOFILE of %llu; lower max_sessions, or raise the hard limit",
+		       max, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+}
+
 int cc_forkserver_start(const cc_options *opts, const char *preload, const struct cc_libset *libs,
 			struct cc_net_policy *net, cc_forkserver **out, cc_error *err)
 {
@@ -66,6 +84,8 @@ int cc_forkserver_start(const cc_options *opts, const char *preload, const struc
 	if (strlen(preload) >= 1024)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "the preload list is over 1023 bytes; shorten it");
+	if (check_nofile(opts, err) < 0)
+		return -1;
 	cc_forkserver *fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
@@ -134,16 +154,26 @@ static int send_request(struct cc_child *t, const int fds[2], int64_t deadline, 
 
 /* A template's -errno reply as an error naming the quota that is full
  * (src/worker/forkserver.c says which errno means which). */
-static int fork_refused(int e, cc_error *err)
+static int fork_refused(const cc_forkserver *fs, int e, cc_error *err)
 {
-	const char *quota = NULL;
+	unsigned max = cc_max_sessions(&fs->opts);
+	if (e == ENOSPC)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "the fork server could not fork a session: it holds %u live "
+			       "sessions, its max_sessions; close one, start another fork server, "
+			       "or raise max_sessions (up to %u)",
+			       max, CC_FORK_MAX_SESSIONS_LIMIT);
 	if (e == EAGAIN)
-		quota = "its sessions and their threads hold every process its user namespace "
-			"allows (RLIMIT_NPROC, one total for all sessions of a fork server: one "
-			"process per session plus 256 threads between them)";
-	else if (e == ENOSPC)
-		quota = "it holds 256 live sessions, the most one fork server serves";
-	else if (e == EMFILE)
+		return cc_fail(
+			err, CC_ERR_SANDBOX_UNAVAILABLE,
+			"the fork server could not fork a session: its sessions and their "
+			"threads hold every process its user namespace allows (RLIMIT_NPROC, "
+			"one total for all sessions of a fork server: one process per session "
+			"up to max_sessions %u, plus %u threads between them); close "
+			"sessions, or start another fork server (each has quotas of its own)",
+			max, CC_FORK_SHARED_THREADS);
+	const char *quota = NULL;
+	if (e == EMFILE)
 		quota = "its descriptors are used up (RLIMIT_NOFILE: a pidfd and a status pipe "
 			"per live session)";
 	if (!quota)
@@ -155,8 +185,25 @@ static int fork_refused(int e, cc_error *err)
 		       quota);
 }
 
+/* The host's own descriptors ran out making a session's socket or status
+ * pipe: each live session holds three here. */
+static int host_fds_refused(const char *what, int e, cc_error *err)
+{
+	if (e != EMFILE && e != ENFILE)
+		return cc_fail(err, CC_ERR_INTERNAL, "%s: %s", what, strerror(e));
+	struct rlimit rl = { 0, 0 };
+	getrlimit(RLIMIT_NOFILE, &rl);
+	return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+		       "the fork server could not make a session: this process is out of "
+		       "descriptors (%s: %s; RLIMIT_NOFILE %llu, and each live session holds "
+		       "three: its socket, pidfd and status pipe); close sessions, or raise the "
+		       "process's RLIMIT_NOFILE (ulimit -n, resource.setrlimit)",
+		       what, strerror(e), (unsigned long long)rl.rlim_cur);
+}
+
 /* The template's answer: the session's pid and pidfd. */
-static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error *err)
+static int recv_reply(const cc_forkserver *fs, struct cc_child *t, int *pidfd, int64_t deadline,
+		      cc_error *err)
 {
 	*pidfd = -1;
 	/* Nothing may follow the template's "ready" but replies like this */
@@ -190,7 +237,7 @@ static int recv_reply(struct cc_child *t, int *pidfd, int64_t deadline, cc_error
 				       "the fork server's template sent a malformed reply");
 		}
 		if (pid < 0)
-			return fork_refused((int)-pid, err);
+			return fork_refused(fs, (int)-pid, err);
 		*pidfd = fds[0];
 		return (int)pid;
 	}
@@ -234,7 +281,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		int e = errno;
 		cc_runtime_close(rt);
-		return cc_fail(err, CC_ERR_INTERNAL, "socketpair: %s", strerror(e));
+		return host_fds_refused("socketpair", e, err);
 	}
 	/* The template writes the session's wait status here once it has
 	 * reaped it (spawn.c's reap_forked reads it). */
@@ -244,7 +291,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 		close(sv[0]);
 		close(sv[1]);
 		cc_runtime_close(rt);
-		return cc_fail(err, CC_ERR_INTERNAL, "pipe2: %s", strerror(e));
+		return host_fds_refused("pipe2", e, err);
 	}
 	int64_t deadline = cc_now_ns() + (int64_t)(CC_STARTUP_TIMEOUT_S * 1e9);
 	cc_runtime *t = fs->tmpl;
@@ -254,7 +301,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 		cc_fail(err, CC_ERR_WORKER_CRASHED, "the fork server's template is gone: %s",
 			t->death ? t->death : "it ended");
 	else if (send_request(&t->child, (int[2]){ sv[1], st[1] }, deadline, err) == 0)
-		pid = recv_reply(&t->child, &pidfd, deadline, err);
+		pid = recv_reply(fs, &t->child, &pidfd, deadline, err);
 	/* A template that broke the protocol or died serves no one again. */
 	if (pid < 0 && (err->kind == CC_ERR_PROTOCOL_VIOLATION ||
 			err->kind == CC_ERR_WORKER_CRASHED || err->kind == CC_ERR_TIMEOUT)) {

@@ -25,6 +25,7 @@ CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 		.max_file_size = 0,
 		.max_pending_calls = 64,
 	};
+	o->max_sessions = CC_FORK_MAX_SESSIONS_DEFAULT;
 }
 
 int cc_options_check(const cc_options *o, cc_error *err)
@@ -71,9 +72,20 @@ int cc_options_check(const cc_options *o, cc_error *err)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "max_pending_calls is %u; it must be in [1, 65536]",
 			       l->max_pending_calls);
+	if (o->max_sessions > CC_FORK_MAX_SESSIONS_LIMIT)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "max_sessions is %u; it must be between 1 and %u sessions per fork "
+			       "server (0: the default, %u); start more fork servers for more",
+			       o->max_sessions, CC_FORK_MAX_SESSIONS_LIMIT,
+			       CC_FORK_MAX_SESSIONS_DEFAULT);
 	if (o->net && cc_net_check(o->net, err) < 0)
 		return cc_fail_wrap(err, "cc_options.net");
 	return 0;
+}
+
+unsigned cc_max_sessions(const cc_options *o)
+{
+	return o->max_sessions ? o->max_sessions : CC_FORK_MAX_SESSIONS_DEFAULT;
 }
 
 uint64_t cc_scratch_bytes(const cc_options *o)

@@ -32,6 +32,10 @@ struct cc_pool {
 	unsigned in_checkout;	 /* callers inside cc_pool_checkout; close waits */
 	cc_error_kind fail_kind; /* the filler's last failure, 0 after a success */
 	char *fail_msg;
+	/* The filler's attempts, numbered as they begin, and the number of the
+	 * one that failed last: a checkout reports only a failure of an
+	 * attempt that began after it did. */
+	unsigned long begun, failed;
 	pthread_t filler;
 };
 
@@ -117,6 +121,7 @@ static void *filler_main(void *arg)
 			pthread_cond_wait(&p->changed, &p->lock);
 		if (p->closing)
 			break;
+		unsigned long attempt = ++p->begun;
 		pthread_mutex_unlock(&p->lock);
 		cc_runtime *rt = NULL;
 		cc_error err = { 0 };
@@ -126,6 +131,8 @@ static void *filler_main(void *arg)
 			rc = -1;
 		}
 		pthread_mutex_lock(&p->lock);
+		if (rc < 0)
+			p->failed = attempt;
 		if (rc == 0) {
 			p->ready[p->nready++] = rt;
 			p->fail_kind = 0;
@@ -179,6 +186,13 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	if (cc_net_from_options(opts, &net, err) < 0)
 		return -1;
 	cc_pool *p = NULL;
+	if (fork_server && size > cc_max_sessions(opts)) {
+		cc_net_policy_unref(net);
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "pool size is %u, over its fork server's max_sessions (%u); raise "
+			       "max_sessions or make the pool smaller",
+			       size, cc_max_sessions(opts));
+	}
 	if (pool_prepare(opts, size, &p, err) < 0) {
 		cc_net_policy_unref(net);
 		return -1;
@@ -253,6 +267,7 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 	int rc = 0;
 	pthread_mutex_lock(&p->lock);
 	p->in_checkout++;
+	unsigned long seen = p->begun;
 	for (;;) {
 		if (p->closing) {
 			rc = cc_fail(err, CC_ERR_INVALID_INPUT,
@@ -272,11 +287,17 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 			cc_runtime_close(rt);
 			pthread_mutex_lock(&p->lock);
 		}
-		if (p->fail_kind && lasting_failure(p->fail_kind)) {
+		/* A lasting failure is reported at once, but only one of an
+		 * attempt that began after this checkout did: sessions closed
+		 * before it (a full fork server) may have made room, so the
+		 * filler is woken from its retry wait to try again now. */
+		if (p->fail_kind && lasting_failure(p->fail_kind) && p->failed > seen) {
 			rc = cc_fail(err, p->fail_kind, "%s", p->fail_msg ? p->fail_msg : "");
 			cc_fail_wrap(err, "the pool cannot start sessions");
 			goto out;
 		}
+		if (p->fail_kind && lasting_failure(p->fail_kind))
+			pthread_cond_broadcast(&p->changed);
 		if (cc_now_ns() >= deadline && p->fail_kind) {
 			/* the filler keeps failing: say why, with its kind */
 			rc = cc_fail(err, p->fail_kind, "%s", p->fail_msg ? p->fail_msg : "");

@@ -88,7 +88,7 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 	struct cc_msgbuf m;
 	bool web = rt->opts.web_polyfills;
 	cc_msgbuf_begin(
-		&m, 2 + n + (preload ? 2 : 0) + (web ? 1 : 0) + (nlibs ? 2 : 0) + (gs->n ? 1 : 0),
+		&m, 2 + n + (preload ? 3 : 0) + (web ? 1 : 0) + (nlibs ? 2 : 0) + (gs->n ? 1 : 0),
 		"init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
@@ -114,6 +114,8 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 		msgpack_pack_true(&m.pk);
 		cc_pack_cstr(&m.pk, "preload");
 		cc_pack_cstr(&m.pk, preload);
+		cc_pack_cstr(&m.pk, "max_sessions"); /* what it sizes its quotas for */
+		msgpack_pack_uint32(&m.pk, cc_max_sessions(&rt->opts));
 	}
 	if (nlibs) { /* that many "lib" frames follow (libraries.c) */
 		cc_pack_cstr(&m.pk, "libraries");

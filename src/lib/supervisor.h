@@ -229,6 +229,8 @@ int cc_options_check(const cc_options *o, cc_error *err);
 /* The session's scratch size: scratch_bytes, else (compatibility)
  * limits.max_file_size; 0 = no scratch. */
 uint64_t cc_scratch_bytes(const cc_options *o);
+/* A fork server's session cap: max_sessions, 0 meaning the default. */
+unsigned cc_max_sessions(const cc_options *o);
 /* RLIMIT_FSIZE for the worker, in bytes (0: no file writes); options.c. */
 uint64_t cc_file_size_cap(const cc_options *o, const struct cc_grants *gs);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "auth.h"
 #include "route.h"
@@ -18,6 +19,7 @@ static const char mcp_usage[] =
 	"                    [--web-polyfills] [--library FILE|DIR|NAME]... [--node-modules DIR]\n"
 	"                    [--scratch MIB] [--mount HOST:GUEST[:rw]]...\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM] [--pool N]\n"
+	"                    [--fork-max-sessions N]\n"
 	"                    [--python-path DIR]...\n"
 	"                    [--auth-token-file FILE] [--max-result BYTES] [--cpu SECONDS]\n"
 	"                    [--max-open-files N] [--max-file-size MIB]\n"
@@ -50,6 +52,11 @@ static const char mcp_usage[] =
 	"--pool N (default 2): each language keeps N sessions ready, forked from a\n"
 	"fork server started when the server starts, so a new session or a\n"
 	"reset costs a checkout; 0 starts a fresh worker for every runtime.\n"
+	"--fork-max-sessions N (default 1024, at most 4096, at least --pool): the most\n"
+	"runtimes each language's fork server holds at once; past it a call that\n"
+	"needs a new runtime gets a tool error naming this flag. The server raises\n"
+	"its soft RLIMIT_NOFILE (never past the hard one) to hold four descriptors\n"
+	"per runtime of both fork servers full.\n"
 	"--auth-token-file FILE: every HTTP request needs Authorization: Bearer TOKEN\n"
 	"(the file's one line, at least 16 characters); required to bind a\n"
 	"non-loopback address. TLS: put a reverse proxy in front (README).\n"
@@ -67,6 +74,25 @@ static const char mcp_usage[] =
 	"calls its tools as tools.NAME.TOOL(...); the run tools' descriptions declare\n"
 	"them. One tools/call may make --max-tool-calls upstream calls in all (default\n"
 	"50) and --upstream-max-calls NAME=N of NAME's.\n";
+
+/* Each live runtime holds three or four descriptors here (its socket,
+ * pidfd, status pipe; an eventfd with the network or upstream tools), each
+ * HTTP connection one: the soft RLIMIT_NOFILE is raised, never past the
+ * hard limit, to what both languages' fork servers full and the HTTP
+ * sessions need. A runtime past what it allows is refused by name
+ * (sandbox_unavailable, "out of descriptors"). */
+static void raise_nofile(const struct mcp_config *cfg)
+{
+	unsigned fork_max =
+		cfg->fork_max_sessions ? cfg->fork_max_sessions : CC_FORK_MAX_SESSIONS_DEFAULT;
+	rlim_t need = (rlim_t)2 * 4 * fork_max + cfg->max_sessions + 256; /* two languages */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -206,6 +232,7 @@ int cc_mcp_main(int argc, char **argv)
 		{ "ca-file", required_argument, NULL, 'c' },
 		{ "python-path", required_argument, NULL, 'y' },
 		{ "pool", required_argument, NULL, 'P' },
+		{ "fork-max-sessions", required_argument, NULL, 'X' },
 		{ "max-result", required_argument, NULL, 'R' },
 		{ "route-self", required_argument, NULL, 'e' },
 		{ "route-peers", required_argument, NULL, 'p' },
@@ -260,6 +287,14 @@ int cc_mcp_main(int argc, char **argv)
 					     "not '%s'",
 					     optarg);
 			cfg.pool_size = (unsigned)v;
+			break;
+		case 'X':
+			if (number(optarg, 1, CC_FORK_MAX_SESSIONS_LIMIT, &v) < 0 ||
+			    v != (double)(unsigned)v)
+				return usage("--fork-max-sessions wants a count from 1 to 4096, "
+					     "not '%s'",
+					     optarg);
+			cfg.fork_max_sessions = (unsigned)v;
 			break;
 		case 'A':
 			token_file = optarg;
@@ -420,6 +455,9 @@ int cc_mcp_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage("unexpected argument '%s'", argv[optind]);
+	if (cfg.fork_max_sessions && cfg.fork_max_sessions < cfg.pool_size)
+		return usage("%s", "--fork-max-sessions must be at least --pool (the ready "
+				   "sessions count against it)");
 	if (!route_self != !route_peers || (route_self && !cfg.http))
 		return usage("%s", "--route-self and --route-peers go together, with --http");
 	if (route_self) {
@@ -459,6 +497,7 @@ int cc_mcp_main(int argc, char **argv)
 		return st;
 	/* A client that goes away must not kill us through a write. */
 	signal(SIGPIPE, SIG_IGN);
+	raise_nofile(&cfg);
 	struct mcp_server *srv = mcp_server_new(&cfg);
 	if (!srv) {
 		fprintf(stderr, "codecage mcp: cannot start the server (out of memory)\n");

@@ -131,8 +131,15 @@ static void render_pools(struct cc_buf *b, struct mcp_server *srv)
 		      "# HELP codecage_mcp_sessions Live MCP sessions.\n"
 		      "# TYPE codecage_mcp_sessions gauge\ncodecage_mcp_sessions %u\n"
 		      "# HELP codecage_mcp_pool_size Ready sessions each pool keeps (--pool).\n"
-		      "# TYPE codecage_mcp_pool_size gauge\ncodecage_mcp_pool_size %u\n",
-		      mcp_server_session_count(srv), cfg->pool_size);
+		      "# TYPE codecage_mcp_pool_size gauge\ncodecage_mcp_pool_size %u\n"
+		      "# HELP codecage_mcp_fork_max_sessions The most runtimes each language's "
+		      "fork server holds at once (--fork-max-sessions); past it a new one is a "
+		      "sandbox_unavailable call.\n"
+		      "# TYPE codecage_mcp_fork_max_sessions gauge\ncodecage_mcp_fork_max_sessions "
+		      "%u\n",
+		      mcp_server_session_count(srv), cfg->pool_size,
+		      cfg->fork_max_sessions ? cfg->fork_max_sessions
+					     : CC_FORK_MAX_SESSIONS_DEFAULT);
 	cc_buf_puts(b, "# HELP codecage_mcp_pool_ready Sessions ready to check out now.\n"
 		       "# TYPE codecage_mcp_pool_ready gauge\n");
 	bool started[MCP_LANGS];

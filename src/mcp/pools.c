@@ -58,11 +58,18 @@ void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o)
 		o->n_python_path = cfg->n_python_path;
 	}
 	o->scratch_bytes = cfg->scratch_mib << 20;
+	o->max_sessions = cfg->fork_max_sessions;
 	o->mounts = cfg->mounts;
 	o->n_mounts = cfg->n_mounts;
 }
 
 static cc_pool *pool_get(struct mcp_pools *p, int lang);
+
+/* --fork-max-sessions as the library applies it (0: its default). */
+static unsigned cc_max_sessions_of(const struct mcp_config *cfg)
+{
+	return cfg->fork_max_sessions ? cfg->fork_max_sessions : CC_FORK_MAX_SESSIONS_DEFAULT;
+}
 
 static void *starter_main(void *arg)
 {
@@ -169,6 +176,17 @@ int mcp_runtime_start(struct mcp_server *srv, int lang, cc_runtime **out, bool *
 		cc_error perr = { 0 };
 		if (cc_pool_checkout(pool, MCP_POOL_WAIT_S, out, &perr) == 0)
 			*pooled = true;
+		/* A full fork server (--fork-max-sessions, or the threads and
+		 * timers its sessions share) is a refusal, not a reason to
+		 * start workers past the cap: the caller's tool error says so. */
+		if (!*out && perr.kind == CC_ERR_SANDBOX_UNAVAILABLE) {
+			*err = perr;
+			return cc_fail_wrap(err,
+					    "a new %s runtime from its fork server "
+					    "(codecage mcp --fork-max-sessions %u) is refused",
+					    lang == MCP_LANG_PY ? "python" : "javascript",
+					    cc_max_sessions_of(cfg));
+		}
 		cc_error_clear(&perr); /* a direct start below says what is wrong */
 	}
 	if (!*out) {

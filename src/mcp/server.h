@@ -56,6 +56,11 @@ struct mcp_config {
 	 * server started on the language's first use; 0 = a fresh worker
 	 * for every runtime. Default 2. */
 	unsigned pool_size;
+	/* --fork-max-sessions N: the most sessions each language's fork server
+	 * (its pool's) holds at once, checked out ones included
+	 * (cc_options.max_sessions); past it a new runtime is refused with a
+	 * tool error naming the flag. 0 = the library's default (1024). */
+	unsigned fork_max_sessions;
 	/* --auth-token-file: the bearer token every HTTP request must carry
 	 * (owned, read at start); NULL = no authentication (loopback only). */
 	char *auth_token;

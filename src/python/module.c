@@ -159,6 +159,22 @@ typedef struct {
 	bool closed;
 } pool_obj;
 
+/* max_sessions as the constructors take it: 0 (the default) or
+ * 1..CC_FORK_MAX_SESSIONS_LIMIT; anything else is invalid_input here,
+ * before it could wrap in the cast to cc_options' uint32_t. */
+static int check_max_sessions(unsigned long long v)
+{
+	if (v <= CC_FORK_MAX_SESSIONS_LIMIT)
+		return 0;
+	char msg[160];
+	snprintf(msg, sizeof(msg),
+		 "max_sessions is %llu; it must be between 1 and %u sessions per fork server "
+		 "(start more fork servers for more)",
+		 v, (unsigned)CC_FORK_MAX_SESSIONS_LIMIT);
+	cc_py_raise(CC_ERR_INVALID_INPUT, msg);
+	return -1;
+}
+
 static void fs_close_now(fs_obj *self)
 {
 	cc_forkserver *fs = self->fs;
@@ -178,18 +194,23 @@ static void fs_release(fs_obj *self)
 
 static int fs_init(fs_obj *self, PyObject *args, PyObject *kw)
 {
-	static char *names[] = { "language", "sandbox", "limits", "worker_dir", "preload", NULL };
+	static char *names[] = { "language", "sandbox",	     "limits", "worker_dir",
+				 "preload",  "max_sessions", NULL };
 	const char *lang, *sandbox, *worker_dir = NULL, *preload = NULL;
 	PyObject *limits;
+	unsigned long long max_sessions = 0;
 	if (self->fs || self->users || self->closed)
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "ForkServer is already initialised"), -1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|zz:ForkServer", names, &lang, &sandbox,
-					 &PyDict_Type, &limits, &worker_dir, &preload))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|zzK:ForkServer", names, &lang, &sandbox,
+					 &PyDict_Type, &limits, &worker_dir, &preload,
+					 &max_sessions))
 		return -1;
 	cc_options o;
 	const char *pp[CC_MAX_PYTHON_PATH];
-	if (cc_py_options(lang, sandbox, limits, worker_dir, &o, pp) < 0)
+	if (check_max_sessions(max_sessions) < 0 ||
+	    cc_py_options(lang, sandbox, limits, worker_dir, &o, pp) < 0)
 		return -1;
+	o.max_sessions = (uint32_t)max_sessions;
 	cc_forkserver *fs = NULL;
 	cc_error err = { 0 };
 	int rc;
@@ -294,7 +315,8 @@ PyTypeObject cc_py_forkserver_type = {
 	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "codecage._codecage.ForkServer",
 	.tp_basicsize = sizeof(fs_obj),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "ForkServer(language, sandbox, limits: dict, worker_dir=None, preload=None): a "
+	.tp_doc = "ForkServer(language, sandbox, limits: dict, worker_dir=None, preload=None, "
+		  "max_sessions=0): a "
 		  "confined template worker that forks sessions (cc_forkserver). Use "
 		  "codecage.ForkServer.",
 	.tp_new = PyType_GenericNew,
@@ -323,17 +345,20 @@ static void pool_release(pool_obj *self)
 
 static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
 {
-	static char *names[] = { "language", "sandbox",	    "limits",  "worker_dir",
-				 "size",     "fork_server", "preload", NULL };
+	static char *names[] = { "language",	"sandbox", "limits",	   "worker_dir", "size",
+				 "fork_server", "preload", "max_sessions", NULL };
 	const char *lang, *sandbox, *worker_dir = NULL, *preload = NULL;
 	PyObject *limits;
 	Py_ssize_t size = 4;
 	int fork_server = 1;
+	unsigned long long max_sessions = 0;
 	if (self->pool || self->users || self->closed)
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "Pool is already initialised"), -1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|znpz:Pool", names, &lang, &sandbox,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO!|znpzK:Pool", names, &lang, &sandbox,
 					 &PyDict_Type, &limits, &worker_dir, &size, &fork_server,
-					 &preload))
+					 &preload, &max_sessions))
+		return -1;
+	if (check_max_sessions(max_sessions) < 0)
 		return -1;
 	if (size < 0 || (size_t)size > UINT_MAX)
 		return cc_py_raise(CC_ERR_INVALID_INPUT,
@@ -348,6 +373,7 @@ static int pool_init(pool_obj *self, PyObject *args, PyObject *kw)
 	cc_error err = { 0 };
 	int rc;
 	self->users++;
+	o.max_sessions = (uint32_t)max_sessions;
 	Py_BEGIN_ALLOW_THREADS
 		rc = cc_pool_new(&o, (unsigned)size, fork_server, preload, &p, &err);
 	Py_END_ALLOW_THREADS
@@ -434,7 +460,8 @@ PyTypeObject cc_py_pool_type = {
 	.tp_basicsize = sizeof(pool_obj),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Pool(language, sandbox, limits: dict, worker_dir=None, size=4, "
-		  "fork_server=True, preload=None): ready sessions kept full by a thread "
+		  "fork_server=True, preload=None, max_sessions=0): ready sessions kept full by a "
+		  "thread "
 		  "(cc_pool). Use codecage.SessionPool.",
 	.tp_new = PyType_GenericNew,
 	.tp_init = (initproc)pool_init,

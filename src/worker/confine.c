@@ -357,15 +357,16 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * session (the probe session too) and its stop timer, plus one shared
 	 * allowance of threads for engines that have them. SECURITY.md says
 	 * what sharing it means. */
-	unsigned extra = CC_FORK_MAX_SESSIONS + 1 +
-			 (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
+	/* Two beyond the sessions: the probe session, and a session that has
+	 * ended and is not reaped yet. */
+	unsigned n = cc_worker_max_sessions + 2;
+	unsigned extra = n + (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
 	/* It holds a pidfd and a status pipe per live session, beyond what a
-	 * session may open. */
+	 * session may open, and a request's two descriptors while it forks. */
 	struct cc_worker_limits tl = *lim;
-	tl.max_open_files += 2 * CC_FORK_MAX_SESSIONS + 8;
+	tl.max_open_files += 2 * cc_worker_max_sessions + 16;
 	confining_template = true;
-	int cr = confine_until_seccomp(mode, &tl, extra,
-				       CC_FORK_MAX_SESSIONS + 1 + CC_FORK_SHARED_THREADS, rep, err);
+	int cr = confine_until_seccomp(mode, &tl, extra, n + CC_FORK_SHARED_THREADS, rep, err);
 	confining_template = false;
 	if (cr < 0)
 		return -1;
@@ -414,13 +415,14 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
  * *per namespace* and checks every level, so with limits of its own set
  * later a session gets a spawned worker's allowance of threads and queued
  * signals, and the template's totals still bound all sessions together.
- * Pid: the session's next child is pid 1 of a namespace of its own, which
- * sees no sibling, no template, no earlier session (no pid to ask
+ * Pid: the session is pid 1 of a namespace of its own, which sees no
+ * sibling, no template, no earlier session (no pid to ask
  * sched_getaffinity, a CPU clock or kill about). What the new user
- * namespace grants (every capability, over nothing it owns; creating the
- * pid namespace needed CAP_SYS_ADMIN in it) is dropped at once. No id map
- * is written: the session is the overflow id inside. Returns 0 or -errno. */
-/* Write one line into the intermediate's own /proc/self/<name> through the
+ * namespace grants (every capability, over nothing it owns) is dropped at
+ * once (session_enter). Without scratch no id map is written: the session
+ * is the overflow id inside. */
+
+/* Write one line into the new session's own /proc/self/<name> through the
  * template's procfs handle. */
 static int write_self(const char *name, const char *text)
 {
@@ -436,7 +438,7 @@ static int write_self(const char *name, const char *text)
 }
 
 /* The session's scratch: in its new user namespace (which owns its new
- * mount namespace) the intermediate maps its own ids (uid and gid 1000 of
+ * mount namespace) the new session maps its own ids (uid and gid 1000 of
  * the template's namespace, as itself: the one mapping an unprivileged
  * process may write, after denying setgroups), so the tmpfs can hold
  * files (an unmapped owner gets EOVERFLOW), then mounts a tmpfs of its own
@@ -446,8 +448,8 @@ static int session_scratch(void)
 	char line[64];
 	snprintf(line, sizeof(line), "%d %d 1", CC_NS_ID, CC_NS_ID);
 	/* A process that is not dumpable has /proc/self files owned by the
-	 * host's root: dumpable only while the maps are written (the session
-	 * forked after it is not, nor is any guest code running yet). */
+	 * host's root: dumpable only while the maps are written, before any
+	 * guest code runs, and never again. */
 	if (prctl(PR_SET_DUMPABLE, 1) < 0)
 		return -errno;
 	int r = write_self("setgroups", "deny");
@@ -456,7 +458,7 @@ static int session_scratch(void)
 	if (!r)
 		r = write_self("gid_map", line);
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		_exit(1); /* never fork a dumpable session */
+		_exit(1); /* never run a dumpable session */
 	if (r)
 		return r;
 	char opts[96];
@@ -467,11 +469,13 @@ static int session_scratch(void)
 	return 0;
 }
 
-static int session_namespaces(void)
+/* In the new session, first (cc_session_fork's child): its scratch, the
+ * template's procfs handle closed, and every capability its new user
+ * namespace gave dropped and checked gone. Returns 0 or -errno; the
+ * session reports a failure as its start's error (cc_confine_session). */
+static int session_enter(void)
 {
 	bool scratch = cc_ns_procfd >= 0;
-	if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWPID | (scratch ? CLONE_NEWNS : 0)) < 0)
-		return -errno;
 	int r = scratch ? session_scratch() : 0;
 	if (scratch)
 		close(cc_ns_procfd); /* never in a session's hands */
@@ -488,47 +492,43 @@ static int session_namespaces(void)
 	return 0;
 }
 
-/* With namespaces, a session is two forks from the template: an
- * intermediate enters the session's namespaces (session_namespaces) and
- * forks the session, pid 1 of its new pid namespace, then reports the
- * session's pid (in the template's namespace) down a pipe and exits. The
- * orphaned session is re-parented to the template (pid 1 of the worker's
- * namespace, the nearest reaper), which reaps it; it cannot be reaped by
- * anyone else meanwhile, so the pid stays its own for pidfd_open. */
+/* What session_enter gave in this session (0: nothing failed). */
+static int session_enter_errno;
+
+/* With namespaces, a session is one clone from the template with
+ * CLONE_NEWUSER | CLONE_NEWPID (| CLONE_NEWNS with scratch): the child is
+ * pid 1 of a pid namespace of its own, in a user namespace of its own
+ * (which owns the new mount namespace), and the template's child, which
+ * reaps it; it cannot be reaped by anyone else meanwhile, so the pid stays
+ * its own for pidfd_open. (It was two forks, through an intermediate that
+ * unshared the namespaces and forked the session: each copied the
+ * template's page tables, the intermediate's exit tore them down again,
+ * and the template waited for both; issue 23.)
+ *
+ * A raw clone, not glibc's fork(): fork() cannot make namespaces. What
+ * glibc's fork does besides the system call is not needed here: the
+ * template is single-threaded, so no lock of malloc's, stdio's or the
+ * dynamic linker's is held by another thread at the clone; the engine's
+ * own fork hooks run around it (before_fork, after_fork_*); and the
+ * thread id glibc keeps in the thread's descriptor is right in the child
+ * without CLONE_CHILD_SETTID, because the template is pid 1 of its pid
+ * namespace (cc_confine) and the child pid 1 of its own (checked in
+ * cc_confine_session). The seccomp filter lets the template clone with
+ * exactly these flags (seccomp_policy.c) and no longer unshare. */
 pid_t cc_session_fork(const struct cc_confine_report *rep)
 {
 	if (!rep->namespaces) {
 		pid_t pid = fork();
 		return pid < 0 ? -errno : pid;
 	}
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
+	unsigned long flags =
+		SIGCHLD | CLONE_NEWUSER | CLONE_NEWPID | (cc_ns_procfd >= 0 ? CLONE_NEWNS : 0);
+	long pid = syscall(SYS_clone, flags, NULL, NULL, NULL, 0L);
+	if (pid < 0)
 		return -errno;
-	pid_t mid = fork();
-	if (mid == 0) {
-		close(p[0]);
-		int32_t r = session_namespaces();
-		if (r == 0) {
-			pid_t s = fork();
-			if (s == 0) {
-				close(p[1]);
-				return 0;
-			}
-			r = s > 0 ? s : -errno;
-		}
-		_exit(write(p[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
-	}
-	int e = errno;
-	close(p[1]);
-	int32_t r = -e;
-	if (mid > 0) {
-		while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
-			;
-		if (read(p[0], &r, sizeof(r)) != sizeof(r))
-			r = -ECHILD;
-	}
-	close(p[0]);
-	return r;
+	if (pid == 0)
+		session_enter_errno = session_enter();
+	return (pid_t)pid;
 }
 
 /* A session's own limits, lowered from the template's (SYS_setrlimit: the
@@ -556,7 +556,12 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 		       cc_error *err)
 {
 	int abi = 0;
-	if (rep->namespaces && getpid() != 1)
+	if (session_enter_errno)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "a forked session could not enter its own namespaces (scratch, "
+			       "capabilities): %s",
+			       strerror(-session_enter_errno));
+	if (rep->namespaces && (getpid() != 1 || syscall(SYS_gettid) != 1))
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
 			       "a forked session is not pid 1 of its own pid namespace");
 	if (session_limits(&cc_worker_limits, rep->namespaces, err) < 0)

@@ -63,12 +63,14 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 
 struct cc_bpf;
 
-/* Sessions one template may hold at once; a fork beyond fails. */
-#define CC_FORK_MAX_SESSIONS 256
-/* Threads (and queued signals) beyond one per session that all sessions of
- * one template may hold together; each session also has a spawned
- * worker's own allowance, in its own user namespace (confine.c). */
-#define CC_FORK_SHARED_THREADS 256
+/* Sessions one template may hold at once (the init frame's max_sessions,
+ * cc_options.max_sessions: 1..CC_FORK_MAX_SESSIONS_LIMIT); a fork beyond
+ * is refused with ENOSPC. The template's RLIMIT_NPROC, RLIMIT_SIGPENDING
+ * and RLIMIT_NOFILE are sized from it (cc_confine_template), with
+ * CC_FORK_SHARED_THREADS (codecage.h) threads and queued signals beyond
+ * one per session that all sessions hold together; each session also has
+ * a spawned worker's own allowance, in its own user namespace. */
+extern unsigned cc_worker_max_sessions;
 
 /* Steps 2..6 for a template: as cc_confine, but the seccomp filter
  * installed is the engine's list plus CC_SC_FORK (fork, hand out pidfds,
@@ -81,12 +83,14 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err);
 
 /* Fork a session from the template (the probe session too). With
- * namespaces the fork goes through a short-lived intermediate that enters
- * the session's own user and pid namespaces (confine.c says why), so the
- * session is pid 1 of a pid namespace of its own and the template's child
- * (re-parented), every capability the new user namespace gave dropped.
- * Returns 0 in the session, its pid in the template's namespace (> 0) in
- * the template, or -errno (no session). */
+ * namespaces it is one clone into the session's own user and pid
+ * namespaces (and mount namespace, with scratch; confine.c says why), so
+ * the session is pid 1 of a pid namespace of its own and the template's
+ * child; in the child the scratch is mounted and every capability the new
+ * user namespace gave dropped before this returns (a failure there is
+ * reported by cc_confine_session). Returns 0 in the session, its pid in
+ * the template's namespace (> 0) in the template, or -errno (no session:
+ * EAGAIN for RLIMIT_NPROC, ENOSPC for the kernel's namespace counts). */
 pid_t cc_session_fork(const struct cc_confine_report *rep);
 
 /* In a freshly forked session (cc_session_fork): its own RLIMIT_NOFILE,

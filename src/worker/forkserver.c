@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -43,9 +44,27 @@
 static struct cc_bpf session_filter;
 static struct cc_confine_report template_report;
 
+unsigned cc_worker_max_sessions = CC_FORK_MAX_SESSIONS_DEFAULT;
+
+/* Live sessions, by pidfd: polled beside the channel (polled[0]) so an
+ * ended one is reaped at once (its wait status then goes down its status
+ * pipe) and stops counting against RLIMIT_NPROC. 1 + max_sessions
+ * entries each, allocated once by cc_template_start. */
+static struct pollfd *polled;
+static pid_t *polled_pid;
+static int *polled_status;
+static size_t n_polled = 1;
+
 int cc_template_start(cc_sandbox_mode mode, const char *preload, struct cc_confine_report *rep,
 		      const char **version, cc_error *err)
 {
+	size_t n = (size_t)cc_worker_max_sessions + 1;
+	polled = calloc(n, sizeof(*polled));
+	polled_pid = calloc(n, sizeof(*polled_pid));
+	polled_status = calloc(n, sizeof(*polled_status));
+	if (!polled || !polled_pid || !polled_status)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory for %u sessions' bookkeeping",
+			       cc_worker_max_sessions);
 	if (cc_confine_template(mode, &cc_worker_limits, rep, &session_filter, err) < 0)
 		return -1;
 	if (cc_worker_engine->init(version, err) < 0)
@@ -106,14 +125,6 @@ static int session_begin(int fd, cc_error *err)
 		return -1;
 	return 0;
 }
-
-/* Live sessions, by pidfd: polled beside the channel so an ended one is
- * reaped at once (its wait status then goes down its status pipe) and
- * stops counting against RLIMIT_NPROC. */
-static struct pollfd polled[1 + CC_FORK_MAX_SESSIONS];
-static pid_t polled_pid[1 + CC_FORK_MAX_SESSIONS];
-static int polled_status[1 + CC_FORK_MAX_SESSIONS];
-static size_t n_polled = 1;
 
 static void reap_ended(void)
 {
@@ -179,10 +190,10 @@ int cc_template_serve(cc_error *err)
 		}
 		if (cc_worker_engine->before_fork)
 			cc_worker_engine->before_fork();
-		/* -ENOSPC: CC_FORK_MAX_SESSIONS live; -EAGAIN from fork:
+		/* -ENOSPC: max_sessions live; -EAGAIN from fork:
 		 * RLIMIT_NPROC of the template's user namespace */
-		pid_t pid = n_polled < 1 + CC_FORK_MAX_SESSIONS ? cc_session_fork(&template_report)
-								: -ENOSPC;
+		pid_t pid = n_polled <= cc_worker_max_sessions ? cc_session_fork(&template_report)
+							       : -ENOSPC;
 		if (pid == 0) {
 			close_inherited(fds[1]);
 			return session_begin(fds[0], err);

@@ -119,6 +119,14 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		ok = false;
 	else if (found)
 		memcpy(x->preload, pl->u.str.ptr, pl->u.str.len + 1);
+	/* A template's session cap (forkserver.c); only a template gets it. */
+	if (cc_value_map_get(m, "max_sessions", &found), found) {
+		uint64_t ms = get_u64(m, "max_sessions", &ok);
+		if (!x->template || ms < 1 || ms > CC_FORK_MAX_SESSIONS_LIMIT)
+			ok = false;
+		else
+			cc_worker_max_sessions = (unsigned)ms;
+	}
 	if (cc_value_map_get(m, "libraries", &found), found) {
 		x->libraries = get_u64(m, "libraries", &ok);
 		x->library_ms = get_u64(m, "library_timeout_ms", &ok);

@@ -19,7 +19,7 @@
 /* A template with session scratch: an O_PATH handle of a procfs instance
  * of the worker's pid namespace, mounted only long enough to open it
  * (detached: no path leads to it); -1 otherwise. Never reaches a session:
- * the intermediate of each session's fork closes it before forking. */
+ * each session closes it as it starts (confine.c, session_enter). */
 extern int cc_ns_procfd;
 
 /* Inside the namespace the guest is an ordinary user (not 0): library

@@ -59,6 +59,9 @@
 /* The flags glibc's fork() passes to clone on x86_64 (sysdeps/unix/sysv/
  * linux/arch-fork.h): a new process, nothing shared, no namespace. */
 #define CLONE_FORK (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
+/* A fork server's session (src/worker/confine.c, cc_session_fork): a new
+ * process in a user and a pid namespace of its own, nothing shared. */
+#define CLONE_SESSION (SIGCHLD | CLONE_NEWUSER | CLONE_NEWPID)
 
 /* The last fixed clock id (CLOCK_TAI, Linux's include/uapi/linux/time.h). */
 #define CC_CLOCK_FIXED_MAX 11
@@ -67,15 +70,15 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 {
 	uint32_t A = SCMP_ACT_ALLOW;
 	const char *name = ru->name;
-	if (!strcmp(name, "clone") && ru->engines == CC_SC_FORK)
-		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_FORK));
-	if (!strcmp(name, "unshare") && ru->engines == CC_SC_FORK_SCRATCH)
-		return seccomp_rule_add(
-			ctx, A, nr, 1,
-			SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS));
-	if (!strcmp(name, "unshare")) /* a session's own user and pid namespaces, nothing else */
+	if (!strcmp(name, "clone") && ru->engines == CC_SC_FORK) {
+		/* a session in its own user and pid namespaces (cc_session_fork),
+		 * or fork() */
+		int r = seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_SESSION));
+		return r ? r : seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_FORK));
+	}
+	if (!strcmp(name, "clone") && ru->engines == CC_SC_FORK_SCRATCH)
 		return seccomp_rule_add(ctx, A, nr, 1,
-					SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER | CLONE_NEWPID));
+					SCMP_A0(SCMP_CMP_EQ, CLONE_SESSION | CLONE_NEWNS));
 	if (!strcmp(name, "prctl"))
 		return seccomp_rule_add(ctx, A, nr, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
 	if (!strcmp(name, "mount")) /* a new filesystem only: never bind, remount, move */

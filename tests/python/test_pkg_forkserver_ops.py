@@ -21,6 +21,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checklist_cases import TIMER_BOMB  # noqa: E402  (the checklist's own case)
 
 BOUND = 30  # seconds: only reached when something is broken
+# A small max_sessions: the totals the sessions share grow with it (one
+# process and one timer per session, plus 256 threads and 256 signals), so
+# a small one is reached by a few heavy sessions, and the cap itself by a
+# few sessions, whatever the machine has room for.
+CAP = 8
 
 
 def children(pid):
@@ -213,7 +218,7 @@ def fill_with_heavy_sessions(new_session, code):
     """Heavy sessions until a new one is refused; returns (the refusal,
     the heavy sessions)."""
     heavy = []
-    for _ in range(20):  # each holds 63; the server's total is under 600
+    for _ in range(CAP):  # each holds 63; the server's total (CAP=8) is under 300
         try:
             s = new_session()
         except SandboxUnavailable as e:
@@ -222,7 +227,7 @@ def fill_with_heavy_sessions(new_session, code):
         s.eval(code, timeout=BOUND)
     for s in heavy:
         s.close()
-    raise AssertionError("twenty heavy sessions and no refusal")
+    raise AssertionError("%d heavy sessions and no refusal" % CAP)
 
 
 def first_session_after_close(new_session):
@@ -244,7 +249,7 @@ def test_heavy_sessions_get_new_ones_refused_by_name(bomb):
     template killed over a reply it had answered correctly), and works
     again once they close."""
     code, quota = BOMBS[bomb]
-    with ForkServer(language="python", preload="") as fs:
+    with ForkServer(language="python", preload="", max_sessions=CAP) as fs:
         refused, heavy = fill_with_heavy_sessions(fs.session, code)
         try:
             assert quota in str(refused) and "start another fork server" in str(refused)
@@ -262,7 +267,7 @@ def test_a_pool_reports_a_full_fork_server(bomb):
     """The pool's thread meets the same refusal; a checkout with none
     ready says so at once (not a timeout), and the pool recovers."""
     code, quota = BOMBS[bomb]
-    with SessionPool(language="python", size=1, preload="") as pool:
+    with SessionPool(language="python", size=1, preload="", max_sessions=CAP) as pool:
         refused, heavy = fill_with_heavy_sessions(lambda: pool.checkout(timeout=BOUND), code)
         try:
             assert quota in str(refused) and "the pool cannot start sessions" in str(refused)
@@ -273,16 +278,133 @@ def test_a_pool_reports_a_full_fork_server(bomb):
             assert s.eval("1+1") == 2
 
 
-def test_the_session_cap_is_refused_by_name():
-    """The 257th live session of one fork server is refused as
-    sandbox_unavailable naming the cap (it was invalid_input)."""
-    with ForkServer(language="javascript") as fs:
+def test_the_session_cap_is_refused_by_name(lang):
+    """Issue 23: one fork server held at most 256 live sessions (257th
+    refused through RLIMIT_NPROC, then "256 live sessions"), whatever the
+    host had room for. The cap is now max_sessions: past it a session is
+    refused at once as sandbox_unavailable naming max_sessions, the live
+    sessions still evaluate, and a close makes room."""
+    with ForkServer(language=lang, preload="" if lang == "python" else None,
+                    max_sessions=CAP) as fs:
+        assert fs.max_sessions == CAP
         live = []
         try:
-            for _ in range(256):
+            for _ in range(CAP):
                 live.append(fs.session())
-            with pytest.raises(SandboxUnavailable, match="256 live sessions"):
+            with pytest.raises(SandboxUnavailable, match="holds %d live sessions, its "
+                               "max_sessions" % CAP):
                 fs.session()
+            assert [s.eval("%d + 1" % i) for i, s in enumerate(live)] == \
+                list(range(1, CAP + 1))
+            live.pop().close()
+            live.append(fs.session())
+            assert live[-1].eval("40 + 2") == 42
         finally:
             for s in live:
                 s.close()
+
+
+def test_a_pool_reports_its_fork_servers_session_cap(lang):
+    """A pool's checkout past max_sessions raises the refusal naming it
+    (before its own timeout, which is far longer), the checked-out sessions
+    still evaluate, and one close lets the next checkout through (it was
+    refused with the stale failure until the filler's next retry)."""
+    with SessionPool(language=lang, size=2, max_sessions=CAP,
+                     preload="" if lang == "python" else None) as pool:
+        out = []
+        try:
+            for _ in range(CAP):
+                out.append(pool.checkout(timeout=BOUND))
+            with pytest.raises(SandboxUnavailable, match="max_sessions"):
+                pool.checkout(timeout=10 * BOUND)
+            assert all(s.eval("2 + 2") == 4 for s in out)
+            out.pop().close()
+            out.append(pool.checkout(timeout=BOUND))
+            assert out[-1].eval("1 + 1") == 2
+        finally:
+            for s in out:
+                s.close()
+
+
+@pytest.mark.parametrize("bad", [0, -1, 4097])
+def test_max_sessions_out_of_range_is_invalid_input(bad):
+    from codecage import InvalidInputError
+    with pytest.raises(InvalidInputError, match="max_sessions"):
+        ForkServer(language="javascript", max_sessions=bad)
+    with pytest.raises(InvalidInputError, match="max_sessions"):
+        SessionPool(language="javascript", size=4, max_sessions=bad if bad else 2)
+
+
+def _counts(fs, template):
+    """Host descriptors and threads, the template's descriptors and
+    threads, and the processes below this one with their distinct user and
+    pid namespaces; counted with a marker session live (the template
+    answers only after it has reaped every session that ended before)."""
+    marker = fs.session()
+    me, below, users, pids = os.getpid(), 0, set(), set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        p = int(d)
+        try:
+            while p > 1 and p != me:
+                p = ppid_of(p)
+            if p != me:
+                continue
+            below += 1
+            users.add(os.stat("/proc/%s/ns/user" % d).st_ino)
+            pids.add(os.stat("/proc/%s/ns/pid" % d).st_ino)
+        except (OSError, AssertionError):
+            continue
+    c = (len(os.listdir("/proc/self/fd")), threading.active_count(),
+         len(os.listdir("/proc/%d/fd" % template)),
+         len(os.listdir("/proc/%d/task" % template)), below, len(users), len(pids))
+    marker.close()
+    return c
+
+
+def test_churn_through_the_package_leaves_nothing_behind(lang):
+    """Issue 23: 300 sessions opened, evaluated and closed (ten live at a
+    time) through the package leave the host's descriptors and threads, the
+    template's descriptors and threads, and the processes, user and pid
+    namespaces below the host as they were (tests/integration/
+    test_density.py counts the same, and memory, through the C API)."""
+    with ForkServer(language=lang, preload="" if lang == "python" else None) as fs:
+        s = fs.session()
+        template = ppid_of(s.pid)
+        s.close()
+        before = None
+        for rnd in range(31):  # the first round warms up, then 300 sessions
+            batch = [fs.session() for _ in range(10)]
+            assert [b.eval("%d + 1" % i) for i, b in enumerate(batch)] == list(range(1, 11))
+            for b in batch:
+                b.close()
+            if rnd == 0:
+                before = _counts(fs, template)
+        assert _counts(fs, template) == before
+
+
+def test_a_fork_server_raises_the_hosts_soft_descriptor_limit():
+    """Each open session holds three descriptors in the host: with a soft
+    RLIMIT_NOFILE of 256 a fork server of 100 would run out at about 80
+    sessions. ForkServer raises the soft limit to 4 * max_sessions + 256,
+    never past the hard limit (a process of its own, so this one's stays)."""
+    import resource
+    import subprocess
+    code = ("import resource, codecage\n"
+            "fs = codecage.ForkServer(language='javascript', max_sessions=%d)\n"
+            "live = [fs.session() for _ in range(%d)]\n"
+            "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], live[-1].eval('1 + 1'))\n")
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+
+    def run(limits, n, live):
+        def low():
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+        p = subprocess.run([sys.executable, "-c", code % (n, live)], capture_output=True,
+                           text=True, timeout=300, preexec_fn=low,
+                           env=dict(os.environ, PYTHONPATH=ccpkg.PKG_DIR))
+        assert p.returncode == 0, p.stderr
+        return p.stdout.split()
+
+    assert run((256, hard), 100, 100) == [str(min(hard, 4 * 100 + 256)), "2"]
+    assert run((256, 300), 100, 1)[0] == "300"  # never past the hard limit
