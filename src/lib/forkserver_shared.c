@@ -214,7 +214,7 @@ static void release(struct shared *e)
 /* Test hook: a template that fails to start, to see the fallback. */
 static bool forced_failure(void)
 {
-	const char *v = getenv("CODECAGE_TEST_FORK_SERVER_FAIL");
+	const char *v = getenv("CODECAGE_TEST_FORK_SERVER_BROKEN");
 	return v && *v && strcmp(v, "0") != 0;
 }
 
@@ -231,7 +231,7 @@ static cc_forkserver *entry_server(struct shared *e, const cc_options *o,
 	if (!e->fs && !e->failed) {
 		cc_error err = { 0 };
 		if (forced_failure())
-			cc_fail(&err, CC_ERR_INTERNAL, "CODECAGE_TEST_FORK_SERVER_FAIL is set");
+			cc_fail(&err, CC_ERR_INTERNAL, "CODECAGE_TEST_FORK_SERVER_BROKEN is set");
 		else
 			cc_forkserver_start(o, "", libs, NULL, &e->fs, &err);
 		if (!e->fs &&

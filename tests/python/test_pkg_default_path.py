@@ -317,9 +317,9 @@ def test_a_template_that_fails_falls_back_to_spawning():
                 assert rt.eval("1+1") == 2
         print(len(_codecage.shared_fork_server_pids()))
     """
-    out = run_py(code, CODECAGE_TEST_FORK_SERVER_FAIL="1").splitlines()
+    out = run_py(code, CODECAGE_TEST_FORK_SERVER_BROKEN="1").splitlines()
     assert out[0].startswith("spawned: the template did not start (internal: "
-                             "CODECAGE_TEST_FORK_SERVER_FAIL is set)"), out
+                             "CODECAGE_TEST_FORK_SERVER_BROKEN is set)"), out
     assert out[1].startswith("spawned: the template did not start"), out
     assert out[2] == "0"
     # in reverse: without the failure, the same code is forked
