@@ -323,13 +323,14 @@ typedef struct cc_options {
 	 * server (cc_forkserver_new with preload ""), started on the first
 	 * such call and shared by later ones with the same template-fixed
 	 * options (language, sandbox, limits but timeout_s, grace_s and
-	 * max_pending_calls, scratch, web_polyfills, the libraries' bytes,
-	 * the objects mounts and python_path name, worker_dir), at most 8 at
+	 * max_pending_calls, web_polyfills, the libraries' bytes, the
+	 * objects mounts and python_path name, worker_dir), at most 8 at
 	 * once (least recently used closed first). The runtime behaves as a
 	 * spawned one; what a fork server shares is in SECURITY.md. Never an
 	 * error: when the server cannot serve it, the worker is spawned and
-	 * report.fork_server says why. false (ignored by cc_forkserver_new and
-	 * cc_pool_new). See cc_forkserver_shared_close. */
+	 * report.fork_server says why; always with scratch (scratch_bytes, or
+	 * max_file_size alone), where a forked session's differs. false (ignored by
+	 * cc_forkserver_new and cc_pool_new). See cc_forkserver_shared_close. */
 	bool fork_server;
 } cc_options;
 

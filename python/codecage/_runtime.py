@@ -506,33 +506,29 @@ class IsolatedRuntime:
     A runtime serves one thread at a time (``RuntimeBusyError`` otherwise);
     the GIL is released while it waits for the worker.
 
-    ``fork_server`` (bool, True): the default path. The worker is a session
-    forked from a process-wide fork server for this language and the
-    options its template fixes (``sandbox``, ``max_memory``, the output,
-    result and source caps, ``cpu_time``, ``max_open_files``,
-    ``max_file_size``, ``scratch``, ``mounts`` (the objects they name),
-    ``python_path``, ``libraries`` (their bytes), ``web_polyfills``,
-    ``worker_dir``; ``timeout`` too when there are libraries, which load
-    within it), started on the first such runtime of the process: later
-    ones cost a fork (about a millisecond), not a worker's start. Per
-    runtime as always: ``timeout``, ``grace``, ``max_pending_calls``, the
-    network options, tools, redaction, ``on_output``, ``bootstrap``. The
-    runtime behaves as a spawned one (limits, tools, files, network,
-    displays); a Python template imports nothing beyond a spawned
-    worker's. The template's Python hash secret and address-space layout
-    are shared by its sessions, and their threads have one shared
-    allowance beside each session's own (SECURITY.md, "Fork servers").
-    Nothing an option sets is refused by the path: whenever a server
-    cannot serve (its template did not start, it cannot fork: 256 live
-    sessions, its process quota), the worker is spawned instead, and
-    ``rt.sandbox["fork_server"]`` says why (``"spawned: ..."``; it is
-    ``"shared"`` when forked). ``fork_server=False`` spawns a worker of
-    the runtime's own (no ``fork_server`` key in ``rt.sandbox``). At most
-    8 servers are kept (the least recently used is let go first; its live
-    sessions keep it); they end at interpreter exit, at
-    :func:`close_fork_servers`, and a child made by ``os.fork()`` starts
-    its own instead of using its parent's. Thread-safe: threads that
-    create the first runtime of a key at once start one server.
+    ``fork_server`` (bool, True): the default path. The worker is forked
+    from a process-wide fork server for this language and the options its
+    template fixes (``sandbox``, ``max_memory``, the output, result and
+    source caps, ``cpu_time``, ``max_open_files``, ``max_file_size``,
+    ``mounts`` (the objects named), ``python_path``, ``libraries`` (their
+    bytes), ``web_polyfills``, ``worker_dir``; ``timeout`` too with
+    libraries, which load within it), started by the first such runtime
+    of the process: later ones cost a fork, not a worker's start. Each
+    runtime's own as always: ``timeout``, ``grace``, ``max_pending_calls``,
+    the network options, tools, redaction, ``on_output``, ``bootstrap``.
+    It behaves as a spawned runtime (a Python template imports nothing
+    more); its server's sessions share a hash secret, address-space
+    layout and a thread allowance (SECURITY.md). Always spawned: runtimes
+    with ``scratch`` (or ``max_file_size`` alone), where a forked
+    session's scratch refuses renames between directories. Never refused
+    by the path: when a server cannot serve (its template did not start,
+    it cannot fork: 256 live sessions, its process quota), the worker is
+    spawned and ``rt.sandbox["fork_server"]`` says why (``"spawned:
+    ..."``; ``"shared"`` when forked). ``fork_server=False`` spawns (no
+    ``fork_server`` key). At most 8 servers are kept (the least recently
+    used goes first; its live sessions keep it); they end at exit or
+    :func:`close_fork_servers`; a child of ``os.fork()`` starts its own.
+    Thread-safe: first runtimes of one key made at once start one server.
     """
 
     def __init__(self, config: Optional[RuntimeConfig] = None, *, language: str = "javascript",

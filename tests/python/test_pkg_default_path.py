@@ -44,14 +44,22 @@ def outcome(fn):
         return ("error", type(e).__name__, getattr(e, "name", None))
 
 
+#: The default path's note for options it always spawns.
+SCRATCH_NOTE = ("spawned: scratch: a forked session's scratch refuses renames between "
+                "directories, a spawned worker's does not")
+
+
 def both(fn, **kw):
     """fn(rt) on a spawned runtime and on the default path's; both
-    outcomes, and checks the default one really was forked."""
+    outcomes, and checks the default one really was forked (spawned, with
+    the note, for scratch)."""
     got = []
     for fork_server in (False, True):
         with IsolatedRuntime(fork_server=fork_server, **kw) as rt:
             if fork_server:
-                assert rt.sandbox["fork_server"] == "shared", rt.sandbox
+                want = (SCRATCH_NOTE if kw.get("scratch") or kw.get("max_file_size")
+                        else "shared")
+                assert rt.sandbox["fork_server"] == want, rt.sandbox
             else:
                 assert "fork_server" not in rt.sandbox
             got.append(outcome(lambda: fn(rt)) + (rt.alive,))
@@ -118,7 +126,7 @@ PY = {
         import resource as r
         [r.getrlimit(getattr(r, n)) for n in
          ("RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_FSIZE",
-          "RLIMIT_SIGPENDING", "RLIMIT_CORE")]""")), {"max_file_size": 1 << 20}),
+          "RLIMIT_SIGPENDING", "RLIMIT_CORE")]""")), {"max_open_files": 40}),
     "threads": (lambda rt: rt.eval(textwrap.dedent("""\
         import threading
         ev = threading.Event()
@@ -389,3 +397,61 @@ def test_at_most_eight_servers_are_kept():
               all(rt.eval("1") == 1 for rt in rts))
     """)
     assert out.split() == ["8", "True"]
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_streamed_lines_match(language):
+    code = ("import sys\nfor i in range(3):\n    print('line', i, flush=True)\n"
+            "print('err', file=sys.stderr)\n7" if language == "python" else
+            "for (let i = 0; i < 3; i++) console.log('line', i); console.error('err'); 7")
+    got = []
+    for fork_server in (False, True):
+        lines = []
+        with IsolatedRuntime(language=language, fork_server=fork_server,
+                             on_output=lambda s, line: lines.append((s, line))) as rt:
+            got.append((rt.eval(code), lines))
+    assert got[0] == got[1]
+    assert got[0][1] == [("stdout", "line 0"), ("stdout", "line 1"), ("stdout", "line 2"),
+                         ("stderr", "err")]
+
+
+RENAME = {"python": "import os\nos.makedirs('{d}/w/sub', exist_ok=True)\n"
+                    "open('{d}/w/sub/f', 'w').write('x')\n"
+                    "os.rename('{d}/w/sub/f', '{d}/w/g')\nsorted(os.listdir('{d}/w'))",
+          "javascript": "const fs = require('fs'); fs.mkdirSync('{d}/w/sub', {{recursive: true}});"
+                        " fs.writeFileSync('{d}/w/sub/f', 'x');"
+                        " fs.renameSync('{d}/w/sub/f', '{d}/w/g'); fs.readdirSync('{d}/w').sort()"}
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_renames_between_directories_of_a_writable_grant(base, language):
+    """A forked session's own Landlock layer (scopes) grants REFER
+    everywhere, so a rename between two directories of a writable grant is
+    the file domain's to allow, as in a spawned worker; it was EXDEV."""
+    out = base / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    code = RENAME[language].format(d="/out")
+    spawned, forked = both(lambda rt: rt.eval(code), language=language,
+                           mounts=[Mount(out, "/out", writable=True)])
+    assert spawned == forked == ("ok", ["g", "sub"], True)
+    shutil.rmtree(out / "w")
+    with codecage.ForkServer(language=language,
+                             mounts=[Mount(out, "/out", writable=True)]) as fs:
+        with fs.session() as rt:
+            assert rt.eval(code) == ["g", "sub"]
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_scratch_is_always_spawned(language):
+    """A forked session's scratch refuses such renames (its template's
+    layer may handle no file right), so the default path spawns runtimes
+    with scratch, and says so; the rename then works as spawned."""
+    code = RENAME[language].format(d="/tmp")
+    spawned, forked = both(lambda rt: rt.eval(code), language=language, scratch=1 << 20)
+    assert spawned == forked == ("ok", ["g", "sub"], True)
+    # in reverse: forked from a fork server of its own, it is refused
+    with codecage.ForkServer(language=language, scratch=1 << 20) as fs:
+        with fs.session() as rt:
+            with pytest.raises(codecage.GuestError, match="(?i)cross-device"):
+                rt.eval(code)
