@@ -242,6 +242,8 @@ void cc_forkserver_forget(cc_forkserver *fs)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	c->sock = c->pidfd = c->status_fd = -1;
+	c->pid = -1; /* never signalled (nor its group) nor waited for here */
+	c->reaped = true;
 	fs->tmpl->alive = false;
 }
 
