@@ -455,3 +455,17 @@ def test_scratch_is_always_spawned(language):
         with fs.session() as rt:
             with pytest.raises(codecage.GuestError, match="(?i)cross-device"):
                 rt.eval(code)
+
+
+def test_configure_default_runtime_takes_fork_server():
+    try:
+        codecage.configure_default_runtime(fork_server=False)
+        assert codecage.eval("20 + 1") == 21
+        assert "fork_server" not in codecage._runtime._default["rt"].sandbox
+        codecage.configure_default_runtime()
+        assert codecage.eval("20 + 2") == 22
+        assert codecage._runtime._default["rt"].sandbox["fork_server"] == "shared"
+        with pytest.raises(TypeError, match="fork_server"):
+            codecage.configure_default_runtime(fork_server=1)
+    finally:
+        codecage.configure_default_runtime()
