@@ -469,3 +469,28 @@ def test_configure_default_runtime_takes_fork_server():
             codecage.configure_default_runtime(fork_server=1)
     finally:
         codecage.configure_default_runtime()
+
+
+def test_a_dead_template_is_started_again():
+    out = run_py("""
+        import os, signal, time
+        import codecage
+        from codecage import _codecage
+        codecage.IsolatedRuntime().close()
+        [old] = _codecage.shared_fork_server_pids()
+        os.kill(old, signal.SIGKILL)  # the template this process started
+        deadline = time.monotonic() + 30
+        while os.path.exists(f"/proc/{old}") and time.monotonic() < deadline:
+            try:  # reaped by its supervisor on the next look
+                with open(f"/proc/{old}/stat") as f:
+                    if f.read().split()[2] == "Z":
+                        break
+            except FileNotFoundError:
+                break
+            time.sleep(0.01)
+        with codecage.IsolatedRuntime() as rt:
+            print(rt.sandbox["fork_server"], rt.eval("1+1"))
+        [new] = _codecage.shared_fork_server_pids()
+        print(new != old)
+    """)
+    assert out.split() == ["shared", "2", "True"]
