@@ -33,6 +33,11 @@ Round trips, from the spawned cc-bench runs: a warm `1+1` eval on a live
 runtime (--warm evals over the passes), and a synchronous host tool call from a guest loop
 of 10,000 calls (median of 9 loops), next to build/cc-pingpong (two bare
 processes bouncing 8 bytes over a socketpair).
+The default path (issue 19): bench/default_path.py, from Python: the second
+and later `IsolatedRuntime()` + `1+1` of one process (the close not
+counted), forked from
+the process-wide fork server, beside `fork_server=False` (each spawned), the
+two taking turns; --cold of each, the first dropped.
 Memory: private memory of an idle forked Python session with numpy
 (`cc-bench python 1 1 fork-mem` prints KiB), when cc-bench has that mode.
 Compute: bench/workloads/compute.py and compute.js time themselves inside
@@ -297,6 +302,31 @@ def startup(a, out):
     out.append("Round trips (spawned session, sandbox require; warm: median of %d passes' "
                "medians of %d) and memory\n" % (PASSES, max(1, a.warm // PASSES)))
     out.append(table(["what", "codecage", "reference", "ratio", "target"], rows) + "\n")
+    default_path_section(a, out)
+
+
+def default_path_section(a, out):
+    """Issue 19: the Python package's default path, bench/default_path.py:
+    the second and later `IsolatedRuntime()` + `1+1` of a process
+    (forked from the process-wide fork server) beside `fork_server=False`."""
+    sys.path.insert(0, HERE)
+    import default_path
+    log("default path: %d IsolatedRuntime() per language and way" % a.cold)
+    try:
+        r = default_path.measure(a.cold)
+    except (subprocess.CalledProcessError, OSError, ValueError) as e:
+        log("default path failed: %s" % e)
+        r = {}
+    rows = []
+    for lang, name, target in (("javascript", "JavaScript", "≤ 0.6 ms"),
+                               ("python", "Python", "≤ 2 ms")):
+        v = r.get(lang, {})
+        rows.append([name, ms(v.get("default")), ms(v.get("spawned")),
+                     ratio(v.get("default"), v.get("spawned")), target])
+    out.append("The default path: `IsolatedRuntime()` + first `1+1`, the second and "
+               "later in one process (bench/default_path.py; median of %d)\n" % a.cold)
+    out.append(table(["language", "default (forked, shared server)",
+                      "`fork_server=False` (spawned)", "ratio", "target"], rows) + "\n")
 
 
 def compute_section(a, out):

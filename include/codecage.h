@@ -335,6 +335,19 @@ typedef struct cc_options {
 	 * a fourth with asynchronous tools or a network policy), counted
 	 * against the host's own RLIMIT_NOFILE. Ignored by cc_runtime_new. */
 	uint32_t max_sessions;
+	/* cc_runtime_new only: take the session from a library-wide fork
+	 * server (cc_forkserver_new with preload ""), started on the first
+	 * such call and shared by later ones with the same template-fixed
+	 * options (language, sandbox, limits but timeout_s, grace_s and
+	 * max_pending_calls, web_polyfills, the libraries' bytes, the
+	 * objects mounts and python_path name, worker_dir), at most 8 at
+	 * once (least recently used closed first). The runtime behaves as a
+	 * spawned one; what a fork server shares is in SECURITY.md. Never an
+	 * error: when the server cannot serve it, the worker is spawned and
+	 * report.fork_server says why; always with scratch (scratch_bytes, or
+	 * max_file_size alone), where a forked session's differs. false (ignored by
+	 * cc_forkserver_new and cc_pool_new). See cc_forkserver_shared_close. */
+	bool fork_server;
 } cc_options;
 
 /* cc_options.max_sessions: the default and the most it may be. */
@@ -356,6 +369,9 @@ typedef struct cc_sandbox_report {
 	const char *missing; /* layers the design lists that did not apply */
 	int landlock_abi;    /* 0 when Landlock was not applied */
 	int seccomp_allowed; /* allow-list size; 0 when seccomp was not applied */
+	/* cc_options.fork_server: "shared" (forked from the library-wide
+	 * server), or "spawned: WHY" (it could not serve); NULL without it */
+	const char *fork_server;
 } cc_sandbox_report;
 
 /* Start a worker for opts->language and wait until it is ready.
@@ -843,6 +859,18 @@ CC_EXPORT const char *cc_forkserver_preload_skipped(const cc_forkserver *fs);
 /* Let go of the fork server. Sessions still open keep its template alive
  * (they live in its pid namespace) until the last of them is closed. */
 CC_EXPORT void cc_forkserver_close(cc_forkserver *fs);
+
+/* Let go of the library-wide fork servers of cc_options.fork_server (their
+ * live sessions keep them until closed); the next such cc_runtime_new
+ * starts a new one, also for a key whose template had failed. Thread-safe;
+ * call it before exit to end the templates at once (they also end when
+ * the process does). After fork() a child never uses its parent's. */
+CC_EXPORT void cc_forkserver_shared_close(void);
+
+/* The library-wide templates running now: their count, with up to max of
+ * their pids (host pid namespace) in pids (may be NULL). For tests and
+ * monitoring. */
+CC_EXPORT size_t cc_forkserver_shared_pids(int *pids, size_t max);
 
 /* A pool: up to `size` ready sessions (1..1024), kept full by a thread of
  * the pool's own, from a fork server (fork_server true, preload as for

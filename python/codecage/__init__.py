@@ -22,7 +22,7 @@ from ._mcp import McpToolBridge, mcp_tools
 from ._polyfills import WEB_POLYFILLS, Bootstrap
 from ._pool import ForkServer, SessionPool
 from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, RuntimeConfig,
-                       ToolBridge, configure_default_runtime, eval)
+                       ToolBridge, close_fork_servers, configure_default_runtime, eval)
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
                      InternalError, InvalidInputError, MemoryLimitError, OutputLimitError,
                      ProtocolViolation, ReplayDivergenceError, RuntimeBusyError, SandboxUnavailable, TimeoutError,
@@ -34,6 +34,6 @@ __all__ = [
     "IsolatedRuntime", "RuntimeConfig", "Mount", "EvalResult", "ToolBridge", "ForkServer",
     "SessionPool", "AgentSession", "SessionResult", "Tool", "ToolCall", "McpToolBridge",
     "mcp_tools",
-    "configure_default_runtime",
+    "configure_default_runtime", "close_fork_servers",
     "eval", "WEB_POLYFILLS", "Bootstrap", "DEFAULT_MAX_MEMORY", "errors", *errors.__all__,
 ]

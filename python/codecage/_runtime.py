@@ -505,14 +505,41 @@ class IsolatedRuntime:
 
     A runtime serves one thread at a time (``RuntimeBusyError`` otherwise);
     the GIL is released while it waits for the worker.
+
+    ``fork_server`` (bool, True): the default path. The worker is forked
+    from a process-wide fork server for this language and the options its
+    template fixes (``sandbox``, ``max_memory``, the output, result and
+    source caps, ``cpu_time``, ``max_open_files``, ``max_file_size``,
+    ``mounts`` (the objects named), ``python_path``, ``libraries`` (their
+    bytes), ``web_polyfills``, ``worker_dir``; ``timeout`` too with
+    libraries, which load within it), started by the first such runtime
+    of the process: later ones cost a fork, not a worker's start. Each
+    runtime's own as always: ``timeout``, ``grace``, ``max_pending_calls``,
+    the network options, tools, redaction, ``on_output``, ``bootstrap``.
+    It behaves as a spawned runtime (a Python template imports nothing
+    more); its server's sessions share a hash secret, address-space
+    layout and a thread allowance (SECURITY.md). Always spawned: runtimes
+    with ``scratch`` (or ``max_file_size`` alone), where a forked
+    session's scratch refuses renames between directories. Never refused
+    by the path: when a server cannot serve (its template did not start,
+    it cannot fork: 256 live sessions, its process quota), the worker is
+    spawned and ``rt.sandbox["fork_server"]`` says why (``"spawned:
+    ..."``; ``"shared"`` when forked). ``fork_server=False`` spawns (no
+    ``fork_server`` key). At most 8 servers are kept (the least recently
+    used goes first; its live sessions keep it); they end at exit or
+    :func:`close_fork_servers`; a child of ``os.fork()`` starts its own.
+    Thread-safe: first runtimes of one key made at once start one server.
     """
 
     def __init__(self, config: Optional[RuntimeConfig] = None, *, language: str = "javascript",
-                 sandbox: str = "require", **options: Any) -> None:
+                 sandbox: str = "require", fork_server: bool = True, **options: Any) -> None:
         self._rt = None
+        if not isinstance(fork_server, bool):
+            raise TypeError(f"fork_server must be a bool, not {type(fork_server).__name__}")
         n = _native_args(config, language, sandbox, options)
         self._prepare(n)
-        self._rt = _codecage.Runtime(n.language, n.sandbox, n.limits, n.worker_dir)
+        limits = dict(n.limits, fork_server=fork_server)
+        self._rt = _codecage.Runtime(n.language, n.sandbox, limits, n.worker_dir)
         self._start()
 
     @classmethod
@@ -889,15 +916,17 @@ class ToolBridge:
 # deadlock.
 _default_lock = threading.RLock()
 _default: Dict[str, Any] = {"isolated": True, "sandbox": "require", "language": "javascript",
-                            "config": None, "options": {}, "rt": None}
+                            "config": None, "options": {}, "rt": None, "fork_server": True}
 
 
 def configure_default_runtime(isolated: bool = True, sandbox: str = "require", *,
                               language: str = "javascript",
-                              config: Optional[RuntimeConfig] = None, **options: Any) -> None:
+                              config: Optional[RuntimeConfig] = None, fork_server: bool = True,
+                              **options: Any) -> None:
     """Set up what module-level :func:`eval` uses: a runtime of ``language``
-    with ``sandbox`` and ``config``/``options`` as for
-    :class:`IsolatedRuntime`. Closes the previous default runtime.
+    with ``sandbox``, ``fork_server`` and ``config``/``options`` as for
+    :class:`IsolatedRuntime` (so by default it is forked from the
+    process-wide fork server). Closes the previous default runtime.
     ``isolated=False`` is refused (``InvalidInputError``): codecage never
     runs guest code in the host process."""
     if not isolated:
@@ -905,10 +934,12 @@ def configure_default_runtime(isolated: bool = True, sandbox: str = "require", *
                                 "isolated=False is not supported")
     if sandbox not in _SANDBOXES:
         raise InvalidInputError(f"sandbox must be 'require', 'auto' or 'off', not {sandbox!r}")
+    if not isinstance(fork_server, bool):
+        raise TypeError(f"fork_server must be a bool, not {type(fork_server).__name__}")
     with _default_lock:
         old = _default["rt"]
         _default.update(sandbox=sandbox, language=language, config=config, options=options,
-                        rt=None)
+                        rt=None, fork_server=fork_server)
     if old is not None:
         old.close()
 
@@ -925,7 +956,8 @@ def eval(code: str, *, timeout: Optional[float] = None) -> Any:  # noqa: A001
             if rt is not None:
                 rt.close()
             rt = IsolatedRuntime(_default["config"], language=_default["language"],
-                                 sandbox=_default["sandbox"], **_default["options"])
+                                 sandbox=_default["sandbox"],
+                                 fork_server=_default["fork_server"], **_default["options"])
             _default["rt"] = rt
         try:
             return rt.eval(code, timeout=timeout)
@@ -940,13 +972,23 @@ def eval(code: str, *, timeout: Optional[float] = None) -> Any:  # noqa: A001
             raise
 
 
+def close_fork_servers() -> None:
+    """Let go of the process-wide fork servers of the default path
+    (``IsolatedRuntime(fork_server=True)``): runtimes forked from them stay
+    usable until closed; the next runtime starts a new server (also for
+    options whose template had failed to start). Also run at interpreter
+    exit. Thread-safe."""
+    _codecage.close_shared_fork_servers()
+
+
 @atexit.register
 def _close_default() -> None:
     rt = _default.get("rt")
     if rt is not None:
         rt.close()
+    close_fork_servers()
 
 
 __all__ = ["IsolatedRuntime", "RuntimeConfig", "EvalResult", "ToolBridge",
-           "configure_default_runtime", "eval", "DEFAULT_MAX_MEMORY", "CodecageError",
+           "configure_default_runtime", "close_fork_servers", "eval", "DEFAULT_MAX_MEMORY", "CodecageError",
            "ToolBudgetError"]

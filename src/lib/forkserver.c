@@ -251,7 +251,8 @@ bool cc_forkserver_alive(cc_forkserver *fs)
 	return alive;
 }
 
-static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err);
+static int spawn(cc_forkserver *fs, const cc_options *o, struct cc_net_policy *net,
+		 cc_runtime **out, cc_error *err);
 
 CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 {
@@ -262,17 +263,47 @@ CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error 
 	/* The new session's reference, taken first: a close of the server
 	 * meanwhile cannot free it under this call. */
 	__atomic_add_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL);
-	int rc = spawn(fs, out, err ? err : &local);
+	int rc = spawn(fs, &fs->opts, cc_net_policy_ref(fs->net), out, err ? err : &local);
 	cc_error_clear(&local);
 	return rc;
 }
 
-/* The session owns one reference of fs from the start: its close, or the
- * failure path's, drops it. */
-static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
+int cc_forkserver_spawn_as(cc_forkserver *fs, const cc_options *o, struct cc_net_policy *net,
+			   cc_runtime **out, cc_error *err)
 {
-	cc_runtime *rt = cc_runtime_alloc(&fs->opts, err);
+	*out = NULL;
+	__atomic_add_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL);
+	return spawn(fs, o, net, out, err);
+}
+
+int cc_forkserver_pid(cc_forkserver *fs)
+{
+	return fs->tmpl->alive ? (int)fs->tmpl->child.pid : -1;
+}
+
+void cc_forkserver_forget(cc_forkserver *fs)
+{
+	struct cc_child *c = &fs->tmpl->child;
+	int fds[] = { c->sock, c->pidfd, c->status_fd };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	c->sock = c->pidfd = c->status_fd = -1;
+	c->pid = -1; /* never signalled (nor its group) nor waited for here */
+	c->reaped = true;
+	fs->tmpl->alive = false;
+}
+
+/* The session owns one reference of fs from the start: its close, or the
+ * failure path's, drops it; and the reference to net (may be NULL) that
+ * it is given. o: the session's options (fs->opts, or a caller's with the
+ * same template-fixed fields, cc_forkserver_spawn_as). */
+static int spawn(cc_forkserver *fs, const cc_options *o, struct cc_net_policy *net,
+		 cc_runtime **out, cc_error *err)
+{
+	cc_runtime *rt = cc_runtime_alloc(o, err);
 	if (!rt) {
+		cc_net_policy_unref(net);
 		cc_forkserver_unref(fs);
 		return -1;
 	}
@@ -280,6 +311,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		int e = errno;
+		cc_net_policy_unref(net);
 		cc_runtime_close(rt);
 		return host_fds_refused("socketpair", e, err);
 	}
@@ -290,6 +322,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 		int e = errno;
 		close(sv[0]);
 		close(sv[1]);
+		cc_net_policy_unref(net);
 		cc_runtime_close(rt);
 		return host_fds_refused("pipe2", e, err);
 	}
@@ -314,6 +347,7 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	if (pid < 0) {
 		close(sv[0]);
 		close(st[0]);
+		cc_net_policy_unref(net);
 		cc_runtime_close(rt);
 		return cc_fail_wrap(err, "forking a session");
 	}
@@ -325,8 +359,12 @@ static int spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err)
 	rt->child.forked = true;
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	rt->alive = true;
-	if (cc_runtime_await_ready(rt, deadline, err) < 0 ||
-	    cc_net_install(rt, cc_net_policy_ref(fs->net), err) < 0) {
+	if (cc_runtime_await_ready(rt, deadline, err) < 0) {
+		cc_net_policy_unref(net);
+		cc_runtime_close(rt);
+		return -1;
+	}
+	if (cc_net_install(rt, net, err) < 0) {
 		cc_runtime_close(rt);
 		return -1;
 	}

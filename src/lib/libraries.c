@@ -67,6 +67,17 @@ size_t cc_libset_count(const struct cc_libset *s)
 	return s ? s->n : 0;
 }
 
+void cc_libset_digest(const struct cc_libset *s, void (*add)(void *u, const void *p, size_t n),
+		      void *u)
+{
+	for (size_t i = 0; i < cc_libset_count(s); i++) {
+		const char *file = s->v[i].file ? s->v[i].file : "";
+		add(u, file, strlen(file) + 1);
+		add(u, &s->v[i].len, sizeof(s->v[i].len));
+		add(u, s->v[i].code, s->v[i].len);
+	}
+}
+
 /* Open rel for reading beneath the package directory pkg: a symlink (or
  * "..") that leads out of the package fails with EXDEV, one that stays
  * inside is followed. */

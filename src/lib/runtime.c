@@ -333,17 +333,41 @@ CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error 
 	if (cc_net_from_options(opts, &net, err) < 0)
 		return -1;
 	int rc = -1;
-	if (cc_options_check(opts, err) == 0 && cc_libset_load(opts, &libs, err) == 0)
-		rc = cc_runtime_start(opts, NULL, libs, out, err);
+	char *note = NULL;
+	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0) {
+		cc_net_policy_unref(net);
+		return -1;
+	}
+	/* cc_options.fork_server: a session of the shared server; when it
+	 * cannot serve, a spawned worker as without the option, noted. */
+	if (opts->fork_server &&
+	    cc_shared_session(opts, libs, cc_net_policy_ref(net), out, &note) == 0) {
+		cc_libset_free(libs);
+		cc_net_policy_unref(net);
+		(*out)->fork_note = strdup("shared");
+		(*out)->report.fork_server = (*out)->fork_note;
+		return 0;
+	}
+	rc = cc_runtime_start(opts, NULL, libs, out, err);
 	cc_libset_free(libs);
 	if (rc == 0 && cc_net_install(*out, net, err) < 0) {
 		cc_runtime_close(*out);
 		*out = NULL;
+		free(note);
 		return -1;
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		cc_net_policy_unref(net);
-	return rc;
+		free(note);
+		return rc;
+	}
+	if (opts->fork_server) {
+		if (!note || asprintf(&(*out)->fork_note, "spawned: %s", note) < 0)
+			(*out)->fork_note = NULL;
+		(*out)->report.fork_server = (*out)->fork_note ? (*out)->fork_note : "spawned";
+	}
+	free(note);
+	return 0;
 }
 
 CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt)
@@ -391,6 +415,7 @@ static void runtime_free(cc_runtime *rt)
 	free(rt->applied);
 	free(rt->preload_skipped);
 	free(rt->missing);
+	free(rt->fork_note);
 	free(rt);
 }
 

@@ -213,6 +213,7 @@ struct cc_runtime {
 	pthread_mutex_t kill_lock;
 	int interrupted;		  /* cc_runtime_interrupt ran (atomic) */
 	struct cc_forkserver *forkserver; /* a reference, for a forked session */
+	char *fork_note;		  /* report.fork_server (cc_options.fork_server), heap */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
 	 * channel. */
@@ -246,6 +247,10 @@ struct cc_libset;
 int cc_libset_load(const cc_options *opts, struct cc_libset **out, cc_error *err);
 void cc_libset_free(struct cc_libset *s);
 size_t cc_libset_count(const struct cc_libset *s);
+/* Feed what the libraries are (each one's file name and bytes, in order)
+ * to add: the shared fork servers' key (forkserver_shared.c). */
+void cc_libset_digest(const struct cc_libset *s, void (*add)(void *u, const void *p, size_t n),
+		      void *u);
 /* Send one "lib" frame per library. Errors: those of cc_chan_send. */
 int cc_libset_send(struct cc_child *c, const struct cc_libset *s, int64_t deadline, cc_error *err);
 /* A worker's invalid_input "library N: KIND: ..." failure (main.c's
@@ -275,6 +280,27 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err);
 void cc_forkserver_unref(struct cc_forkserver *fs);
 /* Whether the template still runs (a pool restarts a dead one). */
 bool cc_forkserver_alive(struct cc_forkserver *fs);
+/* cc_forkserver_spawn with the session's own options o (borrowed: their
+ * template-fixed fields must be the server's; timeout_s, grace_s and
+ * max_pending_calls are the session's) and network policy net (the
+ * session takes this reference, also on failure; NULL: none). */
+int cc_forkserver_spawn_as(struct cc_forkserver *fs, const cc_options *o, struct cc_net_policy *net,
+			   cc_runtime **out, cc_error *err);
+/* The template's pid, -1 once it is gone. */
+int cc_forkserver_pid(struct cc_forkserver *fs);
+/* In a child of fork(): close this process's copies of the template's
+ * descriptors without signalling it (it is the parent's), and mark it
+ * gone here. The memory stays (what references it may be half-made). */
+void cc_forkserver_forget(struct cc_forkserver *fs);
+
+/* forkserver_shared.c: cc_options.fork_server. A session of the
+ * library-wide fork server for opts' template-fixed options (started on
+ * first use), with opts' per-session ones and the reference net (taken,
+ * also when not served). Returns 0 with *out, or 1 when it could not
+ * serve (then *why is a heap note saying why, or NULL): the caller
+ * spawns. libs: opts->libraries, read (borrowed; may be NULL). */
+int cc_shared_session(const cc_options *opts, const struct cc_libset *libs,
+		      struct cc_net_policy *net, cc_runtime **out, char **why);
 
 /* Take the runtime for one request; false (and err = invalid_input) when
  * a request is already in flight. */

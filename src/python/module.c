@@ -486,7 +486,36 @@ static PyObject *kind_names(PyObject *self, PyObject *unused)
 	return l;
 }
 
+/* cc_forkserver_shared_close, with the GIL released (it reaps templates). */
+static PyObject *shared_close(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	Py_BEGIN_ALLOW_THREADS cc_forkserver_shared_close();
+	Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+static PyObject *shared_pids(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	int pids[16];
+	size_t n = cc_forkserver_shared_pids(pids, 16);
+	PyObject *l = PyList_New(0);
+	for (size_t i = 0; l && i < n && i < 16; i++) {
+		PyObject *v = PyLong_FromLong(pids[i]);
+		if (!v || PyList_Append(l, v) < 0)
+			Py_CLEAR(l);
+		Py_XDECREF(v);
+	}
+	return l;
+}
+
 static PyMethodDef module_methods[] = {
+	{ "close_shared_fork_servers", shared_close, METH_NOARGS,
+	  "cc_forkserver_shared_close(): let go of the default path's fork servers." },
+	{ "shared_fork_server_pids", shared_pids, METH_NOARGS,
+	  "The pids of the default path's running templates (cc_forkserver_shared_pids)." },
 	{ "_set_error_factory", set_error_factory, METH_O,
 	  "Register make(kind_name, message) -> exception (codecage.errors)." },
 	{ "kind_names", kind_names, METH_NOARGS,

@@ -192,6 +192,9 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	/* Not a limit, but carried in the same dict (RuntimeConfig.web_polyfills). */
 	PyObject *web = PyDict_GetItemString(limits, "web_polyfills");
 	o->web_polyfills = web && PyObject_IsTrue(web) == 1;
+	/* The default path (IsolatedRuntime's fork_server; Runtime only). */
+	PyObject *fork = PyDict_GetItemString(limits, "fork_server");
+	o->fork_server = fork && PyObject_IsTrue(fork) == 1;
 	o->worker_dir = worker_dir;
 	if (python_path(limits, pp, o) < 0)
 		return cc_py_options_free(o), -1;

@@ -690,9 +690,16 @@ PyObject *cc_py_sandbox_dict(const cc_sandbox_report *s)
 {
 	if (!s)
 		Py_RETURN_NONE;
-	return Py_BuildValue("{s:s,s:s,s:s,s:i,s:i}", "mode", cc_sandbox_mode_name(s->mode),
-			     "applied", s->applied, "missing", s->missing, "landlock_abi",
-			     s->landlock_abi, "seccomp_allowed", s->seccomp_allowed);
+	PyObject *d = Py_BuildValue("{s:s,s:s,s:s,s:i,s:i}", "mode", cc_sandbox_mode_name(s->mode),
+				    "applied", s->applied, "missing", s->missing, "landlock_abi",
+				    s->landlock_abi, "seccomp_allowed", s->seccomp_allowed);
+	if (d && s->fork_server) { /* cc_options.fork_server: how it was served */
+		PyObject *v = PyUnicode_FromString(s->fork_server);
+		if (!v || PyDict_SetItemString(d, "fork_server", v) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(v);
+	}
+	return d;
 }
 
 static PyObject *rt_sandbox(rt_obj *self, void *c)

@@ -388,6 +388,13 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	 * forking needs (CC_SC_FORK); a session stacks the engine's own. */
 	struct cc_bpf tmpl = { 0 };
 	unsigned engine = cc_confine_seccomp_engine();
+	/* The sessions' scope-only Landlock ruleset needs a rule (REFER; see
+	 * landlock.c), which the template's filter cannot add later. If it
+	 * cannot be made, each session makes one without (stricter: no
+	 * renames between directories) or fails as it did before. */
+	if (rep->landlock_abi > 0 && !template_pol.session_scratch &&
+	    cc_landlock_session_prepare(err) < 0)
+		cc_error_clear(err);
 	int r = cc_seccomp_available(err);
 	if (r == 0)
 		r = cc_seccomp_compile(engine, EPERM, CC_KILL_PROCESS, session_f, err);

@@ -185,19 +185,20 @@ fail:
 	return -1;
 }
 
-int cc_landlock_session(int *abi_applied, cc_error *err)
+/* The scope-only domain's ruleset, made by a template before its seccomp
+ * filter (which has no landlock_add_rule) for its sessions; -1: none. */
+static int session_rs = -1;
+
+/* Network rights and scopes; with refer, also REFER granted beneath "/":
+ * the kernel denies reparenting (a rename or link into another directory:
+ * EXDEV) in every layer that does not grant REFER, even one that does not
+ * handle it, so without this rule a session's scope-only layer would
+ * forbid what its template's file domain allows. Handling only REFER and
+ * granting it everywhere leaves that to the file domain, as in a spawned
+ * worker. Not for a scratch template's own layer: a layer handling any
+ * file right forbids mounts, and its sessions mount their scratch. */
+static int scope_ruleset(int abi, bool refer, cc_error *err)
 {
-	*abi_applied = 0;
-	int abi = cc_landlock_abi();
-	if (abi <= 0)
-		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock is not available (%s)",
-			       strerror(abi < 0 ? -abi : ENOSYS));
-	if (abi > LL_ABI_KNOWN)
-		abi = LL_ABI_KNOWN;
-	/* Files: the template's domain already decides, and a nested domain
-	 * can only narrow it. What a domain of its own adds is its scope:
-	 * signals and abstract sockets stop at this session's boundary, so
-	 * it cannot reach the template or a sibling session. */
 	struct ll_ruleset_attr attr = { 0 };
 	if (abi >= 4)
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
@@ -208,10 +209,61 @@ int cc_landlock_session(int *abi_applied, cc_error *err)
 			       "landlock ABI %d has no network rights or scopes for a session "
 			       "domain (ABI 4+ needed)",
 			       abi);
+	attr.handled_access_fs = refer ? LL_FS_REFER : 0;
 	int rs = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (rs < 0)
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock_create_ruleset: %s",
 			       strerror(errno));
+	if (!refer)
+		return rs;
+	int root = open("/", O_PATH | O_CLOEXEC);
+	struct ll_path_beneath_attr pb = { .allowed_access = LL_FS_REFER, .parent_fd = root };
+	if (root < 0 || syscall(__NR_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		int e = errno;
+		if (root >= 0)
+			close(root);
+		close(rs);
+		return cc_fail(err, CC_ERR_INTERNAL, "landlock_add_rule /: %s", strerror(e));
+	}
+	close(root);
+	return rs;
+}
+
+static int known_abi(cc_error *err)
+{
+	int abi = cc_landlock_abi();
+	if (abi <= 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "landlock is not available (%s)",
+			       strerror(abi < 0 ? -abi : ENOSYS));
+	return abi > LL_ABI_KNOWN ? LL_ABI_KNOWN : abi;
+}
+
+int cc_landlock_session_prepare(cc_error *err)
+{
+	int abi = known_abi(err);
+	if (abi < 0)
+		return -1;
+	int rs = scope_ruleset(abi, true, err);
+	if (rs < 0)
+		return -1;
+	session_rs = rs;
+	return 0;
+}
+
+int cc_landlock_session(int *abi_applied, cc_error *err)
+{
+	*abi_applied = 0;
+	int abi = known_abi(err);
+	if (abi < 0)
+		return -1;
+	/* Files: the template's domain already decides, and a nested domain
+	 * can only narrow it. What a domain of its own adds is its scope:
+	 * signals and abstract sockets stop at this session's boundary, so
+	 * it cannot reach the template or a sibling session. */
+	int rs = session_rs >= 0 ? session_rs : scope_ruleset(abi, false, err);
+	session_rs = -1; /* this process's copy is used up here */
+	if (rs < 0)
+		return -1;
 	/* no_new_privs came with the template (it is inherited over fork). */
 	long r = syscall(__NR_landlock_restrict_self, rs, 0);
 	int e = errno;

@@ -21,8 +21,16 @@ int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error
  * bind/connect denied (ABI 4+), and abstract unix sockets and signals
  * scoped to this session (ABI 6+), so it cannot signal its template or a
  * sibling. Files stay as the template's domain decided (a nested domain
- * only narrows). Needs no_new_privs already set. Returns 0, or -1 with err
- * (sandbox_unavailable). */
+ * only narrows). Needs no_new_privs already set. Uses the ruleset
+ * cc_landlock_session_prepare made, if any (closing it: it grants REFER
+ * everywhere, so renames between directories are the file domain's to
+ * decide), else makes one without (a scratch template's own layer).
+ * Returns 0, or -1 with err (sandbox_unavailable). */
 int cc_landlock_session(int *abi_applied, cc_error *err);
+
+/* In a template, before its seccomp filter: make the sessions' scope-only
+ * ruleset now (its rule needs landlock_add_rule, which the template's
+ * filter does not allow). Returns 0, or -1 with err. */
+int cc_landlock_session_prepare(cc_error *err);
 
 #endif

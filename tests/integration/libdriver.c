@@ -3,7 +3,7 @@
  * check, "ok ..." or "FAIL ...", and exits 0 only when every check passed.
  *
  * usage: cc-libdriver roundtrip LANG | state LANG | many LANG N | dead LANG
- *        | files DIR
+ *        | files DIR | shared LANG
  *        | afterstop LANG | thread LANG | badopts | fake WORKER_DIR TIMEOUT */
 #include <dirent.h>
 #include <math.h>
@@ -587,6 +587,69 @@ static void files(const char *dir)
 	cc_error_clear(&err);
 }
 
+/* cc_options.fork_server: runtimes from a library-wide fork server per
+ * template-fixed options, started on first use; a spawned worker, noted,
+ * when its template cannot start. */
+static cc_runtime *shared_rt(cc_language lang, double timeout_s, uint64_t max_memory)
+{
+	cc_options o;
+	cc_options_init(&o, lang);
+	o.sandbox = CC_SANDBOX_AUTO;
+	o.limits.timeout_s = timeout_s;
+	if (max_memory)
+		o.limits.max_memory = max_memory;
+	o.fork_server = true;
+	return driver_start_opts(&o);
+}
+
+static bool evals(cc_runtime *rt)
+{
+	cc_result *r = cc_runtime_eval(rt, "6 * 7", 5, 0);
+	const cc_value *v = r ? cc_result_value(r) : NULL;
+	bool ok = r && cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 42;
+	cc_result_free(r);
+	return ok;
+}
+
+static void shared(cc_language lang)
+{
+	const char *note = NULL;
+	CHECK(cc_forkserver_shared_pids(NULL, 0) == 0, "no shared server before first use");
+	cc_runtime *a = shared_rt(lang, 10, 0), *b = shared_rt(lang, 2, 0);
+	note = cc_runtime_sandbox(a)->fork_server;
+	CHECK(note && !strcmp(note, "shared"), "forked from the shared server (%s)", note);
+	CHECK(cc_forkserver_shared_pids(NULL, 0) == 1,
+	      "one server for two runtimes whose timeouts differ (per session)");
+	CHECK(evals(a) && evals(b), "both evaluate");
+	cc_runtime *c = shared_rt(lang, 10, 64u << 20);
+	int pids[4];
+	CHECK(cc_forkserver_shared_pids(pids, 4) == 2 && pids[0] > 0 && pids[1] > 0,
+	      "another max_memory is another template");
+	cc_runtime *d = driver_start(lang, 10, 0);
+	CHECK(cc_runtime_sandbox(d)->fork_server == NULL, "without the option: spawned, no note");
+	cc_forkserver_shared_close();
+	CHECK(cc_forkserver_shared_pids(NULL, 0) == 0, "closed");
+	CHECK(evals(a) && evals(c), "sessions outlive the close");
+	setenv("CODECAGE_TEST_FORK_SERVER_BROKEN", "1", 1);
+	cc_runtime *e = shared_rt(lang, 10, 0);
+	note = cc_runtime_sandbox(e)->fork_server;
+	CHECK(note && !strncmp(note, "spawned: the template did not start", 35) && evals(e),
+	      "a template that fails: a spawned worker, noted (%s)", note);
+	CHECK(cc_forkserver_shared_pids(NULL, 0) == 0, "no template runs");
+	unsetenv("CODECAGE_TEST_FORK_SERVER_BROKEN");
+	cc_runtime *f = shared_rt(lang, 10, 0);
+	note = cc_runtime_sandbox(f)->fork_server;
+	CHECK(note && !strncmp(note, "spawned:", 8), "the failure is kept for its key (%s)", note);
+	cc_forkserver_shared_close();
+	cc_runtime *g = shared_rt(lang, 10, 0);
+	note = cc_runtime_sandbox(g)->fork_server;
+	CHECK(note && !strcmp(note, "shared"), "tried again after the close (%s)", note);
+	cc_runtime *all[] = { a, b, c, d, e, f, g };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		cc_runtime_close(all[i]);
+	cc_forkserver_shared_close();
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -613,10 +676,12 @@ int main(int argc, char **argv)
 		files(argv[2]);
 	else if (argc >= 3 && !strcmp(argv[1], "stream"))
 		stream(lang_of(argv[2]));
+	else if (argc >= 3 && !strcmp(argv[1], "shared"))
+		shared(lang_of(argv[2]));
 	else {
-		fprintf(stderr,
-			"usage: cc-libdriver roundtrip|state|many|dead|stream LANG [N] | badopts | "
-			"files DIR\n");
+		fprintf(stderr, "usage: cc-libdriver roundtrip|state|many|dead|stream|shared LANG "
+				"[N] | badopts | "
+				"files DIR\n");
 		return 2;
 	}
 	printf("%d failed\n", failures);

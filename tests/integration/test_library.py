@@ -22,6 +22,13 @@ def test_value_roundtrip(lang):
     assert out.count("ok   ") >= 30
 
 
+def test_shared_fork_server_option(lang):
+    """cc_options.fork_server (the C API's default path): one lazily
+    started server per template-fixed options, the fallback, the close."""
+    out = drive("shared", lang)
+    assert out.count("ok   ") == 12
+
+
 def test_state_persists(lang):
     drive("state", lang)
 

@@ -8,6 +8,7 @@ import pytest
 
 import ccpkg  # noqa: F401  (builds the package)
 
+import codecage
 from codecage import IsolatedRuntime, ToolBridge
 
 
@@ -45,12 +46,18 @@ def cycle(i):
 
 @pytest.mark.slow
 def test_thousand_runtimes_leak_nothing():
+    """Through the default path (forked from the process-wide servers):
+    once those are let go, nothing of the 1,000 runtimes or the servers
+    remains."""
     for i in range(50):  # warm up allocator pools and the spawner thread
         cycle(i)
+    codecage.close_fork_servers()
     gc.collect()
     fd0, rss0 = fds(), rss_kib()
     for i in range(1000):
         cycle(i)
+    assert len(codecage._codecage.shared_fork_server_pids()) == 2  # one per language
+    codecage.close_fork_servers()
     gc.collect()
     assert fds() == fd0
     assert children() == 0
@@ -59,6 +66,7 @@ def test_thousand_runtimes_leak_nothing():
 
 
 def test_dropped_and_dead_runtimes_are_reaped():
+    codecage.close_fork_servers()  # their templates are children too
     fd0 = fds()
     for _ in range(20):
         rt = IsolatedRuntime()
@@ -73,6 +81,7 @@ def test_dropped_and_dead_runtimes_are_reaped():
     assert not rt.alive
     rt.close()
     rt.close()  # idempotent
+    codecage.close_fork_servers()
     gc.collect()
     assert fds() == fd0
     assert children() == 0

@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""The default path (issue 19, item 3): `IsolatedRuntime()` + a first
+`1+1`, from Python, as a program that asks for nothing would do.
+
+usage: /usr/bin/python3 bench/default_path.py [--runs N]
+
+For each language, one fresh interpreter (the package built into a
+temporary directory as bench/net.py does) makes N + 1 runtimes in a row
+with the default (`fork_server=True`: the first starts the process-wide
+fork server, the later ones are forked from it) and N + 1 with
+`fork_server=False` (each spawns its worker), the two taking turns; the
+first of each is dropped (it pays the server's start, or the first spawn's
+page faults). Each time is `IsolatedRuntime(language=...)` and
+`eval("1+1")`, by time.perf_counter around them (as cc-bench's start-up
+figures: the close, after, is not counted). Prints one JSON object:
+{"javascript": {"default": MS, "spawned": MS}, "python": {...}}, medians
+in milliseconds.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import net  # noqa: E402  (build_package)
+
+CHILD = """
+import json, sys, time
+import codecage
+lang, runs = sys.argv[1], int(sys.argv[2])
+t = {True: [], False: []}
+for i in range(runs + 1):
+    for fork_server in (True, False):
+        s = time.perf_counter()
+        rt = codecage.IsolatedRuntime(language=lang, fork_server=fork_server)
+        assert rt.eval("1+1") == 2
+        t[fork_server].append((time.perf_counter() - s) * 1e3)
+        rt.close()
+        if fork_server and i == runs:  # it measured the path it says
+            with codecage.IsolatedRuntime(language=lang) as rt:
+                note = rt.sandbox.get("fork_server")
+            if note != "shared":
+                sys.exit("the default path did not fork: %s" % note)
+print(json.dumps({"default": t[True][1:], "spawned": t[False][1:]}))
+"""
+
+
+def measure(runs):
+    d = net.build_package()
+    out = {}
+    for lang in ("javascript", "python"):
+        p = subprocess.run([sys.executable, "-c", CHILD, lang, str(runs)], check=True,
+                           capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=d))
+        t = json.loads(p.stdout)
+        out[lang] = {k: statistics.median(v) for k, v in t.items()}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=30)
+    print(json.dumps(measure(ap.parse_args().runs)))
+
+
+if __name__ == "__main__":
+    main()
