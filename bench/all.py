@@ -40,9 +40,10 @@ the engine (recursion, object churn, JSON round trip; a warm-up round, then
 5 rounds each) in codecage (`codecage run --json`, sandbox require),
 /usr/bin/python3, bare qjs, `node --jitless` and node; the median over all
 rounds of 5 processes (1 with --quick) per runner, the runners taking
-turns. Note /usr/bin/python3 is Debian's python3.11
-with libpython linked statically; the worker embeds Debian's
-libpython3.11.so (same version, built as PIC).
+turns. /usr/bin/python3 is Debian's python3.11 with libpython linked
+statically (PGO and LTO); the worker links the same version's
+libpython3.11.a statically too (PGO; the archive keeps no LTO code, see
+BENCHMARKS.md "CPython in the worker").
 HumanEval-X: bench/humaneval.py (every program as a fresh `codecage run`
 process against python3/node); --quick runs its first 20 per language.
 Streaming: bench/streaming.py (its docstring): first streamed line latency
