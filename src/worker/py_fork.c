@@ -102,6 +102,14 @@ int cc_py_preload(const char *modules, cc_error *err)
 		if (*p == ',')
 			p++;
 	}
+	/* What the glue imports only when it formats a traceback (py_helper.c)
+	 * is imported here, so a forked session formats its first one at
+	 * once, as spawned workers used to. Optional: a failure only makes
+	 * that first traceback slower. */
+	PyObject *tb = PyImport_ImportModule("traceback");
+	if (!tb)
+		PyErr_Clear();
+	Py_XDECREF(tb);
 	/* Everything alive now moves to the permanent generation: the
 	 * collector in a session never walks (and so never writes to) the
 	 * template's objects, which keeps their pages shared. */

@@ -7,16 +7,21 @@ tokenize, re, enum) and json come when a traceback or a display needs
 them, datetime.py never (the value codec takes _datetime's C API). The
 lazy imports change nothing the guest sees: a guest that imports
 traceback itself gets its source lines, in the same eval."""
+import json
 import os
+import subprocess
+
+import pytest
 
 from conftest import BUILD, ev
 
 WORKER = os.path.join(BUILD, "codecage-worker-py")
+DRIVER = os.path.join(BUILD, "tests", "security", "cc-checklist-driver")
 
 # Imported by the old start (PyDateTime_IMPORT, the glue's imports); none
 # is needed before the guest or a traceback asks for it.
 LAZY = ("traceback", "linecache", "tokenize", "re", "enum", "json", "datetime", "weakref",
-        "signal", "collections", "functools", "contextlib", "textwrap")
+        "signal", "collections", "functools", "contextlib", "textwrap", "os")
 
 
 def test_worker_does_not_carry_the_glue_source():
@@ -73,3 +78,17 @@ def test_datetime_values_without_datetime_py():
     r = ev("python", code)
     assert r.kind == "ok", r
     assert r.value == [False, {"$date": "2020-01-02T00:00:00.000000Z"}], r
+
+
+@pytest.mark.userns
+@pytest.mark.seccomp
+def test_a_forked_session_has_the_traceback_modules_from_its_template():
+    # The template imports what the glue imports lazily (py_fork.c), so a
+    # forked session's first traceback costs no import.
+    p = subprocess.run([DRIVER, "--fork", "python",
+                        "import sys\nprint('traceback' in sys.modules, 'linecache' in sys.modules)\n"
+                        "def f():\n    1/0\nf()"],
+                       capture_output=True, text=True, timeout=60)
+    out = json.loads(p.stdout)
+    assert out["stdout"] == "True True\n", out
+    assert out["kind"] == "guest_error" and out["type"] == "ZeroDivisionError", out
