@@ -4,7 +4,9 @@ The glue (src/worker/py_helper.c) is compiled at build time and the worker
 only unmarshals it (py_glue.h): its source is not in the worker at all. A
 new worker imports only what every eval needs: traceback, linecache (with
 tokenize, re, enum) and json come when a traceback or a display needs
-them, datetime.py never (the value codec takes _datetime's C API). The
+them, os when the guest imports it (the write hints patch posix),
+datetime.py never (the value codec takes _datetime's C API); a fork
+server's template imports traceback for its sessions. The
 lazy imports change nothing the guest sees: a guest that imports
 traceback itself gets its source lines, in the same eval."""
 import json
