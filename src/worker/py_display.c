@@ -14,7 +14,9 @@
  * Nothing here imports matplotlib, Pillow or pandas: they are only looked
  * up in sys.modules, so a guest that never imported them pays nothing.
  * The bundles go to the worker core (display.c), which counts and caps
- * them; the supervisor checks them again. */
+ * them; the supervisor checks them again. The Python half (display(),
+ * show(), the pyplot finder) is py_helper.c's cc_py_display_src, frozen at
+ * build time (py_glue.h); this file holds its natives, room() and add(). */
 #include <Python.h>
 
 #include "py_display.h"
