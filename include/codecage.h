@@ -172,6 +172,17 @@ typedef enum cc_language {
 	CC_LANG_PYTHON = 2,
 } cc_language;
 
+/* A language's name ("javascript", "python": the worker's ready frame,
+ * messages, the MCP server's resource URIs). Static string; "unknown" for
+ * out-of-range values. */
+CC_EXPORT const char *cc_language_name(cc_language lang);
+
+/* Parse a language name into *lang: "javascript" or "js", "python" or
+ * "py", in any ASCII case (the CLI's --lang, the Python package's
+ * language=, the MCP server's search_tools). Returns 0, or -1 for NULL or
+ * any other string (*lang untouched). */
+CC_EXPORT int cc_language_parse(const char *name, cc_language *lang);
+
 typedef enum cc_sandbox_mode {
 	CC_SANDBOX_REQUIRE = 0, /* default: every layer or refuse */
 	CC_SANDBOX_AUTO,	/* apply what exists, report exactly that */

@@ -39,8 +39,6 @@ DEFAULT_MAX_MEMORY = {"javascript": 128 * MiB, "python": 512 * MiB}
 #: What the guest sees of a failing tool's message when redaction is on.
 REDACTED_MESSAGE = "the host tool failed (details are not shown to guest code)"
 
-_LANGUAGES = {"javascript": "javascript", "js": "javascript", "python": "python",
-              "py": "python"}
 _SANDBOXES = ("require", "auto", "off")
 
 
@@ -454,11 +452,13 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
         raise TypeError("config must be a RuntimeConfig")
     elif options:
         config = dataclasses.replace(config, **options)
-    if not isinstance(language, str) or language.lower() not in _LANGUAGES:
-        raise InvalidInputError(f"language must be 'javascript' or 'python', not {language!r}")
+    name = _codecage.language_name(language)  # the library's spellings: js, py
+    if name is None:
+        raise InvalidInputError("language must be 'javascript' ('js') or 'python' ('py'), "
+                                f"not {language!r}")
     if sandbox not in _SANDBOXES:
         raise InvalidInputError(f"sandbox must be 'require', 'auto' or 'off', not {sandbox!r}")
-    language = _LANGUAGES[language.lower()]
+    language = name
     lang = getattr(config.bootstrap, "language", None)
     if lang is not None and lang != language:
         raise InvalidInputError(f"this bootstrap is {lang} code; the runtime is {language}")

@@ -100,15 +100,6 @@ struct args {
 	const char *display_dir; /* --display-dir: where displays are saved */
 };
 
-static int parse_lang(const char *s)
-{
-	if (!strcmp(s, "python") || !strcmp(s, "py"))
-		return CC_LANG_PYTHON;
-	if (!strcmp(s, "javascript") || !strcmp(s, "js"))
-		return CC_LANG_JAVASCRIPT;
-	return -1;
-}
-
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
@@ -135,14 +126,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 	optind = 2;
 	opterr = 0;
 	int c;
+	cc_language lang;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		char *end = NULL;
 		switch (c) {
 		case 'l':
-			a->lang = parse_lang(optarg);
-			if (a->lang < 0)
+			if (cc_language_parse(optarg, &lang) < 0)
 				return usage("unknown language '%s' (use python or javascript)",
 					     optarg);
+			a->lang = (int)lang;
 			break;
 		case 't':
 			errno = 0;
@@ -531,9 +523,6 @@ static int run_code(const struct args *a, const char *code, size_t len)
 
 static int cmd_doctor(void)
 {
-	static const char *const names[] = {
-		[CC_LANG_JAVASCRIPT] = "javascript", [CC_LANG_PYTHON] = "python"
-	};
 	int status = 0;
 	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
 		cc_options o;
@@ -542,14 +531,15 @@ static int cmd_doctor(void)
 		cc_runtime *rt = NULL;
 		cc_error err = { 0 };
 		if (cc_runtime_new(&o, &rt, &err) < 0) {
-			printf("%-10s  cannot start: %s: %s\n", names[lang],
+			printf("%-10s  cannot start: %s: %s\n", cc_language_name((cc_language)lang),
 			       cc_error_kind_name(err.kind), err.message ? err.message : "");
 			cc_error_clear(&err);
 			status = 1;
 			continue;
 		}
 		const cc_sandbox_report *s = cc_runtime_sandbox(rt);
-		printf("%-10s  %s\n", names[lang], cc_runtime_engine_version(rt));
+		printf("%-10s  %s\n", cc_language_name((cc_language)lang),
+		       cc_runtime_engine_version(rt));
 		printf("            applied: %s\n", s->applied);
 		printf("            missing: %s\n", *s->missing ? s->missing : "(none)");
 		printf("            landlock ABI: %d, seccomp allow-list: %d syscalls\n",

@@ -166,7 +166,7 @@ static int keep_skipped(cc_runtime *rt, const cc_value *v, cc_error *err)
  * must have; the supervisor checks the worker's report itself. */
 static int check_ready(cc_runtime *rt, const struct cc_msg *m, cc_error *err)
 {
-	const char *want = rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript";
+	const char *want = cc_language_name(rt->opts.language);
 	if (strcmp(m->engine->u.str.ptr, want) != 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 			       "worker reports engine '%s', expected '%s'", m->engine->u.str.ptr,
@@ -256,7 +256,7 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err)
 		free(buf);
 		startup_death(rt, err);
 		return cc_fail_wrap(err, "starting the %s worker",
-				    rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript");
+				    cc_language_name(rt->opts.language));
 	}
 	free(buf);
 	int rc;
@@ -302,8 +302,7 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 	cc_grants_free(&gs); /* the worker holds its own descriptors */
 	if (rc < 0) {
 		startup_death(rt, err);
-		cc_fail_wrap(err, "starting the %s worker",
-			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
+		cc_fail_wrap(err, "starting the %s worker", cc_language_name(opts->language));
 		cc_runtime_close(rt);
 		return -1;
 	}

@@ -32,7 +32,7 @@ struct mcp_pools {
 
 void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o)
 {
-	cc_options_init(o, lang == MCP_LANG_PY ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT);
+	cc_options_init(o, mcp_lang_cc(lang));
 	o->sandbox = cfg->sandbox;
 	o->web_polyfills = cfg->web_polyfills && lang != MCP_LANG_PY;
 	o->limits.timeout_s = cfg->timeout_s;
@@ -111,9 +111,8 @@ static cc_pool *pool_get(struct mcp_pools *p, int lang)
 			fprintf(stderr,
 				"codecage mcp: the %s pool cannot start (%s: %.300s); starting "
 				"workers one by one, next try in %.0f s\n",
-				lang == MCP_LANG_PY ? "python" : "javascript",
-				cc_error_kind_name(err.kind), err.message ? err.message : "",
-				MCP_POOL_RETRY_S);
+				cc_language_name(mcp_lang_cc(lang)), cc_error_kind_name(err.kind),
+				err.message ? err.message : "", MCP_POOL_RETRY_S);
 			p->failed_at[lang] = mcp_now();
 			pool = NULL;
 		} else {

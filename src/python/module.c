@@ -449,11 +449,29 @@ static PyObject *kind_names(PyObject *self, PyObject *unused)
 	return l;
 }
 
+/* language_name(name): cc_language_parse's canonical name, or None */
+static PyObject *language_name(PyObject *self, PyObject *arg)
+{
+	(void)self;
+	cc_language lang;
+	const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+	if (!s) {
+		PyErr_Clear();
+		Py_RETURN_NONE;
+	}
+	if (cc_language_parse(s, &lang) < 0)
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(cc_language_name(lang));
+}
+
 static PyMethodDef module_methods[] = {
 	{ "_set_error_factory", set_error_factory, METH_O,
 	  "Register make(kind_name, message) -> exception (codecage.errors)." },
 	{ "kind_names", kind_names, METH_NOARGS,
 	  "The closed set of error kind names, in cc_error_kind order." },
+	{ "language_name", language_name, METH_O,
+	  "language_name(name) -> 'javascript', 'python' or None: the library's spellings "
+	  "(cc_language_parse: js, py, any ASCII case)." },
 	{ "check_net", cc_py_net_check, METH_O,
 	  "check_net(spec): InvalidInputError when the network policy is malformed." },
 	{ NULL, NULL, 0, NULL },

@@ -26,6 +26,26 @@ def test_runtime_basics_both_languages():
     assert not js.alive and js.closed
 
 
+def test_language_spellings_are_the_librarys():
+    """The package and the extension accept cc_language_parse's spellings
+    (js, py, any ASCII case), and only those."""
+    from codecage import _codecage
+    for name, want in (("js", "javascript"), ("JS", "javascript"), ("JavaScript", "javascript"),
+                       ("py", "python"), ("PY", "python"), ("python", "python")):
+        assert _codecage.language_name(name) == want, name
+        rt = _codecage.Runtime(name, "auto", {"timeout": 5.0})
+        try:
+            assert rt.engine_version.startswith("QuickJS" if want == "javascript" else "CPython")
+        finally:
+            rt.close()
+    for bad in ("", "typescript", "python3", " py", "cobol", 3, None):
+        assert _codecage.language_name(bad) is None, bad
+        with pytest.raises(InvalidInputError, match="language must be"):
+            IsolatedRuntime(language=bad)
+    with pytest.raises(InvalidInputError, match=r"javascript \(js\) or python \(py\)"):
+        _codecage.Runtime("typescript", "auto", {})
+
+
 def test_run_returns_output_and_duration():
     with IsolatedRuntime(language="python") as rt:
         r = rt.run("import sys\nprint('out')\nprint('err', file=sys.stderr)\n6 * 7")
