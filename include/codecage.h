@@ -197,9 +197,15 @@ CC_EXPORT const char *cc_sandbox_mode_name(cc_sandbox_mode mode);
 /* Parse a mode name into *mode. Returns 0, or -1 for any other string. */
 CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
 
+/* The longest deadline any call takes, seconds (one day): limits.timeout_s,
+ * cc_runtime_eval's timeout_s, cc_tool_call_hold's approval timeout,
+ * cc_pool_checkout's wait, cc_net_options.timeout_s. */
+#define CC_MAX_TIMEOUT_S 86400
+
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
-	double timeout_s;	    /* per-eval wall-clock deadline; 30 */
+	double timeout_s;	    /* per-eval wall-clock deadline, seconds,
+				       in (0, CC_MAX_TIMEOUT_S]; 30 */
 	double grace_s;		    /* soft stop to SIGKILL; 0.5. A Python eval
 				       inside a call that cannot be interrupted
 				       ends sooner: its worker ends itself after
@@ -334,6 +340,14 @@ typedef struct cc_options {
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
 CC_EXPORT void cc_options_init(cc_options *opts, cc_language language);
+
+/* Check *opts against the documented ranges, as cc_runtime_new,
+ * cc_forkserver_new and cc_pool_new do before any worker starts: the one
+ * place they are checked, so a front end reports this error (its message
+ * names the field, e.g. "timeout must be in (0, 86400] seconds") instead of
+ * checking ranges itself. Borrows opts. Returns 0, or -1 with err
+ * (invalid_input). */
+CC_EXPORT int cc_options_check(const cc_options *opts, cc_error *err);
 
 typedef struct cc_runtime cc_runtime;
 
@@ -633,7 +647,7 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
  * deadline. While at least one call of the eval is held, the eval's
  * deadline clock is stopped (in the supervisor, and the worker's own
  * copy follows) and the wait is bounded instead by approval_timeout_s
- * (seconds, in (0, 86400]) from now, the earliest of the held calls'
+ * (seconds, in (0, CC_MAX_TIMEOUT_S]) from now, the earliest of the held calls'
  * if several are held; when no held call is left unanswered the clock
  * runs again with the time it had left. When an approval timeout passes
  * first, the clock runs again with no time left: the eval ends as

@@ -116,7 +116,8 @@ class Mount:
 class RuntimeConfig:
     """Limits and start-up code of a runtime. All fields are optional.
 
-    - ``timeout``: wall-clock deadline per eval, seconds (float, in (0, 86400]);
+    - ``timeout``: wall-clock deadline per eval, seconds (float, in (0, 86400],
+      the library's ``CC_MAX_TIMEOUT_S``);
       30. Past it the eval raises ``TimeoutError``. The runtime stays alive,
       with its state, when the engine stopped the code; it is dead when the
       code was inside a call that cannot be interrupted (a long C builtin)
@@ -269,10 +270,10 @@ class RuntimeConfig:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise TypeError(f"RuntimeConfig.{f} must be a number of seconds, "
                                 f"not {type(v).__name__}")
-        if not 0 < self.timeout <= 86400:
-            raise InvalidInputError("RuntimeConfig.timeout must be in (0, 86400] seconds")
-        if not 0 <= self.grace <= 60:
-            raise InvalidInputError("RuntimeConfig.grace must be in [0, 60] seconds")
+        try:  # the ranges are the library's (cc_options_check)
+            _codecage.check_limits({"timeout": self.timeout, "grace": self.grace})
+        except InvalidInputError as e:
+            raise InvalidInputError(f"RuntimeConfig.{e}") from None
         for f in ("max_memory", "max_stdout", "max_stderr", "max_result", "max_source",
                   "cpu_time", "max_open_files", "max_file_size", "max_pending_calls", "scratch"):
             v = getattr(self, f)
@@ -638,10 +639,13 @@ class IsolatedRuntime:
              ) -> tuple:
         if not isinstance(code, str):
             raise TypeError(f"code must be str, not {type(code).__name__}")
+        # the upper bound is the library's (cc_runtime_eval); 0 there is
+        # the default, which is None here
         if timeout is not None and (isinstance(timeout, bool) or
                                     not isinstance(timeout, (int, float)) or
-                                    not 0 < timeout <= 86400):
-            raise InvalidInputError("timeout must be a number of seconds in (0, 86400]")
+                                    not 0 < timeout):
+            raise InvalidInputError("timeout must be a number of seconds in "
+                                    f"(0, {_codecage.MAX_TIMEOUT}]")
         self._local.calls = calls
         self._tool_exc = None
         self._out_exc = None

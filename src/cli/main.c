@@ -16,6 +16,7 @@
 #include "term.h"
 #include "server.h"
 #include "files.h"
+#include "flags.h"
 #include "utf8.h"
 
 #define CLI_DEFAULT_MAX_SOURCE (16u << 20)
@@ -73,6 +74,14 @@ static int usage(const char *fmt, const char *arg)
 	return 2;
 }
 
+/* usage() with a flag's heap message (flags.h), which it frees. */
+static int usage_free(char *why)
+{
+	int st = usage("%s", why ? why : "out of memory");
+	free(why);
+	return st;
+}
+
 #define CLI_MAX_ALLOW 256
 
 struct args {
@@ -127,6 +136,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	opterr = 0;
 	int c;
 	cc_language lang;
+	char *why = NULL;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		char *end = NULL;
 		switch (c) {
@@ -137,11 +147,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->lang = (int)lang;
 			break;
 		case 't':
-			errno = 0;
-			a->timeout_s = strtod(optarg, &end);
-			if (errno || *end || !(a->timeout_s > 0 && a->timeout_s <= 86400))
-				return usage("--timeout wants seconds in (0, 86400], not '%s'",
-					     optarg);
+			if (cc_flag_timeout(optarg, &a->timeout_s, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'm':
 			errno = 0;

@@ -199,7 +199,7 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
 
 CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s)
 {
-	if (!call || !(approval_timeout_s > 0 && approval_timeout_s <= 86400))
+	if (!call || !(approval_timeout_s > 0 && approval_timeout_s <= CC_MAX_TIMEOUT_S))
 		return -1;
 	int64_t until = cc_now_ns() + (int64_t)(approval_timeout_s * 1e9);
 	int rc = -1;

@@ -27,7 +27,7 @@ CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 	};
 }
 
-int cc_options_check(const cc_options *o, cc_error *err)
+CC_EXPORT int cc_options_check(const cc_options *o, cc_error *err)
 {
 	const cc_limits *l = &o->limits;
 	if (o->language != CC_LANG_JAVASCRIPT && o->language != CC_LANG_PYTHON)
@@ -42,8 +42,9 @@ int cc_options_check(const cc_options *o, cc_error *err)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "web_polyfills are JavaScript's; turn the option off for a python "
 			       "runtime");
-	if (!(l->timeout_s > 0 && l->timeout_s <= 86400))
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, 86400] seconds");
+	if (!(l->timeout_s > 0 && l->timeout_s <= CC_MAX_TIMEOUT_S))
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, %d] seconds",
+			       CC_MAX_TIMEOUT_S);
 	if (!(l->grace_s >= 0 && l->grace_s <= 60))
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "grace must be in [0, 60] seconds");
 	if (l->max_memory < (16ull << 20) || l->max_memory > (1ull << 40))

@@ -834,9 +834,9 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 		cc_error_clear(&err);
 		return r;
 	}
-	if (!isfinite(timeout_s) || timeout_s > 86400) {
+	if (!isfinite(timeout_s) || timeout_s > CC_MAX_TIMEOUT_S) {
 		cc_result_set_error(r, CC_ERR_INVALID_INPUT, NULL,
-				    "timeout must be in (0, 86400] seconds");
+				    "timeout must be in (0, %d] seconds", CC_MAX_TIMEOUT_S);
 		return r;
 	}
 	if (!cc_runtime_enter(rt, &err)) {

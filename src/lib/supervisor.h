@@ -223,9 +223,6 @@ struct cc_runtime {
  * start its engine. */
 #define CC_STARTUP_TIMEOUT_S 30.0
 
-/* Check options against the documented ranges. Errors: invalid_input. */
-int cc_options_check(const cc_options *o, cc_error *err);
-
 /* The session's scratch size: scratch_bytes, else (compatibility)
  * limits.max_file_size; 0 = no scratch. */
 uint64_t cc_scratch_bytes(const cc_options *o);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "flags.h"
 #include "route.h"
 #include "server.h"
 #include "upstream.h"
@@ -74,6 +75,14 @@ static int usage(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n%s", mcp_usage);
 	return 2;
+}
+
+/* usage() with a flag's heap message (flags.h), which it frees. */
+static int usage_free(char *why)
+{
+	int st = usage("%s", why ? why : "out of memory");
+	free(why);
+	return st;
 }
 
 /* HOST:GUEST[:rw|:ro] into m (pointing into arg, which it edits). The
@@ -238,6 +247,7 @@ int cc_mcp_main(int argc, char **argv)
 	opterr = 0;
 	int c;
 	double v;
+	char *why = NULL;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case 'H':
@@ -298,10 +308,8 @@ int cc_mcp_main(int argc, char **argv)
 			cfg.max_file_size_mib = (uint64_t)v;
 			break;
 		case 't':
-			if (number(optarg, 0.001, 86400, &v) < 0)
-				return usage("--timeout wants seconds in (0, 86400], not '%s'",
-					     optarg);
-			cfg.timeout_s = v;
+			if (cc_flag_timeout(optarg, &cfg.timeout_s, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'm':
 			if (number(optarg, 16, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)

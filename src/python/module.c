@@ -449,6 +449,25 @@ static PyObject *kind_names(PyObject *self, PyObject *unused)
 	return l;
 }
 
+/* check_limits(limits): cc_options_check on a JavaScript runtime's
+ * defaults with the limits dict's entries (RuntimeConfig's check) */
+static PyObject *check_limits(PyObject *self, PyObject *limits)
+{
+	(void)self;
+	if (!PyDict_Check(limits))
+		return PyErr_SetString(PyExc_TypeError, "check_limits takes a dict"), NULL;
+	cc_options o;
+	const char *pp[CC_MAX_PYTHON_PATH];
+	if (cc_py_options("javascript", "require", limits, NULL, &o, pp) < 0)
+		return NULL;
+	cc_error err = { 0 };
+	int rc = cc_options_check(&o, &err);
+	cc_py_options_free(&o);
+	if (rc < 0)
+		return cc_py_raise_error(&err);
+	Py_RETURN_NONE;
+}
+
 /* language_name(name): cc_language_parse's canonical name, or None */
 static PyObject *language_name(PyObject *self, PyObject *arg)
 {
@@ -472,6 +491,9 @@ static PyMethodDef module_methods[] = {
 	{ "language_name", language_name, METH_O,
 	  "language_name(name) -> 'javascript', 'python' or None: the library's spellings "
 	  "(cc_language_parse: js, py, any ASCII case)." },
+	{ "check_limits", check_limits, METH_O,
+	  "check_limits(limits): InvalidInputError with the library's message when a "
+	  "limit is out of its range (cc_options_check)." },
 	{ "check_net", cc_py_net_check, METH_O,
 	  "check_net(spec): InvalidInputError when the network policy is malformed." },
 	{ NULL, NULL, 0, NULL },
@@ -501,6 +523,7 @@ PyMODINIT_FUNC PyInit__codecage(void)
 	    PyModule_AddObjectRef(m, "ForkServer", (PyObject *)&cc_py_forkserver_type) < 0 ||
 	    PyModule_AddObjectRef(m, "Pool", (PyObject *)&cc_py_pool_type) < 0 ||
 	    PyModule_AddIntConstant(m, "MAX_DEPTH", CC_VALUE_MAX_DEPTH) < 0 ||
+	    PyModule_AddIntConstant(m, "MAX_TIMEOUT", CC_MAX_TIMEOUT_S) < 0 ||
 	    PyModule_AddIntConstant(m, "BIGINT_MAX_DIGITS", CC_BIGINT_MAX_DIGITS) < 0) {
 		Py_DECREF(m);
 		return NULL;

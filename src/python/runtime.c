@@ -106,10 +106,13 @@ static PyObject *pending_hold(pending_obj *self, PyObject *args)
 	double timeout;
 	if (!PyArg_ParseTuple(args, "d:hold", &timeout))
 		return NULL;
-	if (!(timeout > 0 && timeout <= 86400))
-		return cc_py_raise(CC_ERR_INVALID_INPUT,
-				   "the approval timeout must be in (0, 86400] seconds"),
-		       NULL;
+	/* cc_tool_call_hold refuses it too, but cannot say why */
+	if (!(timeout > 0 && timeout <= CC_MAX_TIMEOUT_S)) {
+		char msg[80]; /* ASCII, fits */
+		snprintf(msg, sizeof(msg), "the approval timeout must be in (0, %d] seconds",
+			 CC_MAX_TIMEOUT_S);
+		return cc_py_raise(CC_ERR_INVALID_INPUT, msg), NULL;
+	}
 	if (!self->call)
 		Py_RETURN_FALSE;
 	return PyBool_FromLong(cc_tool_call_hold(self->call, timeout) == 0);
