@@ -210,7 +210,8 @@ typedef struct cc_limits {
 				       inside a call that cannot be interrupted
 				       ends sooner: its worker ends itself after
 				       about 20 ms of CPU past the deadline */
-	uint64_t max_memory;	    /* engine heap, bytes; 512 MiB. The kernel
+	uint64_t max_memory;	    /* engine heap, bytes; 128 MiB for JavaScript,
+				       512 MiB for Python. The kernel
 				       rlimit on the worker's data segment is
 				       this plus 64 MiB for the engine itself */
 	uint64_t max_stdout;	    /* captured stdout per eval; 1 MiB */

@@ -31,10 +31,15 @@ _codecage._set_error_factory(make)
 
 MiB = 1 << 20
 
-#: The package's default engine heap per language, bytes. QuickJS heaps are
-#: small, and a runaway allocation should end as ``memory_limit`` well
-#: before a short deadline; CPython with numpy or pandas needs more.
-DEFAULT_MAX_MEMORY = {"javascript": 128 * MiB, "python": 512 * MiB}
+#: The library's default limits (cc_options_init, src/common/defaults.h),
+#: under RuntimeConfig's field names: the one source of the defaults.
+_DEFAULTS = {lang: _codecage.defaults(lang) for lang in ("javascript", "python")}
+
+#: The default engine heap per language, bytes (the library's: 128 MiB for
+#: JavaScript, whose heaps are small, so a runaway allocation ends as
+#: ``memory_limit`` well before a short deadline; 512 MiB for Python, as
+#: CPython with numpy or pandas needs more).
+DEFAULT_MAX_MEMORY = {lang: d["max_memory"] for lang, d in _DEFAULTS.items()}
 
 #: What the guest sees of a failing tool's message when redaction is on.
 REDACTED_MESSAGE = "the host tool failed (details are not shown to guest code)"
@@ -216,19 +221,20 @@ class RuntimeConfig:
     ``InvalidInputError`` (here, or when the runtime starts).
     """
 
-    timeout: float = 30.0
+    # the library's defaults (the same for both languages but max_memory)
+    timeout: float = _DEFAULTS["javascript"]["timeout"]
     max_memory: Optional[int] = None
     bootstrap: Optional[str] = None
-    grace: float = 0.5
-    max_stdout: int = 1 * MiB
-    max_stderr: int = 1 * MiB
-    max_result: int = 16 * MiB
-    max_source: int = 16 * MiB
-    cpu_time: int = 3600
-    max_open_files: int = 64
-    max_file_size: int = 0
-    max_pending_calls: int = 64
-    scratch: int = 0
+    grace: float = _DEFAULTS["javascript"]["grace"]
+    max_stdout: int = _DEFAULTS["javascript"]["max_stdout"]
+    max_stderr: int = _DEFAULTS["javascript"]["max_stderr"]
+    max_result: int = _DEFAULTS["javascript"]["max_result"]
+    max_source: int = _DEFAULTS["javascript"]["max_source"]
+    cpu_time: int = _DEFAULTS["javascript"]["cpu_time"]
+    max_open_files: int = _DEFAULTS["javascript"]["max_open_files"]
+    max_file_size: int = _DEFAULTS["javascript"]["max_file_size"]
+    max_pending_calls: int = _DEFAULTS["javascript"]["max_pending_calls"]
+    scratch: int = _DEFAULTS["javascript"]["scratch"]
     mounts: Sequence["Mount"] = ()
     redact_host_errors: bool = False
     value_fallback: bool = False

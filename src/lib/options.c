@@ -3,6 +3,7 @@
  * file size cap derived from them. */
 #include <string.h>
 
+#include "defaults.h"
 #include "error.h"
 #include "net.h"
 #include "supervisor.h"
@@ -13,17 +14,17 @@ CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 	o->language = language;
 	o->sandbox = CC_SANDBOX_REQUIRE;
 	o->limits = (cc_limits){
-		.timeout_s = 30.0,
-		.grace_s = 0.5,
-		.max_memory = 512ull << 20,
-		.max_stdout = 1u << 20,
-		.max_stderr = 1u << 20,
-		.max_result = 16u << 20,
-		.max_source = 16u << 20,
-		.cpu_s = 3600,
-		.max_open_files = 64,
+		.timeout_s = CC_DEFAULT_TIMEOUT_S,
+		.grace_s = CC_DEFAULT_GRACE_S,
+		.max_memory = cc_default_max_memory(language),
+		.max_stdout = CC_DEFAULT_MAX_OUTPUT,
+		.max_stderr = CC_DEFAULT_MAX_OUTPUT,
+		.max_result = CC_DEFAULT_MAX_RESULT,
+		.max_source = CC_DEFAULT_MAX_SOURCE,
+		.cpu_s = CC_DEFAULT_CPU_S,
+		.max_open_files = CC_DEFAULT_MAX_OPEN_FILES,
 		.max_file_size = 0,
-		.max_pending_calls = 64,
+		.max_pending_calls = CC_DEFAULT_MAX_PENDING_CALLS,
 	};
 }
 

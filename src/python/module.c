@@ -468,6 +468,30 @@ static PyObject *check_limits(PyObject *self, PyObject *limits)
 	Py_RETURN_NONE;
 }
 
+/* defaults(language): cc_options_init's limits under RuntimeConfig's names */
+static PyObject *defaults(PyObject *self, PyObject *arg)
+{
+	(void)self;
+	cc_language lang;
+	const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+	if (!s || cc_language_parse(s, &lang) < 0)
+		return PyErr_Occurred() ? NULL
+					: cc_py_raise(CC_ERR_INVALID_INPUT,
+						      "defaults takes javascript or python");
+	cc_options o;
+	cc_options_init(&o, lang);
+	const cc_limits *l = &o.limits;
+	return Py_BuildValue(
+		"{s:d,s:d,s:K,s:K,s:K,s:K,s:K,s:I,s:I,s:K,s:I,s:K}", "timeout", l->timeout_s,
+		"grace", l->grace_s, "max_memory", (unsigned long long)l->max_memory, "max_stdout",
+		(unsigned long long)l->max_stdout, "max_stderr", (unsigned long long)l->max_stderr,
+		"max_result", (unsigned long long)l->max_result, "max_source",
+		(unsigned long long)l->max_source, "cpu_time", l->cpu_s, "max_open_files",
+		l->max_open_files, "max_file_size", (unsigned long long)l->max_file_size,
+		"max_pending_calls", l->max_pending_calls, "scratch",
+		(unsigned long long)o.scratch_bytes);
+}
+
 /* language_name(name): cc_language_parse's canonical name, or None */
 static PyObject *language_name(PyObject *self, PyObject *arg)
 {
@@ -491,6 +515,9 @@ static PyMethodDef module_methods[] = {
 	{ "language_name", language_name, METH_O,
 	  "language_name(name) -> 'javascript', 'python' or None: the library's spellings "
 	  "(cc_language_parse: js, py, any ASCII case)." },
+	{ "defaults", defaults, METH_O,
+	  "defaults(language) -> dict: the library's default limits (cc_options_init) "
+	  "under RuntimeConfig's field names." },
 	{ "check_limits", check_limits, METH_O,
 	  "check_limits(limits): InvalidInputError with the library's message when a "
 	  "limit is out of its range (cc_options_check)." },

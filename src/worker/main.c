@@ -16,6 +16,7 @@
 #include "error.h"
 #include "frame.h"
 #include "confine.h"
+#include "defaults.h"
 #include "files.h"
 #include "forkserver.h"
 #include "grants.h"
@@ -440,12 +441,17 @@ int main(int argc, char **argv)
 	}
 	cc_worker_ppid = ppid;
 	if (mode_flag) {
-		/* the limits a default runtime gets */
+		/* the limits a default runtime of this engine gets
+		 * (defaults.h), with a 1 MiB scratch for --with-files */
+		cc_language lang = CC_LANG_JAVASCRIPT;
+		cc_language_parse(cc_worker_engine->name, &lang);
 		cc_worker_limits =
-			(struct cc_worker_limits){ .max_memory = 512u << 20,
-						   .max_result = 16u << 20,
-						   .cpu_s = 60,
-						   .max_open_files = 64,
+			(struct cc_worker_limits){ .max_memory = cc_default_max_memory(lang),
+						   .max_stdout = CC_DEFAULT_MAX_OUTPUT,
+						   .max_stderr = CC_DEFAULT_MAX_OUTPUT,
+						   .max_result = CC_DEFAULT_MAX_RESULT,
+						   .cpu_s = CC_DEFAULT_CPU_S,
+						   .max_open_files = CC_DEFAULT_MAX_OPEN_FILES,
 						   .scratch_bytes = with_files ? 1 << 20 : 0 };
 		return test_mode(mode_flag);
 	}

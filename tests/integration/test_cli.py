@@ -53,6 +53,17 @@ def test_lang_takes_the_librarys_spellings():
     assert r.rc == 2 and "unknown language 'python3'" in r.stderr, r
 
 
+def test_javascript_default_heap_is_the_packages():
+    """One source of defaults (src/common/defaults.h): JavaScript gets
+    128 MiB here too, as in the Python package, so 200 MiB is too much
+    unless --memory raises it."""
+    code = "new Uint8Array(200 << 20).length"
+    r = cli("eval", "--lang", "js", "--sandbox", "auto", "--json", code)
+    assert r.rc == 5 and r.json["error"]["kind"] == "memory_limit", r
+    r = cli("eval", "--lang", "js", "--sandbox", "auto", "--memory", "512", "--json", code)
+    assert (r.rc, r.value) == (0, 200 << 20), r
+
+
 def test_stdin_source():
     r = cli("run", "--lang", "python", "--sandbox", "auto", "--json", "-", input="6 * 7")
     assert r.value == 42, r

@@ -46,6 +46,22 @@ def test_language_spellings_are_the_librarys():
         _codecage.Runtime("typescript", "auto", {})
 
 
+def test_defaults_are_the_librarys():
+    """RuntimeConfig's defaults and DEFAULT_MAX_MEMORY are cc_options_init's."""
+    from codecage import _codecage
+    js, py = _codecage.defaults("javascript"), _codecage.defaults("python")
+    assert codecage.DEFAULT_MAX_MEMORY == {"javascript": js["max_memory"],
+                                           "python": py["max_memory"]}
+    assert js["max_memory"] < py["max_memory"]
+    cfg = RuntimeConfig()
+    for name, value in js.items():
+        if name != "max_memory":
+            assert getattr(cfg, name) == value == py[name], name
+    assert cfg.max_memory is None
+    with pytest.raises(InvalidInputError):
+        _codecage.defaults("ruby")
+
+
 def test_run_returns_output_and_duration():
     with IsolatedRuntime(language="python") as rt:
         r = rt.run("import sys\nprint('out')\nprint('err', file=sys.stderr)\n6 * 7")
