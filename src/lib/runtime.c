@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "frame.h"
+#include "init_frame.h"
 #include "message.h"
 #include "seccomp_policy.h"
 #include "net.h"
@@ -64,26 +65,24 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	free(how);
 }
 
+/* The init frame: the limits as CC_INIT_LIMITS lists them (init_frame.h),
+ * then the other fields (HACKING.md, Protocol). */
 static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const struct cc_grants *gs,
 		     int64_t deadline, cc_error *err)
 {
 	const cc_limits *l = &rt->opts.limits;
-	/* The worker's read_init (src/worker/main.c) takes exactly these. */
-	const struct {
-		const char *name;
-		uint64_t value;
-	} limits[] = {
-		{ "max_memory", l->max_memory },
-		{ "max_stdout", l->max_stdout },
-		{ "max_stderr", l->max_stderr },
-		{ "max_result", l->max_result },
-		{ "max_source", l->max_source },
-		{ "cpu_s", l->cpu_s },
-		{ "max_open_files", l->max_open_files },
-		{ "max_file_size", cc_file_size_cap(&rt->opts, gs) },
-		{ "scratch_bytes", cc_scratch_bytes(&rt->opts) },
+	const struct cc_init_limits v = {
+		.max_memory = l->max_memory,
+		.max_stdout = l->max_stdout,
+		.max_stderr = l->max_stderr,
+		.max_result = l->max_result,
+		.max_source = l->max_source,
+		.cpu_s = l->cpu_s,
+		.max_open_files = l->max_open_files,
+		.max_file_size = cc_file_size_cap(&rt->opts, gs),
+		.scratch_bytes = cc_scratch_bytes(&rt->opts),
 	};
-	size_t n = sizeof(limits) / sizeof(limits[0]);
+	size_t n = CC_INIT_LIMITS_COUNT;
 	struct cc_msgbuf m;
 	bool web = rt->opts.web_polyfills;
 	cc_msgbuf_begin(
@@ -91,10 +90,11 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 		"init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
-	for (size_t i = 0; i < n; i++) {
-		cc_pack_cstr(&m.pk, limits[i].name);
-		msgpack_pack_uint64(&m.pk, limits[i].value);
-	}
+#define PACK_LIMIT(name)                                                                           \
+	cc_pack_cstr(&m.pk, #name);                                                                \
+	msgpack_pack_uint64(&m.pk, v.name);
+	CC_INIT_LIMITS(PACK_LIMIT)
+#undef PACK_LIMIT
 	if (gs->n) { /* [[guest, host, writable], ...], descriptors from fd 4 */
 		cc_pack_cstr(&m.pk, "mounts");
 		msgpack_pack_array(&m.pk, gs->n);

@@ -129,7 +129,7 @@ static bool confining_template;
  * build their Landlock domain from it). */
 static struct cc_fs_policy template_pol;
 
-static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_policy *pol)
+static void engine_policy(const struct cc_init_limits *lim, struct cc_fs_policy *pol)
 {
 	memset(pol, 0, sizeof(*pol));
 	if (cc_worker_engine->fs_policy)
@@ -257,7 +257,7 @@ static int install_seccomp(bool monitor, int *allowed, int *exec_breach, cc_erro
  * caller will start inside the namespace (the sweep's children, a fork
  * server's sessions); extra_sigs: pending signals and POSIX timers
  * beyond CC_MAX_SIGPENDING (a fork server's sessions' stop timers). */
-static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 				 unsigned extra_procs, unsigned extra_sigs,
 				 struct cc_confine_report *rep, cc_error *err)
 {
@@ -305,7 +305,7 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 	return 0;
 }
 
-int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 	       struct cc_confine_report *rep, cc_error *err)
 {
 	if (confine_until_seccomp(mode, lim, 0, 0, rep, err) < 0)
@@ -348,7 +348,7 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 
 /* ---- the fork server (src/worker/forkserver.c) ---- */
 
-int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine_template(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err)
 {
 	memset(session_f, 0, sizeof(*session_f));
@@ -361,7 +361,7 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 			 (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
 	/* It holds a pidfd and a status pipe per live session, beyond what a
 	 * session may open. */
-	struct cc_worker_limits tl = *lim;
+	struct cc_init_limits tl = *lim;
 	tl.max_open_files += 2 * CC_FORK_MAX_SESSIONS + 8;
 	confining_template = true;
 	int cr = confine_until_seccomp(mode, &tl, extra,
@@ -533,7 +533,7 @@ pid_t cc_session_fork(const struct cc_confine_report *rep)
 
 /* A session's own limits, lowered from the template's (SYS_setrlimit: the
  * template's filter has no prlimit64 writes). */
-static int session_limits(const struct cc_worker_limits *lim, bool own_userns, cc_error *err)
+static int session_limits(const struct cc_init_limits *lim, bool own_userns, cc_error *err)
 {
 	struct {
 		int res;
@@ -731,7 +731,7 @@ static const char *sweep_one(const struct cc_bpf *notify_f, const struct cc_bpf 
 	return "allowed"; /* it ran: exited, crashed or blocked */
 }
 
-int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
+int cc_confine_sweep(const struct cc_init_limits *lim, cc_error *err)
 {
 	struct cc_confine_report rep;
 	if (confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 1, 0, &rep, err) < 0)

@@ -56,7 +56,7 @@ struct cc_confine_report {
  * self-probe that gets through refuses the start in require and auto.
  * With namespaces the calling process becomes a monitor and this returns
  * in its child, pid 1 of the new pid namespace. */
-int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 	       struct cc_confine_report *rep, cc_error *err);
 
 /* ---- the fork server: a template confines once, sessions fork from it ---- */
@@ -77,7 +77,7 @@ struct cc_bpf;
  * filter, compiled, for each session to install (owned by the caller;
  * empty when seccomp did not apply). Self-probes are not run here: see
  * cc_confine_probe_session. Errors as cc_confine. */
-int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine_template(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err);
 
 /* Fork a session from the template (the probe session too). With
@@ -111,6 +111,6 @@ int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf 
 unsigned cc_confine_seccomp_engine(void);
 
 /* Test-only entry points behind worker flags (src/worker/main.c). */
-int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err);
+int cc_confine_sweep(const struct cc_init_limits *lim, cc_error *err);
 
 #endif

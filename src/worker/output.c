@@ -25,7 +25,7 @@
 #include "worker.h"
 #include "worker_internal.h"
 
-struct cc_worker_limits cc_worker_limits;
+struct cc_init_limits cc_worker_limits;
 bool cc_worker_isolated;
 
 static struct {
