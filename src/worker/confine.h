@@ -40,7 +40,26 @@ struct cc_fs_policy {
 	const char *cache;
 };
 
-/* Layers as reported to the supervisor (comma-separated names). */
+/* The confinement layers, in the order cc_confine applies them (DESIGN.md
+ * section 3); cc_layer_name gives the name the report uses. */
+enum cc_layer {
+	CC_LAYER_HYGIENE,
+	CC_LAYER_RLIMITS,
+	CC_LAYER_NAMESPACES,
+	CC_LAYER_CAPABILITIES,
+	CC_LAYER_NO_NEW_PRIVS,
+	CC_LAYER_LANDLOCK,
+	CC_LAYER_SECCOMP,
+	CC_LAYER_SELF_PROBES,
+	CC_LAYER_COUNT
+};
+
+/* "hygiene", "rlimits", ... "self-probes" (the names of the ready frame's
+ * applied and missing lists); static; "unknown" out of range. */
+const char *cc_layer_name(enum cc_layer layer);
+
+/* Layers as reported to the supervisor (comma-separated cc_layer_name
+ * names, written only by cc_layer_add). */
 struct cc_confine_report {
 	char applied[256];
 	char missing[256];
