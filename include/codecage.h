@@ -697,10 +697,28 @@ CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b);
 CC_EXPORT int cc_runtime_set_tool_budget(cc_runtime *rt, const char *name, cc_budget *b,
 					 cc_error *err);
 
+/* What the guest sees instead of a failing tool's message when the call
+ * is redacted (the error's name still reaches it). */
+#define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
+
 /* Redaction: when on, a failing tool's message never reaches the guest,
- * only its name and a fixed text. Off by default in the library (the MCP
- * server, a later issue, turns it on by default). */
+ * only its name and CC_REDACTED_MESSAGE; a tool's own setting
+ * (cc_runtime_set_tool_redaction) wins over this one. The supervisor
+ * decides it as the call fails, also for a value that cannot cross (a
+ * ToolResultError). Off by default in the library; the MCP server turns it
+ * on for every runtime and off for the tools of its --upstream servers,
+ * whose errors the guest needs to see. */
 CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
+
+/* Redaction of one tool `name` bound on rt, beside its budget
+ * (cc_runtime_set_tool_budget): redact 1 hides a failing call's message
+ * from the guest, 0 shows it whatever cc_runtime_set_redaction says, -1
+ * (the default) follows cc_runtime_set_redaction. Survives rebinding the
+ * name; a call already made keeps the setting it had. Borrows name.
+ * Errors: invalid_input (redact is not -1, 0 or 1, no tool of that name
+ * is bound, or called while the runtime runs a request). */
+CC_EXPORT int cc_runtime_set_tool_redaction(cc_runtime *rt, const char *name, int redact,
+					    cc_error *err);
 
 /* Guest output, line by line, as it arrives during an eval (in addition to
  * the captured text in the result). fd is 1 or 2; line is borrowed, without

@@ -41,8 +41,9 @@ _DEFAULTS = {lang: _codecage.defaults(lang) for lang in ("javascript", "python")
 #: CPython with numpy or pandas needs more).
 DEFAULT_MAX_MEMORY = {lang: d["max_memory"] for lang, d in _DEFAULTS.items()}
 
-#: What the guest sees of a failing tool's message when redaction is on.
-REDACTED_MESSAGE = "the host tool failed (details are not shown to guest code)"
+#: What the guest sees of a failing tool's message when redaction is on
+#: (the library's CC_REDACTED_MESSAGE; the supervisor decides redaction).
+REDACTED_MESSAGE = _codecage.REDACTED_MESSAGE
 
 _SANDBOXES = ("require", "auto", "off")
 
@@ -377,9 +378,9 @@ def _builtin_bases(cls: type) -> str:
     return ",".join(b.__name__ for b in out)
 
 
-def _reject(pending: Any, e: BaseException, redact: bool) -> None:
-    pending.reject(type(e).__name__, REDACTED_MESSAGE if redact else _failure_text(e),
-                   _builtin_bases(type(e)))
+def _reject(pending: Any, e: BaseException) -> None:
+    # the supervisor redacts the message when the tool's calls are redacted
+    pending.reject(type(e).__name__, _failure_text(e), _builtin_bases(type(e)))
 
 
 class _HostCalls:
@@ -760,17 +761,16 @@ class IsolatedRuntime:
 
     # -- tools --
 
-    def _callback(self, fn: Callable[..., Any],
-                  redact: bool) -> Callable[[list, Optional[dict], Any], None]:
+    def _callback(self, fn: Callable[..., Any]) -> Callable[[list, Optional[dict], Any], None]:
         me = weakref.ref(self)
 
         def settle(pending: Any, f: "Optional[asyncio.Future[Any]]") -> None:
             if f is None or f.cancelled():
                 pending.reject("CancelledError", "the host tool was cancelled")
             elif f.exception() is not None:
-                _reject(pending, f.exception(), redact)
+                _reject(pending, f.exception())
             else:
-                pending.resolve(f.result(), redact)
+                pending.resolve(f.result())
 
         def callback(args: list, kwargs: Optional[dict], pending: Any) -> None:
             try:
@@ -786,15 +786,15 @@ class IsolatedRuntime:
                         return
                     result = _run_blocking(result)
             except Exception as e:
-                _reject(pending, e, redact)
+                _reject(pending, e)
                 return
             except BaseException as e:
-                _reject(pending, e, redact)
+                _reject(pending, e)
                 owner = me()
                 if owner is not None:
                     owner._tool_exc = e
                 return
-            pending.resolve(result, redact)
+            pending.resolve(result)
 
         return callback
 
@@ -821,7 +821,10 @@ class IsolatedRuntime:
             raise TypeError("fn must be callable")
         if not isinstance(name, str):
             raise TypeError("name must be str")
-        self._rt.bind(name, self._callback(fn, redact))
+        self._rt.bind(name, self._callback(fn))
+        # the supervisor decides redaction: on for a redacting bridge's
+        # tools, else the runtime's (RuntimeConfig.redact_host_errors)
+        self._rt.set_tool_redaction(name, 1 if redact else -1)
 
 
 class ToolBridge:

@@ -146,10 +146,11 @@ static int finish(const struct mcp_config *cfg, cc_runtime *rt, cc_error *err)
 		if (cc_runtime_set_net(rt, &net, err) < 0)
 			return -1;
 	}
-	/* Code mode: the upstreams' tools (their error texts are their
-	 * results, which the guest must see). Without upstreams no host tool
-	 * is bound; keep host error text away from the guest should one be. */
-	cc_runtime_set_redaction(rt, cfg->n_upstreams == 0);
+	/* Host error text stays away from the guest, but for the tools of
+	 * code mode's upstreams: their error texts are their results, which
+	 * the guest must see (mcp_upstreams_bind turns redaction off for each,
+	 * cc_runtime_set_tool_redaction). */
+	cc_runtime_set_redaction(rt, true);
 	if (mcp_upstreams_bind(cfg->upstreams, cfg->n_upstreams, rt, err) < 0)
 		return cc_fail_wrap(err, "binding the upstream tools");
 	/* A value with no JSON form comes back as its text, never a failure. */

@@ -185,10 +185,29 @@ def test_redacted_bridge_hides_unconvertible_results():
         bridge.attach(rt)
         name, msg = rt.eval("try { conn() } catch (e) { [e.name, e.message] }")
     assert name == "ToolResultError" and "postgres" not in msg and "Conn" not in msg
+    from codecage import _codecage  # the supervisor's text (CC_REDACTED_MESSAGE)
+    assert msg == _codecage.REDACTED_MESSAGE
     open_bridge = ToolBridge({"conn": lambda: Conn_postgres_prod_10_0_0_5()})
     with IsolatedRuntime() as rt:
         open_bridge.attach(rt)
         assert "Conn_postgres" in rt.eval("try { conn() } catch (e) { e.message }")
+
+
+def test_redaction_is_per_tool_in_the_supervisor():
+    """A redacting bridge's tools and an open tool share a runtime; each
+    call is redacted (or not) by the supervisor, by its tool's setting."""
+    def fail():
+        raise ValueError("secret detail")
+
+    from codecage import _codecage
+    bridge = ToolBridge({"hidden": fail}, redact_host_errors=True)
+    with IsolatedRuntime() as rt:
+        bridge.attach(rt)
+        rt.bind_function("shown", fail)
+        got = rt.eval("[hidden, shown].map(f => { try { f() } catch (e) { return e.message } })")
+        assert got == [_codecage.REDACTED_MESSAGE, "secret detail"]
+        with pytest.raises(InvalidInputError, match="no tool named"):
+            rt._rt.set_tool_redaction("nope", 1)
 
 
 def test_typing_files_ship_with_the_package():
