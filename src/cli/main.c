@@ -49,8 +49,9 @@ static const char usage_text[] =
 	"polyfills): a .js file, a package directory, or a package name found in\n"
 	"--node-modules DIR.\n"
 	"--mount shows a host folder or file at GUEST (read-only unless :rw; repeat\n"
-	"it for more); --scratch gives the run a private /tmp of MIB; --out copies\n"
-	"what the run left in /tmp to DIR when it ends (needs --scratch).\n"
+	"it for more; GUEST is after the last ':', so HOST may hold ':'); --scratch\n"
+	"gives the run a private /tmp of MIB (0: none, the default; at most 65536);\n"
+	"--out copies what the run left in /tmp to DIR when it ends (needs --scratch).\n"
 	"--python-path (Python, repeatable, at most 8) lets the guest import the\n"
 	"packages in DIR (e.g. a pip install --target DIR), read-only, at\n"
 	"/codecage/python-path/N on sys.path.\n"
@@ -138,7 +139,6 @@ static int parse_args(int argc, char **argv, struct args *a)
 	cc_language lang;
 	char *why = NULL;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		char *end = NULL;
 		switch (c) {
 		case 'l':
 			if (cc_language_parse(optarg, &lang) < 0)
@@ -151,16 +151,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return usage_free(why);
 			break;
 		case 'm':
-			errno = 0;
-			a->memory_mib = strtoull(optarg, &end, 10);
-			if (errno || *end || a->memory_mib < 16 || a->memory_mib > (1u << 20))
-				return usage("--memory wants MiB between 16 and 1048576, not '%s'",
-					     optarg);
+			if (cc_flag_memory(optarg, &a->memory_mib, &why) < 0)
+				return usage_free(why);
 			break;
 		case 's':
-			if (cc_sandbox_mode_parse(optarg, &a->sandbox) < 0)
-				return usage("--sandbox wants require, auto or off, not '%s'",
-					     optarg);
+			if (cc_flag_sandbox(optarg, &a->sandbox, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'j':
 			a->json = true;
@@ -169,10 +165,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->raw = true;
 			break;
 		case 'L':
-			if (a->nlibs == sizeof(a->libs) / sizeof(a->libs[0]))
-				return usage("--library given more than 64 times (at '%s')",
-					     optarg);
-			a->libs[a->nlibs++] = optarg;
+			if (cc_flag_append("--library", optarg, a->libs, &a->nlibs,
+					   sizeof(a->libs) / sizeof(a->libs[0]), &why) < 0)
+				return usage_free(why);
 			break;
 		case 'N':
 			a->node_modules = optarg;
@@ -180,28 +175,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'w':
 			a->web_polyfills = true;
 			break;
-		case 'M': {
-			const char *why = NULL;
-			if (a->n_mounts == CC_MAX_MOUNTS)
-				return usage("at most 32 --mount options, not more (at '%s')",
-					     optarg);
-			if (cc_cli_parse_mount(optarg, &a->mounts[a->n_mounts], &why) < 0)
-				return usage(why, NULL);
-			a->n_mounts++;
+		case 'M':
+			if (cc_flag_mount(optarg, a->mounts, &a->n_mounts, &why) < 0)
+				return usage_free(why);
 			break;
-		}
 		case 'P':
-			if (a->n_python_path == CC_MAX_PYTHON_PATH)
-				return usage("at most 8 --python-path options, not more (at '%s')",
-					     optarg);
-			a->python_path[a->n_python_path++] = optarg;
+			if (cc_flag_append("--python-path", optarg, a->python_path,
+					   &a->n_python_path, CC_MAX_PYTHON_PATH, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'S':
-			errno = 0;
-			a->scratch_mib = strtoull(optarg, &end, 10);
-			if (errno || *end || a->scratch_mib < 1 || a->scratch_mib > (64u << 10))
-				return usage("--scratch wants MiB between 1 and 65536, not '%s'",
-					     optarg);
+			if (cc_flag_scratch(optarg, &a->scratch_mib, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'o':
 			a->out_dir = optarg;

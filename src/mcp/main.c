@@ -35,8 +35,9 @@ static const char mcp_usage[] =
 	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
 	"stderr each, per call), --scratch 64 (each session's private /tmp per language,\n"
-	"MiB; 0 = none). --mount shows the host file or folder HOST at GUEST (an\n"
-	"absolute path) in every session, read-only unless :rw; repeatable.\n"
+	"MiB; 0 = none; at most 65536). --mount shows the host file or folder HOST at\n"
+	"GUEST (an absolute path, after the last ':') in every session, read-only\n"
+	"unless :rw; repeatable.\n"
 	"--python-path DIR (repeatable, at most 8): run_python imports the packages in\n"
 	"DIR (e.g. a pip install --target DIR), read-only, from /codecage/python-path/N.\n"
 	"--web-polyfills: run_javascript runtimes start with\n"
@@ -84,31 +85,6 @@ static int usage_free(char *why)
 	int st = usage("%s", why ? why : "out of memory");
 	free(why);
 	return st;
-}
-
-/* HOST:GUEST[:rw|:ro] into m (pointing into arg, which it edits). The
- * guest path is after the last ':' (after a trailing :rw/:ro is taken
- * off), so a host path may hold ':'. The library checks the rest (the
- * host path exists, the guest path is allowed) when the server starts. */
-static int parse_mount(char *arg, cc_mount *m)
-{
-	size_t n = strlen(arg);
-	bool suffix = n > 3 && (!strcmp(arg + n - 3, ":rw") || !strcmp(arg + n - 3, ":ro"));
-	char *colon = NULL;
-	for (size_t i = suffix ? n - 3 : n; i-- > 0;)
-		if (arg[i] == ':') {
-			colon = arg + i;
-			break;
-		}
-	if (!colon || colon == arg || colon[1] != '/')
-		return -1;
-	m->writable = suffix && arg[n - 1] == 'w';
-	if (suffix)
-		arg[n - 3] = 0;
-	*colon = 0;
-	m->host = arg;
-	m->guest = colon + 1;
-	return 0;
 }
 
 /* Check the grants once, before serving: a runtime is started with them
@@ -313,15 +289,12 @@ int cc_mcp_main(int argc, char **argv)
 				return usage_free(why);
 			break;
 		case 'm':
-			if (number(optarg, 16, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
-				return usage("--memory wants MiB between 16 and 1048576, not '%s'",
-					     optarg);
-			cfg.memory_mib = (uint64_t)v;
+			if (cc_flag_memory(optarg, &cfg.memory_mib, &why) < 0)
+				return usage_free(why);
 			break;
 		case 's':
-			if (cc_sandbox_mode_parse(optarg, &cfg.sandbox) < 0)
-				return usage("--sandbox wants require, auto or off, not '%s'",
-					     optarg);
+			if (cc_flag_sandbox(optarg, &cfg.sandbox, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'S':
 			if (number(optarg, 1, 100000, &v) < 0 || v != (double)(unsigned)v)
@@ -354,10 +327,10 @@ int cc_mcp_main(int argc, char **argv)
 			cfg.max_output = (uint64_t)v;
 			break;
 		case 'L':
-			if (cfg.n_libraries == sizeof(cfg.libraries) / sizeof(cfg.libraries[0]))
-				return usage("--library given more than 64 times (at '%s')",
-					     optarg);
-			cfg.libraries[cfg.n_libraries++] = optarg;
+			if (cc_flag_append("--library", optarg, cfg.libraries, &cfg.n_libraries,
+					   sizeof(cfg.libraries) / sizeof(cfg.libraries[0]),
+					   &why) < 0)
+				return usage_free(why);
 			break;
 		case 'N':
 			cfg.node_modules = optarg;
@@ -366,25 +339,17 @@ int cc_mcp_main(int argc, char **argv)
 			cfg.web_polyfills = true;
 			break;
 		case 'T':
-			if (number(optarg, 0, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
-				return usage("--scratch wants MiB from 0 to 1048576, not '%s'",
-					     optarg);
-			cfg.scratch_mib = (uint64_t)v;
+			if (cc_flag_scratch(optarg, &cfg.scratch_mib, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'M':
-			if (cfg.n_mounts == CC_MAX_MOUNTS)
-				return usage("--mount: at most 32 grants, not more ('%s')", optarg);
-			if (parse_mount(optarg, &cfg.mounts[cfg.n_mounts]) < 0)
-				return usage("--mount wants HOST:GUEST[:rw] with an absolute GUEST "
-					     "path, not '%s'",
-					     optarg);
-			cfg.n_mounts++;
+			if (cc_flag_mount(optarg, cfg.mounts, &cfg.n_mounts, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'y':
-			if (cfg.n_python_path == CC_MAX_PYTHON_PATH)
-				return usage("--python-path: at most 8 folders, not more ('%s')",
-					     optarg);
-			cfg.python_path[cfg.n_python_path++] = optarg;
+			if (cc_flag_append("--python-path", optarg, cfg.python_path,
+					   &cfg.n_python_path, CC_MAX_PYTHON_PATH, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'U': {
 			const char *why = NULL;
