@@ -246,11 +246,11 @@ class RuntimeConfig:
     web_polyfills: bool = False
     python_path: Sequence[str] = ()
     allow_net: Sequence[str] = ()
-    net_max_requests: int = 100
-    net_max_response_bytes: int = 4 * MiB
-    net_max_total_bytes: int = 16 * MiB
-    net_max_body_bytes: int = 1 * MiB
-    net_timeout: float = 30.0
+    net_max_requests: int = _DEFAULTS["javascript"]["net_max_requests"]
+    net_max_response_bytes: int = _DEFAULTS["javascript"]["net_max_response_bytes"]
+    net_max_total_bytes: int = _DEFAULTS["javascript"]["net_max_total_bytes"]
+    net_max_body_bytes: int = _DEFAULTS["javascript"]["net_max_body_bytes"]
+    net_timeout: float = _DEFAULTS["javascript"]["net_timeout"]
     ca_file: Optional[str] = None
     on_request: Optional[Callable[[dict], Any]] = None
     on_response: Optional[Callable[[dict], Any]] = None

@@ -468,7 +468,8 @@ static PyObject *check_limits(PyObject *self, PyObject *limits)
 	Py_RETURN_NONE;
 }
 
-/* defaults(language): cc_options_init's limits under RuntimeConfig's names */
+/* defaults(language): cc_options_init's limits and cc_net_options_init's
+ * under RuntimeConfig's names */
 static PyObject *defaults(PyObject *self, PyObject *arg)
 {
 	(void)self;
@@ -481,15 +482,36 @@ static PyObject *defaults(PyObject *self, PyObject *arg)
 	cc_options o;
 	cc_options_init(&o, lang);
 	const cc_limits *l = &o.limits;
-	return Py_BuildValue(
-		"{s:d,s:d,s:K,s:K,s:K,s:K,s:K,s:I,s:I,s:K,s:I,s:K}", "timeout", l->timeout_s,
-		"grace", l->grace_s, "max_memory", (unsigned long long)l->max_memory, "max_stdout",
-		(unsigned long long)l->max_stdout, "max_stderr", (unsigned long long)l->max_stderr,
-		"max_result", (unsigned long long)l->max_result, "max_source",
-		(unsigned long long)l->max_source, "cpu_time", l->cpu_s, "max_open_files",
-		l->max_open_files, "max_file_size", (unsigned long long)l->max_file_size,
-		"max_pending_calls", l->max_pending_calls, "scratch",
-		(unsigned long long)o.scratch_bytes);
+	cc_net_options n;
+	cc_net_options_init(&n);
+	const struct {
+		const char *name;
+		unsigned long long v;
+	} ints[] = {
+		{ "max_memory", l->max_memory },
+		{ "max_stdout", l->max_stdout },
+		{ "max_stderr", l->max_stderr },
+		{ "max_result", l->max_result },
+		{ "max_source", l->max_source },
+		{ "cpu_time", l->cpu_s },
+		{ "max_open_files", l->max_open_files },
+		{ "max_file_size", l->max_file_size },
+		{ "max_pending_calls", l->max_pending_calls },
+		{ "scratch", o.scratch_bytes },
+		{ "net_max_requests", n.max_requests },
+		{ "net_max_response_bytes", n.max_response_bytes },
+		{ "net_max_total_bytes", n.max_total_bytes },
+		{ "net_max_body_bytes", n.max_body_bytes },
+	};
+	PyObject *d = Py_BuildValue("{s:d,s:d,s:d}", "timeout", l->timeout_s, "grace", l->grace_s,
+				    "net_timeout", n.timeout_s);
+	for (size_t i = 0; d && i < sizeof(ints) / sizeof(ints[0]); i++) {
+		PyObject *v = PyLong_FromUnsignedLongLong(ints[i].v);
+		if (!v || PyDict_SetItemString(d, ints[i].name, v) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(v);
+	}
+	return d;
 }
 
 /* language_name(name): cc_language_parse's canonical name, or None */
@@ -516,8 +538,8 @@ static PyMethodDef module_methods[] = {
 	  "language_name(name) -> 'javascript', 'python' or None: the library's spellings "
 	  "(cc_language_parse: js, py, any ASCII case)." },
 	{ "defaults", defaults, METH_O,
-	  "defaults(language) -> dict: the library's default limits (cc_options_init) "
-	  "under RuntimeConfig's field names." },
+	  "defaults(language) -> dict: the library's default limits (cc_options_init, "
+	  "cc_net_options_init) under RuntimeConfig's field names." },
 	{ "check_limits", check_limits, METH_O,
 	  "check_limits(limits): InvalidInputError with the library's message when a "
 	  "limit is out of its range (cc_options_check)." },
