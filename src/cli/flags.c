@@ -90,6 +90,47 @@ int cc_flag_scratch(const char *arg, uint64_t *mib, char **why)
 	return 0;
 }
 
+/* A whole number, digits only. */
+static int whole(const char *arg, uint64_t *out)
+{
+	char *end = NULL;
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cc_flag_limit(const char *flag, const char *arg, uint64_t *out, char **why)
+{
+	cc_options o;
+	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	cc_limits *l = &o.limits;
+	uint64_t v;
+	bool narrow = strcmp(flag, "--max-result") != 0; /* a uint32_t field */
+	if (whole(arg, &v) < 0 || (narrow && v > UINT32_MAX)) {
+		*why = cc_strprintf("%s wants a whole number, not '%s'", flag, arg);
+		return -1;
+	}
+	if (!strcmp(flag, "--max-result"))
+		l->max_result = v;
+	else if (!strcmp(flag, "--cpu"))
+		l->cpu_s = (uint32_t)v;
+	else if (!strcmp(flag, "--max-open-files"))
+		l->max_open_files = (uint32_t)v;
+	else {
+		*why = cc_strprintf("unknown limit flag %s", flag);
+		return -1;
+	}
+	if (library_check(&o, flag, arg, why) < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int cc_flag_sandbox(const char *arg, cc_sandbox_mode *mode, char **why)
 {
 	if (cc_sandbox_mode_parse(arg, mode) == 0)

@@ -26,6 +26,12 @@ int cc_flag_memory(const char *arg, uint64_t *mib, char **why);
  * bytes cc_options_check takes as scratch_bytes (up to 64 GiB). */
 int cc_flag_scratch(const char *arg, uint64_t *mib, char **why);
 
+/* A whole number for the cc_limits field flag names, checked by
+ * cc_options_check: "--max-result" (bytes, max_result), "--cpu" (seconds,
+ * cpu_s), "--max-open-files" (max_open_files). Any other flag is a bug
+ * (-1, "unknown limit flag"). */
+int cc_flag_limit(const char *flag, const char *arg, uint64_t *out, char **why);
+
 /* --sandbox require|auto|off into *mode. */
 int cc_flag_sandbox(const char *arg, cc_sandbox_mode *mode, char **why);
 

@@ -238,8 +238,38 @@ static int runtime_flag(int c, char *arg, struct mcp_config *cfg)
 	return 0;
 }
 
-/* Counts and sizes of the server and its runtimes. Returns 0, 2 after printing a usage error, or
- * -1: not one of these. */
+/* The limits of every runtime the server starts, checked by the library
+ * (flags.h). Returns 0, 2 after printing a usage error, or -1: not one of
+ * these. */
+static int runtime_limit_flag(int c, char *arg, struct mcp_config *cfg)
+{
+	static const char *const names[] = {
+		['R'] = "--max-result", ['C'] = "--cpu", ['F'] = "--max-open-files"
+	};
+	char *why = NULL;
+	uint64_t v;
+	double d;
+	if (c == 'Z') {
+		if (number(arg, 1, 1 << 20, &d) < 0 || d != (double)(uint64_t)d)
+			return usage("--max-file-size wants MiB from 1 to 1048576, not '%s'", arg);
+		cfg->max_file_size_mib = (uint64_t)d;
+		return 0;
+	}
+	if (c != 'R' && c != 'C' && c != 'F')
+		return -1;
+	if (cc_flag_limit(names[c], arg, &v, &why) < 0)
+		return usage_free(why);
+	if (c == 'R')
+		cfg->max_result = v;
+	else if (c == 'C')
+		cfg->cpu_s = (uint32_t)v;
+	else
+		cfg->max_open_files = (uint32_t)v;
+	return 0;
+}
+
+/* Counts and sizes of the server itself. Returns 0, 2 after printing a
+ * usage error, or -1: not one of these. */
 static int limit_flag(int c, char *arg, struct mcp_config *cfg)
 {
 	double v;
@@ -250,30 +280,6 @@ static int limit_flag(int c, char *arg, struct mcp_config *cfg)
 				     "not '%s'",
 				     arg);
 		cfg->pool_size = (unsigned)v;
-		break;
-	case 'R':
-		if (number(arg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
-			return usage("--max-result wants bytes from 1024 to 1073741824, "
-				     "not '%s'",
-				     arg);
-		cfg->max_result = (uint64_t)v;
-		break;
-	case 'C':
-		if (number(arg, 1, 1 << 30, &v) < 0 || v != (double)(uint32_t)v)
-			return usage("--cpu wants whole CPU seconds from 1, not '%s'", arg);
-		cfg->cpu_s = (uint32_t)v;
-		break;
-	case 'F':
-		if (number(arg, 16, 1 << 20, &v) < 0 || v != (double)(uint32_t)v)
-			return usage("--max-open-files wants a count from 16 to 1048576, "
-				     "not '%s'",
-				     arg);
-		cfg->max_open_files = (uint32_t)v;
-		break;
-	case 'Z':
-		if (number(arg, 1, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
-			return usage("--max-file-size wants MiB from 1 to 1048576, not '%s'", arg);
-		cfg->max_file_size_mib = (uint64_t)v;
 		break;
 	case 'S':
 		if (number(arg, 1, 100000, &v) < 0 || v != (double)(unsigned)v)
@@ -401,6 +407,8 @@ static int parse_flags(int argc, char **argv, struct mcp_config *cfg, struct fla
 	int c;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		int st = runtime_flag(c, optarg, cfg);
+		if (st < 0)
+			st = runtime_limit_flag(c, optarg, cfg);
 		if (st < 0)
 			st = limit_flag(c, optarg, cfg);
 		if (st < 0)

@@ -89,3 +89,18 @@ def test_memory_range_is_the_librarys(front):
         assert r.returncode == 2 and "--memory" in r.stderr and "usage:" in r.stderr, (bad, r)
     r = run(front, "--memory", "16")
     assert r.returncode == 0, r
+
+
+def test_mcp_runtime_limits_are_the_librarys():
+    """codecage mcp's limits of each runtime take cc_options_check's
+    ranges: --max-open-files was 16..1048576 here and [8, 65536] in the
+    library, so 100000 started a server whose every runtime failed."""
+    for flag, bad, good in (("--max-open-files", "100000", "8"), ("--max-open-files", "7", "65536"),
+                            ("--cpu", "0", "1"), ("--max-result", "1023", "1024"),
+                            ("--max-result", "x", "1073741824")):
+        r = run("mcp", flag, bad)
+        assert r.returncode == 2 and f"{flag}" in r.stderr and "usage:" in r.stderr, (flag, r)
+        r = run("mcp", flag, good)
+        assert r.returncode == 0, (flag, good, r)
+    r = run("mcp", "--max-open-files", "100000")
+    assert "--max-open-files: cpu_s must be >= 1 and max_open_files in [8, 65536]" in r.stderr, r
