@@ -31,16 +31,23 @@ static int whole_mib(const char *arg, uint64_t *out)
 	return 0;
 }
 
-/* The library's word on o: 0, or -1 with *why "FLAG: message, not 'ARG'". */
-static int library_check(const cc_options *o, const char *flag, const char *arg, char **why)
+/* The library's word on o: 0, or -1 with *why "FLAG: message, not 'ARG'"
+ * (sep in place of ": "). */
+static int library_check_sep(const cc_options *o, const char *flag, const char *sep,
+			     const char *arg, char **why)
 {
 	cc_error err = { 0 };
 	if (cc_options_check(o, &err) == 0)
 		return 0;
-	*why = cc_strprintf("%s: %s, not '%s'", flag, err.message ? err.message : "out of range",
-			    arg);
+	*why = cc_strprintf("%s%s%s, not '%s'", flag, sep,
+			    err.message ? err.message : "out of range", arg);
 	cc_error_clear(&err);
 	return -1;
+}
+
+static int library_check(const cc_options *o, const char *flag, const char *arg, char **why)
+{
+	return library_check_sep(o, flag, ": ", arg, why);
 }
 
 int cc_flag_timeout(const char *arg, double *out, char **why)
@@ -125,7 +132,7 @@ int cc_flag_limit(const char *flag, const char *arg, uint64_t *out, char **why)
 		*why = cc_strprintf("unknown limit flag %s", flag);
 		return -1;
 	}
-	if (library_check(&o, flag, arg, why) < 0)
+	if (library_check_sep(&o, flag, " wants what the library takes: ", arg, why) < 0)
 		return -1;
 	*out = v;
 	return 0;

@@ -103,4 +103,5 @@ def test_mcp_runtime_limits_are_the_librarys():
         r = run("mcp", flag, good)
         assert r.returncode == 0, (flag, good, r)
     r = run("mcp", "--max-open-files", "100000")
-    assert "--max-open-files: cpu_s must be >= 1 and max_open_files in [8, 65536]" in r.stderr, r
+    assert ("--max-open-files wants what the library takes: cpu_s must be >= 1 and "
+            "max_open_files in [8, 65536], not '100000'") in r.stderr, r
