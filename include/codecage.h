@@ -172,6 +172,17 @@ typedef enum cc_language {
 	CC_LANG_PYTHON = 2,
 } cc_language;
 
+/* A language's name ("javascript", "python": the worker's ready frame,
+ * messages, the MCP server's resource URIs). Static string; "unknown" for
+ * out-of-range values. */
+CC_EXPORT const char *cc_language_name(cc_language lang);
+
+/* Parse a language name into *lang: "javascript" or "js", "python" or
+ * "py", in any ASCII case (the CLI's --lang, the Python package's
+ * language=, the MCP server's search_tools). Returns 0, or -1 for NULL or
+ * any other string (*lang untouched). */
+CC_EXPORT int cc_language_parse(const char *name, cc_language *lang);
+
 typedef enum cc_sandbox_mode {
 	CC_SANDBOX_REQUIRE = 0, /* default: every layer or refuse */
 	CC_SANDBOX_AUTO,	/* apply what exists, report exactly that */
@@ -186,14 +197,21 @@ CC_EXPORT const char *cc_sandbox_mode_name(cc_sandbox_mode mode);
 /* Parse a mode name into *mode. Returns 0, or -1 for any other string. */
 CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
 
+/* The longest deadline any call takes, seconds (one day): limits.timeout_s,
+ * cc_runtime_eval's timeout_s, cc_tool_call_hold's approval timeout,
+ * cc_pool_checkout's wait, cc_net_options.timeout_s. */
+#define CC_MAX_TIMEOUT_S 86400
+
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
-	double timeout_s;	    /* per-eval wall-clock deadline; 30 */
+	double timeout_s;	    /* per-eval wall-clock deadline, seconds,
+				       in (0, CC_MAX_TIMEOUT_S]; 30 */
 	double grace_s;		    /* soft stop to SIGKILL; 0.5. A Python eval
 				       inside a call that cannot be interrupted
 				       ends sooner: its worker ends itself after
 				       about 20 ms of CPU past the deadline */
-	uint64_t max_memory;	    /* engine heap, bytes; 512 MiB. The kernel
+	uint64_t max_memory;	    /* engine heap, bytes; 128 MiB for JavaScript,
+				       512 MiB for Python. The kernel
 				       rlimit on the worker's data segment is
 				       this plus 64 MiB for the engine itself */
 	uint64_t max_stdout;	    /* captured stdout per eval; 1 MiB */
@@ -359,6 +377,14 @@ typedef struct cc_options {
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
 CC_EXPORT void cc_options_init(cc_options *opts, cc_language language);
+
+/* Check *opts against the documented ranges, as cc_runtime_new,
+ * cc_forkserver_new and cc_pool_new do before any worker starts: the one
+ * place they are checked, so a front end reports this error (its message
+ * names the field, e.g. "timeout must be in (0, 86400] seconds") instead of
+ * checking ranges itself. Borrows opts. Returns 0, or -1 with err
+ * (invalid_input). */
+CC_EXPORT int cc_options_check(const cc_options *opts, cc_error *err);
 
 typedef struct cc_runtime cc_runtime;
 
@@ -661,7 +687,7 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
  * deadline. While at least one call of the eval is held, the eval's
  * deadline clock is stopped (in the supervisor, and the worker's own
  * copy follows) and the wait is bounded instead by approval_timeout_s
- * (seconds, in (0, 86400]) from now, the earliest of the held calls'
+ * (seconds, in (0, CC_MAX_TIMEOUT_S]) from now, the earliest of the held calls'
  * if several are held; when no held call is left unanswered the clock
  * runs again with the time it had left. When an approval timeout passes
  * first, the clock runs again with no time left: the eval ends as
@@ -710,10 +736,28 @@ CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b);
 CC_EXPORT int cc_runtime_set_tool_budget(cc_runtime *rt, const char *name, cc_budget *b,
 					 cc_error *err);
 
+/* What the guest sees instead of a failing tool's message when the call
+ * is redacted (the error's name still reaches it). */
+#define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
+
 /* Redaction: when on, a failing tool's message never reaches the guest,
- * only its name and a fixed text. Off by default in the library (the MCP
- * server, a later issue, turns it on by default). */
+ * only its name and CC_REDACTED_MESSAGE; a tool's own setting
+ * (cc_runtime_set_tool_redaction) wins over this one. The supervisor
+ * decides it as the call fails, also for a value that cannot cross (a
+ * ToolResultError). Off by default in the library; the MCP server turns it
+ * on for every runtime and off for the tools of its --upstream servers,
+ * whose errors the guest needs to see. */
 CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
+
+/* Redaction of one tool `name` bound on rt, beside its budget
+ * (cc_runtime_set_tool_budget): redact 1 hides a failing call's message
+ * from the guest, 0 shows it whatever cc_runtime_set_redaction says, -1
+ * (the default) follows cc_runtime_set_redaction. Survives rebinding the
+ * name; a call already made keeps the setting it had. Borrows name.
+ * Errors: invalid_input (redact is not -1, 0 or 1, no tool of that name
+ * is bound, or called while the runtime runs a request). */
+CC_EXPORT int cc_runtime_set_tool_redaction(cc_runtime *rt, const char *name, int redact,
+					    cc_error *err);
 
 /* Guest output, line by line, as it arrives during an eval (in addition to
  * the captured text in the result). fd is 1 or 2; line is borrowed, without

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import BUILD, ROOT
 
-UNIT = ["test_utf8", "test_value", "test_cleanup", "test_protocol", "test_net_policy"]
+UNIT = ["test_utf8", "test_value", "test_cleanup", "test_names", "test_protocol", "test_net_policy"]
 BUILDS = {"plain": BUILD, "asan": os.environ.get("CODECAGE_ASAN_BUILD",
                                                  os.path.join(ROOT, "build-asan"))}
 

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "frame.h"
+#include "init_frame.h"
 #include "message.h"
 #include "seccomp_policy.h"
 #include "net.h"
@@ -65,26 +66,24 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	free(how);
 }
 
+/* The init frame: the limits as CC_INIT_LIMITS lists them (init_frame.h),
+ * then the other fields (HACKING.md, Protocol). */
 static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const struct cc_grants *gs,
 		     int64_t deadline, cc_error *err)
 {
 	const cc_limits *l = &rt->opts.limits;
-	/* The worker's read_init (src/worker/main.c) takes exactly these. */
-	const struct {
-		const char *name;
-		uint64_t value;
-	} limits[] = {
-		{ "max_memory", l->max_memory },
-		{ "max_stdout", l->max_stdout },
-		{ "max_stderr", l->max_stderr },
-		{ "max_result", l->max_result },
-		{ "max_source", l->max_source },
-		{ "cpu_s", l->cpu_s },
-		{ "max_open_files", l->max_open_files },
-		{ "max_file_size", cc_file_size_cap(&rt->opts, gs) },
-		{ "scratch_bytes", cc_scratch_bytes(&rt->opts) },
+	const struct cc_init_limits v = {
+		.max_memory = l->max_memory,
+		.max_stdout = l->max_stdout,
+		.max_stderr = l->max_stderr,
+		.max_result = l->max_result,
+		.max_source = l->max_source,
+		.cpu_s = l->cpu_s,
+		.max_open_files = l->max_open_files,
+		.max_file_size = cc_file_size_cap(&rt->opts, gs),
+		.scratch_bytes = cc_scratch_bytes(&rt->opts),
 	};
-	size_t n = sizeof(limits) / sizeof(limits[0]);
+	size_t n = CC_INIT_LIMITS_COUNT;
 	struct cc_msgbuf m;
 	bool web = rt->opts.web_polyfills;
 	cc_msgbuf_begin(
@@ -92,10 +91,11 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 		"init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
-	for (size_t i = 0; i < n; i++) {
-		cc_pack_cstr(&m.pk, limits[i].name);
-		msgpack_pack_uint64(&m.pk, limits[i].value);
-	}
+#define PACK_LIMIT(name)                                                                           \
+	cc_pack_cstr(&m.pk, #name);                                                                \
+	msgpack_pack_uint64(&m.pk, v.name);
+	CC_INIT_LIMITS(PACK_LIMIT)
+#undef PACK_LIMIT
 	if (gs->n) { /* [[guest, host, writable], ...], descriptors from fd 4 */
 		cc_pack_cstr(&m.pk, "mounts");
 		msgpack_pack_array(&m.pk, gs->n);
@@ -169,7 +169,7 @@ static int keep_skipped(cc_runtime *rt, const cc_value *v, cc_error *err)
  * must have; the supervisor checks the worker's report itself. */
 static int check_ready(cc_runtime *rt, const struct cc_msg *m, cc_error *err)
 {
-	const char *want = rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript";
+	const char *want = cc_language_name(rt->opts.language);
 	if (strcmp(m->engine->u.str.ptr, want) != 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 			       "worker reports engine '%s', expected '%s'", m->engine->u.str.ptr,
@@ -259,7 +259,7 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err)
 		free(buf);
 		startup_death(rt, err);
 		return cc_fail_wrap(err, "starting the %s worker",
-				    rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript");
+				    cc_language_name(rt->opts.language));
 	}
 	free(buf);
 	int rc;
@@ -305,8 +305,7 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 	cc_grants_free(&gs); /* the worker holds its own descriptors */
 	if (rc < 0) {
 		startup_death(rt, err);
-		cc_fail_wrap(err, "starting the %s worker",
-			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
+		cc_fail_wrap(err, "starting the %s worker", cc_language_name(opts->language));
 		cc_runtime_close(rt);
 		return -1;
 	}
@@ -863,9 +862,9 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 		cc_error_clear(&err);
 		return r;
 	}
-	if (!isfinite(timeout_s) || timeout_s > 86400) {
+	if (!isfinite(timeout_s) || timeout_s > CC_MAX_TIMEOUT_S) {
 		cc_result_set_error(r, CC_ERR_INVALID_INPUT, NULL,
-				    "timeout must be in (0, 86400] seconds");
+				    "timeout must be in (0, %d] seconds", CC_MAX_TIMEOUT_S);
 		return r;
 	}
 	if (!cc_runtime_enter(rt, &err)) {

@@ -123,6 +123,17 @@ static void fanout(cc_language lang)
 		     &r);
 	CHECK(strstr(s, "negative") == NULL, "redaction applies to deferred failures: %s", s);
 	cc_result_free(r);
+	cc_runtime_set_redaction(rt, false);
+	CHECK(cc_runtime_set_tool_redaction(rt, "now", 1, &err) == 0, "now's redaction on");
+	s = eval_str(rt,
+		     py ? "try:\n    now(-1)\nexcept PermissionError as e:\n    r = str(e)\nr"
+			: "try { now(-1) } catch (e) { e.message }",
+		     &r);
+	CHECK(!strcmp(s, CC_REDACTED_MESSAGE),
+	      "a tool's redaction applies to its deferred failures: %s", s);
+	cc_result_free(r);
+	CHECK(cc_runtime_set_tool_redaction(rt, "now", -1, &err) == 0, "now's redaction -1");
+	cc_runtime_set_redaction(rt, true);
 	s = eval_str(rt,
 		     py ? "try:\n    huge()\nexcept Exception as e:\n    r = type(e).__name__\nr"
 			: "try { huge() } catch (e) { e.name }",

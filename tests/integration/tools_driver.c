@@ -223,6 +223,34 @@ static void basics(cc_language lang)
 	CHECK(strstr(s, "outbound") == NULL && strstr(s, "not shown"),
 	      "redaction hides the host's message: %s", s);
 	cc_result_free(r);
+
+	/* a tool's own redaction wins over the runtime's, both ways */
+	const char *mail = py ? "try:\n    send_email('a', 'b')\nexcept PermissionError as e:\n"
+				"    r = str(e)\nr"
+			      : "try { send_email('a', 'b') } catch (e) { e.message }";
+	CHECK(cc_runtime_set_tool_redaction(rt, "send_email", 0, &err) == 0, "tool redaction off");
+	s = eval_str(rt, mail, &r);
+	CHECK(!strcmp(s, "outbound mail is disabled"),
+	      "a tool with redaction 0 shows its message under a redacting runtime: %s", s);
+	cc_result_free(r);
+	cc_runtime_set_redaction(rt, false);
+	CHECK(cc_runtime_set_tool_redaction(rt, "send_email", 1, &err) == 0, "tool redaction on");
+	s = eval_str(rt, mail, &r);
+	CHECK(!strcmp(s, CC_REDACTED_MESSAGE),
+	      "a tool with redaction 1 hides its message under an open runtime: %s", s);
+	cc_result_free(r);
+	CHECK(cc_runtime_set_tool_redaction(rt, "send_email", -1, &err) == 0, "tool redaction -1");
+	s = eval_str(rt, mail, &r);
+	CHECK(!strcmp(s, "outbound mail is disabled"), "-1 follows the runtime again: %s", s);
+	cc_result_free(r);
+	CHECK(cc_runtime_set_tool_redaction(rt, "nope", 1, &err) < 0 &&
+		      err.kind == CC_ERR_INVALID_INPUT && strstr(err.message, "no tool named"),
+	      "an unbound name's redaction is invalid_input");
+	cc_error_clear(&err);
+	CHECK(cc_runtime_set_tool_redaction(rt, "send_email", 2, &err) < 0 &&
+		      err.kind == CC_ERR_INVALID_INPUT && strstr(err.message, "-1"),
+	      "a redaction other than -1, 0, 1 is invalid_input");
+	cc_error_clear(&err);
 	cc_runtime_close(rt);
 	printf("calls=%d\n", calls);
 }
