@@ -5,11 +5,10 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, ROOT
+from conftest import ASAN_BUILD, BUILD, ROOT
 
 UNIT = ["test_utf8", "test_value", "test_protocol", "test_net_policy"]
-BUILDS = {"plain": BUILD, "asan": os.environ.get("CODECAGE_ASAN_BUILD",
-                                                 os.path.join(ROOT, "build-asan"))}
+BUILDS = {"plain": BUILD, "asan": ASAN_BUILD}
 
 
 @pytest.mark.parametrize("build", sorted(BUILDS))

@@ -173,6 +173,11 @@ def test_lying_worker(tmp_path, mode):
 def test_files_from_c():
     """Grants, scratch and cc_runtime_write_file/read_file/list_files through
     the C API, spawned and forked, both languages (issue 14)."""
+    files_from_c()
+
+
+def files_from_c(sanitized=False):
+    """The "files" scenario (also test_sanitized.py's, under ASan)."""
     import shutil
     import tempfile
     d = tempfile.mkdtemp(prefix="cc-libfiles-")
@@ -183,7 +188,7 @@ def test_files_from_c():
         os.chmod(os.path.join(d, "out"), 0o777)
         with open(os.path.join(d, "in", "in.txt"), "w") as f:
             f.write("in")
-        out = drive("files", d)
+        out = conftest.drive("cc-libdriver", "files", d, sanitized=sanitized)
         assert out.count("\nok   ") + out.startswith("ok   ") == 37, out  # (1 + 8 checks) x 4 sessions, + 1
     finally:
         shutil.rmtree(d, ignore_errors=True)
