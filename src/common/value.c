@@ -616,21 +616,23 @@ size_t cc_value_decoded_cost(const void *buf, size_t len)
 
 /* ---- encoding ---- */
 
-void cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len)
+int cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len)
 {
-	msgpack_pack_ext(pk, len, CC_EXT_BIGINT);
-	msgpack_pack_ext_body(pk, digits, len);
+	if (msgpack_pack_ext(pk, len, CC_EXT_BIGINT) < 0)
+		return -1;
+	return msgpack_pack_ext_body(pk, digits, len);
 }
 
-void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
+int cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
 {
 	unsigned char b[12];
 	for (int i = 0; i < 4; i++)
 		b[i] = (unsigned char)(nsec >> (24 - 8 * i));
 	for (int i = 0; i < 8; i++)
 		b[4 + i] = (unsigned char)((uint64_t)sec >> (56 - 8 * i));
-	msgpack_pack_ext(pk, 12, CC_EXT_TIMESTAMP);
-	msgpack_pack_ext_body(pk, b, 12);
+	if (msgpack_pack_ext(pk, 12, CC_EXT_TIMESTAMP) < 0)
+		return -1;
+	return msgpack_pack_ext_body(pk, b, 12);
 }
 
 /* 1 when a hand-built map's keys are unique, 0 when not, -1 out of memory. */
@@ -652,6 +654,56 @@ static int map_keys_unique(const cc_value *map)
 	return unique;
 }
 
+/* A msgpack-c write's result: they fail only when the buffer cannot grow
+ * (and a later, smaller write may work again: stop at the first). */
+static int packed(int rc, cc_error *err)
+{
+	return rc < 0 ? cc_fail(err, CC_ERR_INTERNAL, "out of memory encoding a value") : 0;
+}
+
+/* A str or bin header and its body. */
+static int pack_blob(msgpack_packer *pk, bool str, const char *p, size_t len, cc_error *err)
+{
+	int rc = str ? msgpack_pack_str(pk, len) : msgpack_pack_bin(pk, len);
+	if (rc == 0)
+		rc = str ? msgpack_pack_str_body(pk, p, len) : msgpack_pack_bin_body(pk, p, len);
+	return packed(rc, err);
+}
+
+static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, unsigned depth,
+		     cc_error *err);
+
+static int encode_container(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
+			    unsigned depth, cc_error *err)
+{
+	if (depth >= caps->max_depth)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "value nested deeper than %u levels",
+			       caps->max_depth);
+	if (v->type == CC_VALUE_ARRAY) {
+		if (packed(msgpack_pack_array(pk, v->u.array.len), err) < 0)
+			return -1;
+		for (size_t i = 0; i < v->u.array.len; i++)
+			if (encode_in(pk, v->u.array.items[i], caps, depth + 1, err) < 0)
+				return -1;
+		return 0;
+	}
+	int unique = map_keys_unique(v);
+	if (unique < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory checking a map's keys");
+	if (!unique)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "map has a duplicate key");
+	if (packed(msgpack_pack_map(pk, v->u.map.len), err) < 0)
+		return -1;
+	for (size_t i = 0; i < v->u.map.len; i++) {
+		if (!cc_utf8_valid(v->u.map.keys[i], v->u.map.key_lens[i]))
+			return cc_fail(err, CC_ERR_INVALID_INPUT, "map key is not valid UTF-8");
+		if (pack_blob(pk, true, v->u.map.keys[i], v->u.map.key_lens[i], err) < 0 ||
+		    encode_in(pk, v->u.map.vals[i], caps, depth + 1, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, unsigned depth,
 		     cc_error *err)
 {
@@ -662,60 +714,33 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 			       CC_VALUE_MAX_NODES);
 	caps->nodes_left--;
 	if (!v)
-		return msgpack_pack_nil(pk);
+		return packed(msgpack_pack_nil(pk), err);
 	switch (v->type) {
 	case CC_VALUE_BOOL:
-		return v->u.b ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+		return packed(v->u.b ? msgpack_pack_true(pk) : msgpack_pack_false(pk), err);
 	case CC_VALUE_INT:
-		return msgpack_pack_int64(pk, v->u.i);
+		return packed(msgpack_pack_int64(pk, v->u.i), err);
 	case CC_VALUE_FLOAT:
-		return msgpack_pack_double(pk, v->u.f);
+		return packed(msgpack_pack_double(pk, v->u.f), err);
 	case CC_VALUE_BIGINT:
 		if (!cc_bigint_text_valid(v->u.str.ptr, v->u.str.len))
 			return cc_fail(err, CC_ERR_INVALID_INPUT,
 				       "bigint is not a decimal integer");
-		cc_pack_bigint(pk, v->u.str.ptr, v->u.str.len);
-		return 0;
+		return packed(cc_pack_bigint(pk, v->u.str.ptr, v->u.str.len), err);
 	case CC_VALUE_STRING:
 		if (!cc_utf8_valid(v->u.str.ptr, v->u.str.len))
 			return cc_fail(err, CC_ERR_INVALID_INPUT, "string is not valid UTF-8");
-		msgpack_pack_str(pk, v->u.str.len);
-		return msgpack_pack_str_body(pk, v->u.str.ptr, v->u.str.len);
+		return pack_blob(pk, true, v->u.str.ptr, v->u.str.len, err);
 	case CC_VALUE_BYTES:
-		msgpack_pack_bin(pk, v->u.str.len);
-		return msgpack_pack_bin_body(pk, v->u.str.ptr, v->u.str.len);
+		return pack_blob(pk, false, v->u.str.ptr, v->u.str.len, err);
 	case CC_VALUE_TIMESTAMP:
 		if (v->u.ts.nsec >= 1000000000u)
 			return cc_fail(err, CC_ERR_INVALID_INPUT,
 				       "timestamp nanoseconds must be below 1000000000");
-		cc_pack_timestamp(pk, v->u.ts.sec, v->u.ts.nsec);
-		return 0;
+		return packed(cc_pack_timestamp(pk, v->u.ts.sec, v->u.ts.nsec), err);
 	case CC_VALUE_ARRAY:
 	case CC_VALUE_MAP:
-		if (depth >= caps->max_depth)
-			return cc_fail(err, CC_ERR_INVALID_INPUT,
-				       "value nested deeper than %u levels", caps->max_depth);
-		if (v->type == CC_VALUE_MAP && map_keys_unique(v) <= 0)
-			return cc_fail(err, CC_ERR_INVALID_INPUT,
-				       "map has a duplicate key (or memory ran out checking)");
-		if (v->type == CC_VALUE_ARRAY) {
-			msgpack_pack_array(pk, v->u.array.len);
-			for (size_t i = 0; i < v->u.array.len; i++)
-				if (encode_in(pk, v->u.array.items[i], caps, depth + 1, err) < 0)
-					return -1;
-			return 0;
-		}
-		msgpack_pack_map(pk, v->u.map.len);
-		for (size_t i = 0; i < v->u.map.len; i++) {
-			if (!cc_utf8_valid(v->u.map.keys[i], v->u.map.key_lens[i]))
-				return cc_fail(err, CC_ERR_INVALID_INPUT,
-					       "map key is not valid UTF-8");
-			msgpack_pack_str(pk, v->u.map.key_lens[i]);
-			msgpack_pack_str_body(pk, v->u.map.keys[i], v->u.map.key_lens[i]);
-			if (encode_in(pk, v->u.map.vals[i], caps, depth + 1, err) < 0)
-				return -1;
-		}
-		return 0;
+		return encode_container(pk, v, caps, depth, err);
 	default:
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown value type %d", (int)v->type);
 	}
