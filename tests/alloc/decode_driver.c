@@ -4,7 +4,8 @@
  * with cc_msg_parse, and for a result, its value encoded again with
  * cc_value_encode into msgpack-c's sbuffer), then runs the pass once per N
  * with the Nth allocation failing. Each must end in a clean error: -1 with
- * an error kind, never success after a lost allocation, never a crash, and
+ * an error kind (internal, for an input the pass otherwise takes), never
+ * success after a lost allocation, never a crash, and
  * nothing leaked (LeakSanitizer in build-asan, at exit).
  * usage: cc-allocfail-decode FILE... ; prints "ok"/"FAIL" lines and
  * "N failed". */
@@ -78,7 +79,12 @@ static void inject(const char *path, const char *buf, size_t len)
 		int rc = pass(buf, len, &err);
 		allocfail_disarm();
 		bool fired = allocfail_fired();
-		if ((fired && rc == 0) || (rc < 0 && err.kind == CC_OK) || (rc0 < 0 && rc == 0)) {
+		/* a frame the pass takes must, short of memory, fail as internal
+		 * (not as the worker's protocol_violation, nor the caller's
+		 * invalid_input) */
+		bool wrong_kind = rc0 == 0 && fired && rc < 0 && err.kind != CC_ERR_INTERNAL;
+		if ((fired && rc == 0) || (rc < 0 && err.kind == CC_OK) || (rc0 < 0 && rc == 0) ||
+		    wrong_kind) {
 			if (bad++ < 3)
 				printf("FAIL %s: allocation %ld of %ld failing gave rc=%d kind=%s "
 				       "(%s)\n",
