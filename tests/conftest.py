@@ -109,9 +109,10 @@ def assert_no_sanitizer_report(text):
         assert needle not in text, text[-6000:]
 
 
-def drive(exe, *args, timeout=300, sanitized=False):
+def drive(exe, *args, checks, timeout=300, sanitized=False):
     """Run a C test driver (build/tests/cc-*driver, or build-asan's when
-    sanitized); every check it prints must be "ok" and it must end with
+    sanitized); it must print exactly `checks` "ok" lines (a scenario that
+    stopped early, or never ran, prints fewer) and no "FAIL", end with
     "0 failed", and a sanitized run must report nothing. Returns its stdout."""
     build = ASAN_BUILD if sanitized else BUILD
     proc = subprocess.run([os.path.join(build, "tests", exe), *args], capture_output=True,
@@ -121,4 +122,7 @@ def drive(exe, *args, timeout=300, sanitized=False):
     assert "FAIL" not in proc.stdout, proc.stdout + proc.stderr
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.rstrip().endswith("0 failed"), proc.stdout
+    ran = sum(line.startswith("ok   ") for line in proc.stdout.splitlines())
+    assert ran == checks, "%s %s: %d checks ran, %d expected\n%s" % (
+        exe, " ".join(args), ran, checks, proc.stdout)
     return proc.stdout

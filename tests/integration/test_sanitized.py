@@ -17,47 +17,58 @@ import pytest
 
 import conftest
 import netsrv
+import test_async_tools
 import test_library
+import test_net_c
+import test_tools
 from conftest import ASAN_BUILD
 
 LANGS = ["javascript", "python"]
 
-# driver -> [(scenario args, per language?)]
+# driver -> (its test module, [(scenario args, per language?)]); the checks
+# each makes are the module's CHECKS, less the resident-set check a "many"
+# skips under ASan
 SCENARIOS = {
-    "cc-libdriver": [(("roundtrip",), True), (("state",), True), (("afterstop",), True),
-                     (("dead",), True), (("thread",), True), (("stream",), True),
-                     (("badopts",), False), (("many", "{lang}", "10"), True),
-                     (("subreaper", "{lang}", "2"), True)],
-    "cc-toolsdriver": [(("basics",), True), (("budget",), False), (("reenter",), True),
-                       (("output",), True), (("many", "{lang}", "300"), True)],
-    "cc-asyncdriver": [(("fanout",), True), (("late",), True), (("budget",), False),
-                       (("interrupt",), True), (("cap",), True), (("approval",), True),
-                       (("keywords",), False)],
+    "cc-libdriver": (test_library, [(("roundtrip",), True), (("state",), True),
+                                    (("afterstop",), True), (("dead",), True),
+                                    (("thread",), True), (("stream",), True),
+                                    (("badopts",), False), (("many", "{lang}", "10"), True),
+                                    (("subreaper", "{lang}", "2"), True)]),
+    "cc-toolsdriver": (test_tools, [(("basics",), True), (("budget",), False),
+                                    (("reenter",), True), (("output",), True),
+                                    (("many", "{lang}", "300"), True)]),
+    "cc-asyncdriver": (test_async_tools, [(("fanout",), True), (("late",), True),
+                                          (("budget",), False), (("interrupt",), True),
+                                          (("cap",), True), (("approval",), True),
+                                          (("keywords",), False)]),
 }
 
 
 def cases():
-    for exe, scenarios in sorted(SCENARIOS.items()):
+    for exe, (module, scenarios) in sorted(SCENARIOS.items()):
         for args, per_lang in scenarios:
             for lang in (LANGS if per_lang else [None]):
                 if "{lang}" in args:
                     argv = tuple(a.format(lang=lang) for a in args)
                 else:
                     argv = args + ((lang,) if lang else ())
-                yield pytest.param(exe, argv, id="-".join((exe[3:],) + argv))
+                n = module.checks(args[0], lang) - (args[0] == "many")
+                yield pytest.param(exe, argv, n, id="-".join((exe[3:],) + argv))
 
 
-@pytest.mark.parametrize("exe,argv", cases())
-def test_driver_under_asan(exe, argv):
-    conftest.drive(exe, *argv, sanitized=True)
+@pytest.mark.parametrize("exe,argv,checks", cases())
+def test_driver_under_asan(exe, argv, checks):
+    conftest.drive(exe, *argv, checks=checks, sanitized=True)
 
 
 def test_network_drivers_under_asan():
     s = netsrv.Server("127.0.0.1")
     try:
-        out = conftest.drive("cc-netdriver", str(s.port), timeout=180, sanitized=True)
+        out = conftest.drive("cc-netdriver", str(s.port), checks=test_net_c.NET_CHECKS,
+                             timeout=180, sanitized=True)
         assert "javascript fetch with the hook's header" in out
-        out = conftest.drive("cc-netoptdriver", str(s.port), timeout=300, sanitized=True)
+        out = conftest.drive("cc-netoptdriver", str(s.port), checks=test_net_c.NETOPT_CHECKS,
+                             timeout=300, sanitized=True)
         assert "a fork server's session reaches the server" in out
     finally:
         s.close()
