@@ -430,6 +430,130 @@ static int key_set_reserve(struct key_set *ks, const cc_value *map, size_t count
 	return 0;
 }
 
+/* What one item costs before its elements: every node but nil is a
+ * malloc'd cc_value; strings, bytes and bigints add a copy of their
+ * payload, containers their base. */
+static size_t item_cost(const cc_mp_item *it)
+{
+	size_t cost = it->kind == CC_MP_NIL ? 0 : malloc_cost(sizeof(cc_value));
+	if (it->kind == CC_MP_STR || it->kind == CC_MP_BIN || it->kind == CC_MP_EXT)
+		cost += malloc_cost((size_t)it->len + 1);
+	if (it->kind == CC_MP_ARRAY || it->kind == CC_MP_MAP)
+		cost += CONTAINER_BASE_COST;
+	return cost;
+}
+
+/* A value that is not a container: *out is NULL for nil. */
+static int decode_scalar(const cc_mp_item *it, cc_value **out, cc_error *err)
+{
+	switch (it->kind) {
+	case CC_MP_NIL:
+		return 0;
+	case CC_MP_BOOL:
+		*out = cc_value_new_bool(it->b);
+		break;
+	case CC_MP_INT:
+		*out = cc_value_new_int(it->i);
+		break;
+	case CC_MP_UINT:
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "integer above int64 not sent as a bigint");
+	case CC_MP_FLOAT:
+		*out = cc_value_new_float(it->f);
+		break;
+	case CC_MP_STR:
+		if (!cc_utf8_valid(it->ptr, it->len))
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "string is not valid UTF-8");
+		*out = cc_value_new_string(it->ptr, it->len);
+		break;
+	case CC_MP_BIN:
+		*out = cc_value_new_bytes(it->ptr, it->len);
+		break;
+	default: /* CC_MP_EXT */
+		if (it->ext_type == CC_EXT_TIMESTAMP)
+			return decode_timestamp(it, out, err);
+		if (it->ext_type != CC_EXT_BIGINT)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown ext type %d",
+				       it->ext_type);
+		if (!cc_bigint_text_valid(it->ptr, it->len))
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "bigint is not a decimal integer of at most %d digits",
+				       CC_BIGINT_MAX_DIGITS);
+		*out = cc_value_new_bigint(it->ptr, it->len);
+		break;
+	}
+	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+}
+
+static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsigned depth,
+		     cc_error *err);
+
+/* One key and its value into map (a str key, UTF-8, not seen before);
+ * *temp grows by what the key table was charged (refunded after the map). */
+static int decode_map_entry(cc_mp_reader *r, cc_value *map, struct key_set *ks, cc_value_caps *caps,
+			    unsigned depth, size_t *temp, cc_error *err)
+{
+	cc_mp_item key;
+	cc_value *child = NULL;
+	if (cc_mp_read(r, &key) < 0 || key.kind != CC_MP_STR)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not a string");
+	if (!cc_utf8_valid(key.ptr, key.len))
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not valid UTF-8");
+	if (charge(caps, malloc_cost((size_t)key.len + 1) + KEY_SET_COST, err) < 0)
+		return -1;
+	*temp += KEY_SET_COST;
+	if (key_set_reserve(ks, map, map->u.map.len) < 0)
+		return -1;
+	if (key_set_seen(ks, map, key.ptr, key.len, map->u.map.len))
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "duplicate map key");
+	if (decode_in(r, &child, caps, depth + 1, err) < 0)
+		return -1;
+	char *kc = malloc(key.len + 1);
+	if (!kc || (memcpy(kc, key.ptr, key.len), kc[key.len] = 0,
+		    map_append(map, kc, key.len, child) < 0)) {
+		free(kc);
+		cc_value_free(child);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+/* An array or map of it->len elements into *out. */
+static int decode_container(cc_mp_reader *r, const cc_mp_item *it, cc_value **out,
+			    cc_value_caps *caps, unsigned depth, cc_error *err)
+{
+	bool array = it->kind == CC_MP_ARRAY;
+	if (depth >= caps->max_depth)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "value nested deeper than %u levels",
+			       caps->max_depth - caps->envelope);
+	*out = array ? cc_value_new_array() : cc_value_new_map();
+	if (!*out)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	struct key_set ks = { NULL, 0, 0 };
+	size_t temp = 0; /* charged for the key table, refunded after */
+	int rc = !array && key_set_init(&ks) < 0 ? -1 : 0;
+	for (uint32_t k = 0; rc == 0 && k < it->len; k++) {
+		cc_value *child = NULL;
+		rc = charge(caps, array ? ARRAY_SLOT_COST : MAP_SLOT_COST, err);
+		if (rc == 0 && array) {
+			rc = decode_in(r, &child, caps, depth + 1, err);
+			if (rc == 0 && cc_value_array_push(*out, child) < 0)
+				rc = -1; /* the push freed child */
+		} else if (rc == 0) {
+			rc = decode_map_entry(r, *out, &ks, caps, depth, &temp, err);
+		}
+	}
+	free(ks.slots);
+	refund(caps, temp);
+	if (rc == 0)
+		return 0;
+	if (err && err->kind == CC_OK)
+		cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	cc_value_free(*out);
+	*out = NULL;
+	return -1;
+}
+
 static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsigned depth,
 		     cc_error *err)
 {
@@ -442,118 +566,11 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 	if (cc_mp_read(r, &it) < 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 			       "truncated or malformed MessagePack");
-	/* Every node but nil is a malloc'd cc_value; strings, bytes and
-	 * bigints add a copy of their payload. */
-	size_t cost = it.kind == CC_MP_NIL ? 0 : malloc_cost(sizeof(cc_value));
-	if (it.kind == CC_MP_STR || it.kind == CC_MP_BIN || it.kind == CC_MP_EXT)
-		cost += malloc_cost((size_t)it.len + 1);
+	if (charge(caps, item_cost(&it), err) < 0)
+		return -1;
 	if (it.kind == CC_MP_ARRAY || it.kind == CC_MP_MAP)
-		cost += CONTAINER_BASE_COST;
-	if (charge(caps, cost, err) < 0)
-		return -1;
-	switch (it.kind) {
-	case CC_MP_NIL:
-		return 0;
-	case CC_MP_BOOL:
-		*out = cc_value_new_bool(it.b);
-		break;
-	case CC_MP_INT:
-		*out = cc_value_new_int(it.i);
-		break;
-	case CC_MP_UINT:
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-			       "integer above int64 not sent as a bigint");
-	case CC_MP_FLOAT:
-		*out = cc_value_new_float(it.f);
-		break;
-	case CC_MP_STR:
-		if (!cc_utf8_valid(it.ptr, it.len))
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "string is not valid UTF-8");
-		*out = cc_value_new_string(it.ptr, it.len);
-		break;
-	case CC_MP_BIN:
-		*out = cc_value_new_bytes(it.ptr, it.len);
-		break;
-	case CC_MP_EXT:
-		if (it.ext_type == CC_EXT_BIGINT) {
-			if (!cc_bigint_text_valid(it.ptr, it.len))
-				return cc_fail(
-					err, CC_ERR_PROTOCOL_VIOLATION,
-					"bigint is not a decimal integer of at most %d digits",
-					CC_BIGINT_MAX_DIGITS);
-			*out = cc_value_new_bigint(it.ptr, it.len);
-			break;
-		}
-		if (it.ext_type == CC_EXT_TIMESTAMP)
-			return decode_timestamp(&it, out, err);
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown ext type %d", it.ext_type);
-	case CC_MP_ARRAY:
-	case CC_MP_MAP:
-		if (depth >= caps->max_depth)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "value nested deeper than %u levels",
-				       caps->max_depth - caps->envelope);
-		*out = it.kind == CC_MP_ARRAY ? cc_value_new_array() : cc_value_new_map();
-		if (!*out)
-			break;
-		struct key_set ks = { NULL, 0, 0 };
-		size_t temp = 0; /* charged for the key table, refunded after */
-		if (it.kind == CC_MP_MAP && key_set_init(&ks) < 0)
-			goto fail_container;
-		for (uint32_t k = 0; k < it.len; k++) {
-			cc_value *child = NULL;
-			if (charge(caps, it.kind == CC_MP_ARRAY ? ARRAY_SLOT_COST : MAP_SLOT_COST,
-				   err) < 0)
-				goto fail_container;
-			if (it.kind == CC_MP_ARRAY) {
-				if (decode_in(r, &child, caps, depth + 1, err) < 0 ||
-				    cc_value_array_push(*out, child) < 0)
-					goto fail_container;
-				continue;
-			}
-			cc_mp_item key;
-			if (cc_mp_read(r, &key) < 0 || key.kind != CC_MP_STR) {
-				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not a string");
-				goto fail_container;
-			}
-			if (!cc_utf8_valid(key.ptr, key.len)) {
-				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-					"map key is not valid UTF-8");
-				goto fail_container;
-			}
-			if (charge(caps, malloc_cost((size_t)key.len + 1) + KEY_SET_COST, err) < 0)
-				goto fail_container;
-			temp += KEY_SET_COST;
-			if (key_set_reserve(&ks, *out, (*out)->u.map.len) < 0)
-				goto fail_container;
-			if (key_set_seen(&ks, *out, key.ptr, key.len, (*out)->u.map.len)) {
-				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "duplicate map key");
-				goto fail_container;
-			}
-			if (decode_in(r, &child, caps, depth + 1, err) < 0)
-				goto fail_container;
-			char *kc = malloc(key.len + 1);
-			if (!kc || (memcpy(kc, key.ptr, key.len), kc[key.len] = 0,
-				    map_append(*out, kc, key.len, child) < 0)) {
-				free(kc);
-				cc_value_free(child);
-				cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-				goto fail_container;
-			}
-		}
-		free(ks.slots);
-		refund(caps, temp);
-		return 0;
-	fail_container:
-		free(ks.slots);
-		refund(caps, temp);
-		if (err && err->kind == CC_OK)
-			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-		cc_value_free(*out);
-		*out = NULL;
-		return -1;
-	}
-	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+		return decode_container(r, &it, out, caps, depth, err);
+	return decode_scalar(&it, out, err);
 }
 
 int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_error *err)
