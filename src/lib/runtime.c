@@ -129,7 +129,9 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 		cc_pack_cstr(&m.pk, "web_polyfills");
 		msgpack_pack_true(&m.pk);
 	}
-	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
+	int rc = cc_msgbuf_check(&m, "init", err);
+	if (rc == 0)
+		rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
 	cc_msgbuf_free(&m);
 	return rc;
 }
@@ -513,6 +515,9 @@ static void capture_finish(struct capture *c, cc_result *r, int fd)
 	char *text = cc_utf8_repair(c->buf ? c->buf : "", c->len, &n);
 	free(c->buf);
 	c->buf = NULL;
+	if (!text && r->kind == CC_OK) /* never an ok result with its output lost */
+		cc_result_set_error(r, CC_ERR_INTERNAL, NULL, "out of memory keeping the eval's %s",
+				    fd == 1 ? "stdout" : "stderr");
 	if (text && c->total > c->cap) {
 		char *marked = NULL;
 		if (asprintf(&marked, "%s%s[codecage: %s truncated at %zu bytes]\n", text,
@@ -554,7 +559,9 @@ static int send_clock(cc_runtime *rt, int64_t left_ns, int64_t limit, cc_error *
 	cc_msgbuf_begin(&m, 2, "clock");
 	cc_pack_cstr(&m.pk, "timeout_ms");
 	msgpack_pack_uint64(&m.pk, left_ns > 0 ? (uint64_t)(left_ns + 999999) / 1000000 : 0);
-	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, limit, err);
+	int rc = cc_msgbuf_check(&m, "clock", err);
+	if (rc == 0)
+		rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, limit, err);
 	cc_msgbuf_free(&m);
 	return rc;
 }
@@ -888,7 +895,12 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 		cc_pack_cstr(pk, "fallback");
 		msgpack_pack_true(pk);
 	}
-	round_trip(rt, id, &m.sb, timeout_s, true, r);
+	if (cc_msgbuf_check(&m, "eval", &err) < 0) { /* nothing sent: still alive */
+		set_from_error(r, &err);
+		cc_error_clear(&err);
+	} else {
+		round_trip(rt, id, &m.sb, timeout_s, true, r);
+	}
 	cc_runtime_leave(rt);
 	cc_msgbuf_free(&m);
 	return r;
@@ -916,6 +928,10 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	cc_value_caps caps = { CC_VALUE_MAX_DEPTH, cc_value_node_budget(rt->opts.limits.max_result),
 			       0, 0, 0 };
 	if (cc_value_encode(pk, value, &caps, err) < 0) {
+		cc_msgbuf_free(&m);
+		return cc_fail_wrap(err, "global '%s'", name);
+	}
+	if (cc_msgbuf_check(&m, "set", err) < 0) {
 		cc_msgbuf_free(&m);
 		return cc_fail_wrap(err, "global '%s'", name);
 	}
@@ -973,6 +989,8 @@ int cc_runtime_request_value(cc_runtime *rt, uint64_t id, const struct cc_msgbuf
 	if (!rt->alive)
 		return cc_fail(err, CC_ERR_WORKER_CRASHED, "this runtime's worker is gone: %s",
 			       rt->death ? rt->death : "it was closed");
+	if (cc_msgbuf_check(m, "request", err) < 0)
+		return -1;
 	if (!cc_runtime_enter(rt, err))
 		return -1;
 	cc_result *r = cc_result_alloc();

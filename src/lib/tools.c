@@ -431,7 +431,9 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 			}
 		}
 	}
-	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
+	int rc = cc_msgbuf_check(&m, "reply", err);
+	if (rc == 0)
+		rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
 	cc_msgbuf_free(&m);
 	return rc;
 }

@@ -348,7 +348,7 @@ static int report(void *user, const cc_value *args, cc_value **result, cc_tool_e
 static cc_runtime *start_capped(cc_language lang, uint32_t cap)
 {
 	cc_options o;
-	cc_options_init(&o, lang);
+	driver_options_init(&o, lang);
 	o.sandbox = CC_SANDBOX_AUTO;
 	o.limits.timeout_s = 2;
 	o.limits.max_pending_calls = cap;
@@ -363,7 +363,7 @@ static void cap(cc_language lang)
 {
 	bool py = lang == CC_LANG_PYTHON;
 	cc_options o;
-	cc_options_init(&o, lang);
+	driver_options_init(&o, lang);
 	CHECK(o.limits.max_pending_calls == 64, "the default cap is 64");
 	o.limits.max_pending_calls = 0;
 	cc_runtime *rt = NULL;
