@@ -253,9 +253,16 @@ bool cc_worker_spin_for_input(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int64_t until = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec + CC_SPIN_NS;
 	for (;;) {
-		char b;
-		ssize_t r = recv(CC_CHANNEL_FD, &b, 1, MSG_DONTWAIT | MSG_PEEK);
-		if (r != -1 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+		/* Read for real, into the read-ahead buffer: what arrives is
+		 * taken by this one call (a peek would need a second). End of
+		 * file or an error is left for the read that follows. */
+		ssize_t r = recv(CC_CHANNEL_FD, ra.buf, sizeof(ra.buf), MSG_DONTWAIT);
+		if (r > 0) {
+			ra.len = (size_t)r;
+			ra.off = 0;
+			return true;
+		}
+		if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
 			return true;
 		__builtin_ia32_pause();
 		clock_gettime(CLOCK_MONOTONIC, &t0);
