@@ -48,6 +48,7 @@
 #include "grants.h"
 #include "seccomp_policy.h"
 #include "worker.h"
+#include "worker_exit.h"
 
 /* The engine's empty cache folder (confine.h's cc_fs_policy.cache):
  * matplotlib's config folder. */
@@ -95,7 +96,7 @@ static char version[64];
  * When, at a tick after the deadline, the main thread has spent
  * STUCK_CPU_NS of CPU time since the stop was asked and has not taken it
  * (so about one STOP_REPEAT_NS after the deadline), the worker ends
- * itself (exit status CC_PY_EXIT_STUCK) and the supervisor reports the
+ * itself (exit status CC_WORKER_EXIT_STUCK, worker_exit.h) and the supervisor reports the
  * eval as a timeout with the runtime dead. A waiting thread spends no CPU
  * time, so a sleep or a slow tool is never taken for such a call, however
  * loaded the machine. A guest that replaced SIGINT's handler ends the
@@ -106,7 +107,6 @@ static char version[64];
  * EINTR so CPython runs the handler; the worker core's own I/O retries on
  * EINTR. */
 #define STUCK_CPU_NS (20 * 1000000LL)
-#define CC_PY_EXIT_STUCK 124
 static timer_t stop_timer;
 static volatile sig_atomic_t output_tick; /* the next tick is for held output */
 static volatile sig_atomic_t stop_asked;  /* a stop is pending, not taken */
@@ -170,7 +170,7 @@ static void on_stop_signal(int sig)
 		stop_asked_cpu = cpu;
 	} else if (cpu - stop_asked_cpu >= STUCK_CPU_NS && cc_worker_deadline_ns() > 0 &&
 		   now_ns() >= cc_worker_deadline_ns()) {
-		_exit(CC_PY_EXIT_STUCK); /* async-signal-safe; see above */
+		_exit(CC_WORKER_EXIT_STUCK); /* async-signal-safe; see above */
 	}
 	PyErr_SetInterruptEx(SIGINT);
 	errno = saved;

@@ -37,6 +37,7 @@
 #include "grants.h"
 #include "hygiene.h"
 #include "monitor.h"
+#include "worker_exit.h"
 
 /* What a root host maps it to: nobody/nogroup (65534 on Debian). */
 #define CC_NS_HOST_NOBODY 65534
@@ -308,14 +309,14 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 	/* Die with the monitor. The handshake below also fails if it is
 	 * already gone (its end of "go" closes). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		_exit(70);
+		_exit(CC_WORKER_EXIT_NO_MONITOR);
 	/* A process that is not dumpable has a root-owned /proc/<pid>: an
 	 * unprivileged parent could not write our maps. Dumpable only until
 	 * they are written (no guest code exists yet). */
 	prctl(PR_SET_DUMPABLE, 1);
 	char c;
 	if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-		_exit(70);
+		_exit(CC_WORKER_EXIT_NO_MONITOR);
 	prctl(PR_SET_DUMPABLE, 0);
 	close(ready[1]);
 
@@ -336,7 +337,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 	struct pollfd p = { .fd = go[0], .events = POLLIN };
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
 	    poll(&p, 1, 0) != 0)
-		_exit(70);
+		_exit(CC_WORKER_EXIT_NO_MONITOR);
 	close(go[0]);
 
 	/* Processes and threads of the guest's uid in this user namespace (the

@@ -24,6 +24,7 @@
 #include "value.h"
 #include "worker.h"
 #include "worker_internal.h"
+#include "worker_exit.h"
 
 struct cc_worker_limits cc_worker_limits;
 bool cc_worker_isolated;
@@ -172,7 +173,7 @@ void cc_worker_take_clock(const cc_value *m)
 {
 	const cc_value *v = cc_value_map_get(m, "timeout_ms", NULL);
 	if (!v || v->type != CC_VALUE_INT || v->u.i < 0 || v->u.i > 86400LL * 2 * 1000)
-		_exit(4);
+		_exit(CC_WORKER_EXIT_BAD_FRAME);
 	if (ev.stop != CC_OK)
 		return; /* already stopping: the stop stays */
 	ev.deadline_ns = now_ns() + (int64_t)v->u.i * 1000000;

@@ -391,3 +391,15 @@ def test_no_await_sync_path_matches_the_async_path_javascript(code):
         if r["error"] and r["error"]["traceback"]:
             r["error"]["traceback"] = re.sub(r"<code>(:\d+)+", "<code>", r["error"]["traceback"])
     assert fast == slow
+
+
+def test_worker_exit_status_is_explained_and_hedged():
+    """Issue 22: the worker's exit statuses have names (worker_exit.h) and
+    the supervisor says what one means, as the worker's word only: guest
+    code can exit with any status."""
+    err = ev("python", "import os\nos._exit(4)").json["error"]
+    assert err["kind"] == "worker_crashed", err
+    assert ("exited with status 4 (the worker's status for a frame from the supervisor it "
+            "refused, or the guest's own exit)") in err["message"], err
+    err = ev("python", "import os\nos._exit(7)").json["error"]
+    assert "(the worker exited with status 7)" in err["message"], err
