@@ -121,8 +121,8 @@ static int send_clock(cc_runtime *rt, int64_t left_ns, int64_t limit, cc_error *
 {
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 2, "clock");
-	cc_pack_cstr(&m.pk, "timeout_ms");
-	msgpack_pack_uint64(&m.pk, left_ns > 0 ? (uint64_t)(left_ns + 999999) / 1000000 : 0);
+	cc_pack_kv_u64(&m.pk, "timeout_ms",
+		       left_ns > 0 ? (uint64_t)(left_ns + 999999) / 1000000 : 0);
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, limit, err);
 	cc_msgbuf_free(&m);
 	return rc;

@@ -74,11 +74,9 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 	cc_msgbuf_begin(
 		&m, 2 + n + (preload ? 2 : 0) + (web ? 1 : 0) + (nlibs ? 2 : 0) + (gs->n ? 1 : 0),
 		"init");
-	cc_pack_cstr(&m.pk, "mode");
-	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
+	cc_pack_kv_str(&m.pk, "mode", cc_sandbox_mode_name(rt->opts.sandbox));
 	for (size_t i = 0; i < n; i++) {
-		cc_pack_cstr(&m.pk, limits[i].name);
-		msgpack_pack_uint64(&m.pk, limits[i].value);
+		cc_pack_kv_u64(&m.pk, limits[i].name, limits[i].value);
 	}
 	if (gs->n) { /* [[guest, host, writable], ...], descriptors from fd 4 */
 		cc_pack_cstr(&m.pk, "mounts");
@@ -94,22 +92,17 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 		}
 	}
 	if (preload) { /* a fork server's template (forkserver.c) */
-		cc_pack_cstr(&m.pk, "template");
-		msgpack_pack_true(&m.pk);
-		cc_pack_cstr(&m.pk, "preload");
-		cc_pack_cstr(&m.pk, preload);
+		cc_pack_kv_bool(&m.pk, "template", true);
+		cc_pack_kv_str(&m.pk, "preload", preload);
 	}
 	if (nlibs) { /* that many "lib" frames follow (libraries.c) */
-		cc_pack_cstr(&m.pk, "libraries");
-		msgpack_pack_uint64(&m.pk, nlibs);
+		cc_pack_kv_u64(&m.pk, "libraries", nlibs);
 		/* all of them load within one eval's timeout (cc_runtime_start
 		 * waits that much longer for "ready") */
-		cc_pack_cstr(&m.pk, "library_timeout_ms");
-		msgpack_pack_uint64(&m.pk, (uint64_t)(l->timeout_s * 1000));
+		cc_pack_kv_u64(&m.pk, "library_timeout_ms", (uint64_t)(l->timeout_s * 1000));
 	}
 	if (web) { /* run the built-in WEB_POLYFILLS at engine start */
-		cc_pack_cstr(&m.pk, "web_polyfills");
-		msgpack_pack_true(&m.pk);
+		cc_pack_kv_bool(&m.pk, "web_polyfills", true);
 	}
 	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
 	cc_msgbuf_free(&m);
@@ -454,16 +447,11 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	msgpack_packer *pk = &m.pk;
 	rt->asked_fallback = rt->value_fallback;
 	cc_msgbuf_begin(&m, rt->asked_fallback ? 5 : 4, "eval");
-	cc_pack_cstr(pk, "id");
-	msgpack_pack_uint64(pk, id);
-	cc_pack_cstr(pk, "code");
-	msgpack_pack_str(pk, len);
-	msgpack_pack_str_body(pk, code, len);
-	cc_pack_cstr(pk, "timeout_ms");
-	msgpack_pack_uint64(pk, (uint64_t)ceil(timeout_s * 1000));
+	cc_pack_kv_u64(pk, "id", id);
+	cc_pack_kv_strn(pk, "code", code, len);
+	cc_pack_kv_u64(pk, "timeout_ms", (uint64_t)ceil(timeout_s * 1000));
 	if (rt->asked_fallback) {
-		cc_pack_cstr(pk, "fallback");
-		msgpack_pack_true(pk);
+		cc_pack_kv_bool(pk, "fallback", true);
 	}
 	cc_round_trip(rt, id, &m.sb, timeout_s, true, r);
 	cc_runtime_leave(rt);
@@ -485,10 +473,8 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
 	cc_msgbuf_begin(&m, 4, "set");
-	cc_pack_cstr(pk, "id");
-	msgpack_pack_uint64(pk, id);
-	cc_pack_cstr(pk, "name");
-	cc_pack_cstr(pk, name);
+	cc_pack_kv_u64(pk, "id", id);
+	cc_pack_kv_str(pk, "name", name);
 	cc_pack_cstr(pk, "value");
 	cc_value_caps caps = { CC_VALUE_MAX_DEPTH, cc_value_node_budget(rt->opts.limits.max_result),
 			       0, 0, 0 };

@@ -43,10 +43,8 @@ static __attribute__((noreturn)) void send_fail_and_exit(const cc_error *err)
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
 	cc_msgbuf_begin(&m, 3, "fail");
-	cc_pack_cstr(pk, "kind");
-	cc_pack_cstr(pk, cc_error_kind_name(err->kind));
-	cc_pack_cstr(pk, "message");
-	cc_pack_cstr(pk, err->message ? err->message : "unknown failure");
+	cc_pack_kv_str(pk, "kind", cc_error_kind_name(err->kind));
+	cc_pack_kv_str(pk, "message", err->message ? err->message : "unknown failure");
 	/* send(), not sendmsg: this may run under the seccomp
 	 * filter (a self-probe got through), whose allow-list has sendto only. */
 	cc_worker_send_frame(m.sb.data, m.sb.size);
@@ -153,18 +151,12 @@ static void send_ready(const char *version, const struct cc_confine_report *rep)
 		for (size_t i = 0; i < ns; i++)
 			cc_pack_cstr(pk, cc_worker_preload_skipped[i]);
 	}
-	cc_pack_cstr(pk, "engine");
-	cc_pack_cstr(pk, cc_worker_engine->name);
-	cc_pack_cstr(pk, "version");
-	cc_pack_cstr(pk, version);
-	cc_pack_cstr(pk, "applied");
-	cc_pack_cstr(pk, rep->applied);
-	cc_pack_cstr(pk, "missing");
-	cc_pack_cstr(pk, rep->missing);
-	cc_pack_cstr(pk, "landlock_abi");
-	msgpack_pack_int(pk, rep->landlock_abi);
-	cc_pack_cstr(pk, "seccomp_allowed");
-	msgpack_pack_int(pk, rep->seccomp_allowed);
+	cc_pack_kv_str(pk, "engine", cc_worker_engine->name);
+	cc_pack_kv_str(pk, "version", version);
+	cc_pack_kv_str(pk, "applied", rep->applied);
+	cc_pack_kv_str(pk, "missing", rep->missing);
+	cc_pack_kv_int(pk, "landlock_abi", rep->landlock_abi);
+	cc_pack_kv_int(pk, "seccomp_allowed", rep->seccomp_allowed);
 	send_frame(&m.sb);
 	cc_msgbuf_free(&m);
 }
@@ -193,8 +185,7 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	msgpack_packer *pk = &m.pk;
 	cc_msgbuf_begin(&m, (o->ok && o->value_type ? 5 : 4) + (cc_worker_display_count() > 0),
 			"result");
-	cc_pack_cstr(pk, "id");
-	msgpack_pack_uint64(pk, id);
+	cc_pack_kv_u64(pk, "id", id);
 	cc_pack_cstr(pk, "ok");
 	if (o->ok) {
 		msgpack_pack_true(pk);
@@ -204,21 +195,16 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 		else
 			msgpack_pack_nil(pk);
 		if (o->value_type) {
-			cc_pack_cstr(pk, "value_type");
-			cc_pack_cstr(pk, o->value_type);
+			cc_pack_kv_str(pk, "value_type", o->value_type);
 		}
 	} else {
 		msgpack_pack_false(pk);
 		cc_pack_cstr(pk, "error");
 		msgpack_pack_map(pk, 4);
-		cc_pack_cstr(pk, "kind");
-		cc_pack_cstr(pk, cc_error_kind_name(o->kind));
-		cc_pack_cstr(pk, "type");
-		cc_pack_cstr(pk, o->type);
-		cc_pack_cstr(pk, "message");
-		cc_pack_cstr(pk, o->message);
-		cc_pack_cstr(pk, "traceback");
-		cc_pack_cstr(pk, o->traceback);
+		cc_pack_kv_str(pk, "kind", cc_error_kind_name(o->kind));
+		cc_pack_kv_str(pk, "type", o->type);
+		cc_pack_kv_str(pk, "message", o->message);
+		cc_pack_kv_str(pk, "traceback", o->traceback);
 	}
 	cc_worker_display_pack(pk);
 	cc_worker_display_reset();

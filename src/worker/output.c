@@ -67,13 +67,9 @@ static void flush_stream(int fd)
 		return;
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 4, "out");
-	cc_pack_cstr(&m.pk, "id");
-	msgpack_pack_uint64(&m.pk, ev.id);
-	cc_pack_cstr(&m.pk, "fd");
-	msgpack_pack_int(&m.pk, fd);
-	cc_pack_cstr(&m.pk, "data");
-	msgpack_pack_bin(&m.pk, ev.used[fd]);
-	msgpack_pack_bin_body(&m.pk, ev.buf[fd], ev.used[fd]);
+	cc_pack_kv_u64(&m.pk, "id", ev.id);
+	cc_pack_kv_int(&m.pk, "fd", fd);
+	cc_pack_kv_bin(&m.pk, "data", ev.buf[fd], ev.used[fd]);
 	cc_worker_send_frame(m.sb.data, m.sb.size);
 	cc_msgbuf_free(&m);
 	ev.used[fd] = 0;

@@ -84,12 +84,9 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	uint64_t id = t.next_id++;
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, kwargs ? 6 : 5, "call");
-	cc_pack_cstr(&m.pk, "id");
-	msgpack_pack_uint64(&m.pk, t.eval_id);
-	cc_pack_cstr(&m.pk, "call");
-	msgpack_pack_uint64(&m.pk, id);
-	cc_pack_cstr(&m.pk, "name");
-	cc_pack_cstr(&m.pk, name);
+	cc_pack_kv_u64(&m.pk, "id", t.eval_id);
+	cc_pack_kv_u64(&m.pk, "call", id);
+	cc_pack_kv_str(&m.pk, "name", name);
 	cc_pack_cstr(&m.pk, "args");
 	msgpack_sbuffer_write(&m.sb, args, args_len);
 	if (kwargs) {
@@ -182,8 +179,7 @@ static void send_wait(void)
 {
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 2, "wait");
-	cc_pack_cstr(&m.pk, "id");
-	msgpack_pack_uint64(&m.pk, t.eval_id);
+	cc_pack_kv_u64(&m.pk, "id", t.eval_id);
 	cc_worker_send_frame(m.sb.data, m.sb.size);
 	cc_msgbuf_free(&m);
 }
