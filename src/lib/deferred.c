@@ -173,7 +173,16 @@ void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id)
 	cancel_live(q);
 	pthread_mutex_lock(&q->lock);
 	q->eval_id = eval_id;
+	/* Answers that came after the eval's last flush are dropped, and so
+	 * is their count on the eventfd: cc_replyq_flush reads it only when
+	 * it takes answers, and a count left behind would keep the next
+	 * eval's wait waking for nothing. */
+	bool dropped = q->head != NULL;
 	drop_all(q);
+	uint64_t n;
+	if (dropped && read(q->efd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: a flush that raced with the answer drained it */
+	}
 	pthread_mutex_unlock(&q->lock);
 }
 
