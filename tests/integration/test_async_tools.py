@@ -10,7 +10,7 @@ import conftest
 
 # (scenario, language) -> the checks it makes (language None: either);
 # test_sanitized.py runs the same scenarios.
-CHECKS = {("fanout", None): 7, ("late", None): 6, ("budget", None): 6, ("interrupt", None): 1,
+CHECKS = {("fanout", None): 10, ("late", None): 6, ("budget", None): 6, ("interrupt", None): 1,
           ("cap", "javascript"): 9, ("cap", "python"): 7, ("approval", None): 9,
           ("keywords", None): 6}
 
