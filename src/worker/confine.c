@@ -283,12 +283,16 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 		return -1;
 
 	/* Step 5: Landlock, in case the mount namespace leaks a path. A
-	 * template whose sessions get scratch takes only Landlock's network
-	 * rights and scopes: a domain that handles file rights forbids every
-	 * mount, and each session mounts its own tmpfs, then takes the whole
-	 * file domain itself before any guest code (cc_confine_session). */
+	 * template whose sessions get scratch takes no domain of its own: one
+	 * that handles file rights forbids every mount (each session mounts
+	 * its own tmpfs), and any layer at all, even one handling network
+	 * rights only, would deny its sessions REFER (renames between
+	 * directories: EXDEV). Each session builds the whole domain itself,
+	 * a spawned worker's, before any guest code (cc_confine_session). The
+	 * template runs no guest code; its namespaces and its seccomp filter
+	 * bound it (SECURITY.md). */
 	template_pol = pol;
-	int lr = pol.session_scratch ? cc_landlock_session(&rep->landlock_abi, err)
+	int lr = pol.session_scratch ? cc_landlock_defer(&rep->landlock_abi, err)
 				     : cc_landlock_apply(&pol, &rep->landlock_abi, err);
 	if (lr < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
@@ -575,7 +579,9 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 		return -1;
 	if (rep->landlock_abi > 0 && template_pol.session_scratch) {
 		/* Its own tmpfs is mounted (cc_session_fork): now the whole
-		 * file domain, grants by the template's descriptors, which go. */
+		 * domain, a spawned worker's (files, TCP, scopes; its template
+		 * has none, cc_landlock_defer), grants by the template's
+		 * descriptors, which go. */
 		template_pol.in_session = true;
 		int r = cc_landlock_apply(&template_pol, &abi, err);
 		cc_grants_close();
