@@ -773,3 +773,72 @@ int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
 	cc_bpf_free(&main_f);
 	return 0;
 }
+
+/* ---- a scratch template's sessions' Landlock domain, alone (test-only;
+ * worker flags --scope-report and --scope-report-off) ---- */
+
+/* Session b's side: its layers as any session adds them (no seccomp
+ * filter: this is about what Landlock alone stops), then the attempts. */
+static void scope_session(const struct cc_confine_report *rep)
+{
+	struct cc_bpf none = { 0 };
+	cc_error e = { 0 };
+	if (cc_confine_session(rep, &none, &e) < 0)
+		_exit(2);
+	cc_probes_scope_report("codecage-scope-sibling", "codecage-scope-template", stdout);
+	_exit(0);
+}
+
+int cc_confine_scope_report(const struct cc_worker_limits *lim, bool landlock, cc_error *err)
+{
+	struct cc_confine_report rep;
+	confining_template = true;
+	int r = confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 4, 4, &rep, err);
+	confining_template = false;
+	if (r < 0)
+		return -1;
+	if (!template_pol.session_scratch)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "--scope-report needs --with-files");
+	if (cc_monitor_present() &&
+	    (cc_monitor_give_listener(-1, err) < 0 || cc_monitor_arm(err) < 0))
+		return -1;
+	if (!landlock)
+		rep.landlock_abi = 0; /* the reverse: sessions skip their domain */
+	printf("layers %s landlock %d\n", rep.applied, rep.landlock_abi);
+	fflush(stdout);
+	int tmpl = cc_probe_abstract_listen("codecage-scope-template");
+	int ready[2], done[2];
+	if (tmpl < 0 || pipe(ready) < 0 || pipe(done) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "scope report: %s", strerror(errno));
+	/* Sibling a listens, in a domain of its own, until b is done. */
+	pid_t a = cc_session_fork(&rep);
+	if (a == 0) {
+		struct cc_bpf none = { 0 };
+		cc_error e = { 0 };
+		if (cc_confine_session(&rep, &none, &e) < 0)
+			_exit(2);
+		char c = cc_probe_abstract_listen("codecage-scope-sibling") < 0 ? 'n' : 'y';
+		close(done[1]); /* so that the template's close ends the read */
+		if (write(ready[1], &c, 1) != 1 || read(done[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	char c = 0;
+	if (a < 0 || read(ready[0], &c, 1) != 1 || c != 'y')
+		return cc_fail(err, CC_ERR_INTERNAL, "scope report: the sibling did not listen");
+	pid_t b = cc_session_fork(&rep);
+	if (b == 0) {
+		close(done[1]);
+		scope_session(&rep);
+	}
+	int st_b = -1, st_a = -1;
+	if (b > 0)
+		waitpid(b, &st_b, 0);
+	close(done[1]); /* a's read ends */
+	waitpid(a, &st_a, 0);
+	close(tmpl);
+	if (st_a != 0 || st_b != 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "scope report: sessions ended %d and %d", st_a,
+			       st_b);
+	return 0;
+}
