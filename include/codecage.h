@@ -344,8 +344,8 @@ typedef struct cc_options {
 	 * once (least recently used closed first). The runtime behaves as a
 	 * spawned one; what a fork server shares is in SECURITY.md. Never an
 	 * error: when the server cannot serve it, the worker is spawned and
-	 * report.fork_server says why; always with scratch (scratch_bytes, or
-	 * max_file_size alone), where a forked session's differs. false (ignored by
+	 * report.fork_server says why. scratch_bytes is template-fixed too
+	 * (each session mounts a private scratch, as spawned). false (ignored by
 	 * cc_forkserver_new and cc_pool_new). See cc_forkserver_shared_close. */
 	bool fork_server;
 } cc_options;
