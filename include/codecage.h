@@ -845,8 +845,8 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
  * malformed reply: the template is closed). */
 CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err);
 
-/* The template's confinement report (what every session has, plus its
- * own Landlock domain and filter). Borrowed; valid until the close. */
+/* The confinement report every session has (with scratch, "landlock" is each session's own domain:
+ * its template enters none, SECURITY.md). Borrowed; valid until the close. */
 CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs);
 
 /* The optional preload modules ("name?") the template dropped because they
