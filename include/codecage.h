@@ -362,8 +362,8 @@ typedef struct cc_options {
 	 * once (least recently used closed first). The runtime behaves as a
 	 * spawned one; what a fork server shares is in SECURITY.md. Never an
 	 * error: when the server cannot serve it, the worker is spawned and
-	 * report.fork_server says why; always with scratch (scratch_bytes, or
-	 * max_file_size alone), where a forked session's differs. false (ignored by
+	 * report.fork_server says why. scratch_bytes is template-fixed too
+	 * (each session mounts a private scratch, as spawned). false (ignored by
 	 * cc_forkserver_new and cc_pool_new). See cc_forkserver_shared_close. */
 	bool fork_server;
 } cc_options;
@@ -889,8 +889,8 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
  * malformed reply: the template is closed). */
 CC_EXPORT int cc_forkserver_spawn(cc_forkserver *fs, cc_runtime **out, cc_error *err);
 
-/* The template's confinement report (what every session has, plus its
- * own Landlock domain and filter). Borrowed; valid until the close. */
+/* The confinement report every session has (with scratch, "landlock" is each session's own domain:
+ * its template enters none, SECURITY.md). Borrowed; valid until the close. */
 CC_EXPORT const cc_sandbox_report *cc_forkserver_sandbox(const cc_forkserver *fs);
 
 /* The optional preload modules ("name?") the template dropped because they

@@ -518,24 +518,23 @@ class IsolatedRuntime:
     from a process-wide fork server for this language and the options its
     template fixes (``sandbox``, ``max_memory``, the output, result and
     source caps, ``cpu_time``, ``max_open_files``, ``max_file_size``,
-    ``mounts`` (the objects named), ``python_path``, ``libraries`` (their
-    bytes), ``web_polyfills``, ``worker_dir``; ``timeout`` too with
-    libraries, which load within it), started by the first such runtime
-    of the process: later ones cost a fork, not a worker's start. Each
-    runtime's own as always: ``timeout``, ``grace``, ``max_pending_calls``,
-    the network options, tools, redaction, ``on_output``, ``bootstrap``.
-    It behaves as a spawned runtime (a Python template imports nothing
-    more); its server's sessions share a hash secret, address-space
-    layout and a thread allowance (SECURITY.md). Always spawned: runtimes
-    with ``scratch`` (or ``max_file_size`` alone), where a forked
-    session's scratch refuses renames between directories. Never refused
-    by the path: when a server cannot serve (its template did not start,
-    it cannot fork: 256 live sessions, its process quota), the worker is
-    spawned and ``rt.sandbox["fork_server"]`` says why (``"spawned:
-    ..."``; ``"shared"`` when forked). ``fork_server=False`` spawns (no
-    ``fork_server`` key). At most 8 servers are kept (the least recently
-    used goes first; its live sessions keep it); they end at exit or
-    :func:`close_fork_servers`; a child of ``os.fork()`` starts its own.
+    ``scratch`` (its size: each runtime mounts a private one), ``mounts``
+    (the objects named), ``python_path``, ``libraries`` (their bytes),
+    ``web_polyfills``, ``worker_dir``; ``timeout`` too with libraries, which
+    load within it), started by the first such runtime of the process: later
+    ones cost a fork, not a worker's start. Each runtime's own as always:
+    ``timeout``, ``grace``, ``max_pending_calls``, the network options,
+    tools, redaction, ``on_output``, ``bootstrap``. It behaves as a spawned
+    runtime (a Python template imports nothing more); its server's sessions
+    share a hash secret, address-space layout and a thread allowance
+    (SECURITY.md). Never refused by the path: when a server cannot serve
+    (its template did not start, it cannot fork: 256 live sessions, its
+    process quota), the worker is spawned and ``rt.sandbox["fork_server"]``
+    says why (``"spawned: ..."``; ``"shared"`` when forked).
+    ``fork_server=False`` spawns (no ``fork_server`` key). At most 8 servers
+    are kept (the least recently used goes first; its live sessions keep
+    it); they end at exit or :func:`close_fork_servers`; a child of
+    ``os.fork()`` starts its own.
     Thread-safe: first runtimes of one key made at once start one server.
     """
 

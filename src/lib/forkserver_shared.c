@@ -4,14 +4,14 @@
  *
  * A template fixes what its init frame and its start carry: language,
  * sandbox mode, the limits the worker applies (memory, output and result
- * caps, source size, CPU, descriptors, file size), the web
- * polyfills, the libraries (by their bytes, read anew by each
+ * caps, source size, CPU, descriptors, file size), scratch (each session
+ * mounts its own of that size, with its whole Landlock domain, as a
+ * spawned worker's), the web polyfills, the libraries (by their bytes, read anew by each
  * cc_runtime_new), the mounts and python_path (by the object each host
  * path names now, device and inode, so a new directory at an old path is
  * a new key) and the worker directory; timeout_s too when there are
  * libraries (they load within it). The rest is the session's own:
- * timeout_s, grace_s, max_pending_calls and the network policy. Options
- * with scratch are never served here (make_key says why).
+ * timeout_s, grace_s, max_pending_calls and the network policy.
  *
  * Anything that goes wrong here (a key that cannot be made, a template
  * that will not start, a session it cannot fork) is a note, never an
@@ -106,16 +106,6 @@ static int key_object(struct key *k, const char *host, char **why)
 static int make_key(const cc_options *o, const struct cc_libset *libs, struct key *k, char **why)
 {
 	const cc_limits *l = &o->limits;
-	/* Served differently: a forked session's scratch refuses a rename or
-	 * link into another directory (EXDEV), since its template's Landlock
-	 * layer may handle no file right (that would forbid the session's
-	 * tmpfs mount) and the kernel denies such reparenting in every layer
-	 * that does not grant it. */
-	if (cc_scratch_bytes(o) > 0) {
-		*why = strdup("scratch: a forked session's scratch refuses renames between "
-			      "directories, a spawned worker's does not");
-		return -1;
-	}
 	uint64_t v[] = { o->language,	    o->sandbox,	      l->max_memory,	l->max_stdout,
 			 l->max_stderr,	    l->max_result,    l->max_source,	l->cpu_s,
 			 l->max_open_files, l->max_file_size, o->scratch_bytes, o->web_polyfills,

@@ -300,12 +300,16 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_init_limi
 		return -1;
 
 	/* Step 5: Landlock, in case the mount namespace leaks a path. A
-	 * template whose sessions get scratch takes only Landlock's network
-	 * rights and scopes: a domain that handles file rights forbids every
-	 * mount, and each session mounts its own tmpfs, then takes the whole
-	 * file domain itself before any guest code (cc_confine_session). */
+	 * template whose sessions get scratch takes no domain of its own: one
+	 * that handles file rights forbids every mount (each session mounts
+	 * its own tmpfs), and any layer at all, even one handling network
+	 * rights only, would deny its sessions REFER (renames between
+	 * directories: EXDEV). Each session builds the whole domain itself,
+	 * a spawned worker's, before any guest code (cc_confine_session). The
+	 * template runs no guest code; its namespaces and its seccomp filter
+	 * bound it (SECURITY.md). */
 	template_pol = pol;
-	int lr = pol.session_scratch ? cc_landlock_session(&rep->landlock_abi, err)
+	int lr = pol.session_scratch ? cc_landlock_defer(&rep->landlock_abi, err)
 				     : cc_landlock_apply(&pol, &rep->landlock_abi, err);
 	if (lr < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
@@ -592,7 +596,9 @@ int cc_confine_session(const struct cc_confine_report *rep, const struct cc_bpf 
 		return -1;
 	if (rep->landlock_abi > 0 && template_pol.session_scratch) {
 		/* Its own tmpfs is mounted (cc_session_fork): now the whole
-		 * file domain, grants by the template's descriptors, which go. */
+		 * domain, a spawned worker's (files, TCP, scopes; its template
+		 * has none, cc_landlock_defer), grants by the template's
+		 * descriptors, which go. */
 		template_pol.in_session = true;
 		int r = cc_landlock_apply(&template_pol, &abi, err);
 		cc_grants_close();
@@ -782,5 +788,74 @@ int cc_confine_sweep(const struct cc_init_limits *lim, cc_error *err)
 	}
 	cc_bpf_free(&notify_f);
 	cc_bpf_free(&main_f);
+	return 0;
+}
+
+/* ---- a scratch template's sessions' Landlock domain, alone (test-only;
+ * worker flags --scope-report and --scope-report-off) ---- */
+
+/* Session b's side: its layers as any session adds them (no seccomp
+ * filter: this is about what Landlock alone stops), then the attempts. */
+static void scope_session(const struct cc_confine_report *rep)
+{
+	struct cc_bpf none = { 0 };
+	cc_error e = { 0 };
+	if (cc_confine_session(rep, &none, &e) < 0)
+		_exit(2);
+	cc_probes_scope_report("codecage-scope-sibling", "codecage-scope-template", stdout);
+	_exit(0);
+}
+
+int cc_confine_scope_report(const struct cc_init_limits *lim, bool landlock, cc_error *err)
+{
+	struct cc_confine_report rep;
+	confining_template = true;
+	int r = confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 4, 4, &rep, err);
+	confining_template = false;
+	if (r < 0)
+		return -1;
+	if (!template_pol.session_scratch)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "--scope-report needs --with-files");
+	if (cc_monitor_present() &&
+	    (cc_monitor_give_listener(-1, err) < 0 || cc_monitor_arm(err) < 0))
+		return -1;
+	if (!landlock)
+		rep.landlock_abi = 0; /* the reverse: sessions skip their domain */
+	printf("layers %s landlock %d\n", rep.applied, rep.landlock_abi);
+	fflush(stdout);
+	int tmpl = cc_probe_abstract_listen("codecage-scope-template");
+	int ready[2], done[2];
+	if (tmpl < 0 || pipe(ready) < 0 || pipe(done) < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "scope report: %s", strerror(errno));
+	/* Sibling a listens, in a domain of its own, until b is done. */
+	pid_t a = cc_session_fork(&rep);
+	if (a == 0) {
+		struct cc_bpf none = { 0 };
+		cc_error e = { 0 };
+		if (cc_confine_session(&rep, &none, &e) < 0)
+			_exit(2);
+		char c = cc_probe_abstract_listen("codecage-scope-sibling") < 0 ? 'n' : 'y';
+		close(done[1]); /* so that the template's close ends the read */
+		if (write(ready[1], &c, 1) != 1 || read(done[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	char c = 0;
+	if (a < 0 || read(ready[0], &c, 1) != 1 || c != 'y')
+		return cc_fail(err, CC_ERR_INTERNAL, "scope report: the sibling did not listen");
+	pid_t b = cc_session_fork(&rep);
+	if (b == 0) {
+		close(done[1]);
+		scope_session(&rep);
+	}
+	int st_b = -1, st_a = -1;
+	if (b > 0)
+		waitpid(b, &st_b, 0);
+	close(done[1]); /* a's read ends */
+	waitpid(a, &st_a, 0);
+	close(tmpl);
+	if (st_a != 0 || st_b != 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "scope report: sessions ended %d and %d", st_a,
+			       st_b);
 	return 0;
 }

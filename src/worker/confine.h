@@ -135,5 +135,13 @@ unsigned cc_confine_seccomp_engine(void);
 
 /* Test-only entry points behind worker flags (src/worker/main.c). */
 int cc_confine_sweep(const struct cc_init_limits *lim, cc_error *err);
+/* Confine as a template whose sessions have scratch (lim->scratch_bytes >
+ * 0), without any seccomp filter, then fork two sessions as such a
+ * template does: one listens on an abstract unix socket, the other adds
+ * its layers (its Landlock domain unless !landlock, the reverse) and
+ * prints what TCP and the template's and the sibling's abstract sockets
+ * gave it (cc_probes_scope_report), after a "layers ..." line. Returns 0,
+ * or -1 with err. */
+int cc_confine_scope_report(const struct cc_init_limits *lim, bool landlock, cc_error *err);
 
 #endif

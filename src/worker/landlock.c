@@ -185,6 +185,19 @@ fail:
 	return -1;
 }
 
+int cc_landlock_defer(int *abi_applied, cc_error *err)
+{
+	*abi_applied = 0;
+	int abi = cc_landlock_abi();
+	if (abi <= 0)
+		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
+			       "landlock is not available (%s); a kernel >= 6.7 with "
+			       "lsm=landlock gives ABI 4+",
+			       strerror(abi < 0 ? -abi : ENOSYS));
+	*abi_applied = abi > LL_ABI_KNOWN ? LL_ABI_KNOWN : abi;
+	return 0;
+}
+
 /* The scope-only domain's ruleset, made by a template before its seccomp
  * filter (which has no landlock_add_rule) for its sessions; -1: none. */
 static int session_rs = -1;
@@ -195,8 +208,8 @@ static int session_rs = -1;
  * handle it, so without this rule a session's scope-only layer would
  * forbid what its template's file domain allows. Handling only REFER and
  * granting it everywhere leaves that to the file domain, as in a spawned
- * worker. Not for a scratch template's own layer: a layer handling any
- * file right forbids mounts, and its sessions mount their scratch. */
+ * worker. (A scratch template has no layer of its own: its sessions build
+ * their whole domain, cc_landlock_defer.) */
 static int scope_ruleset(int abi, bool refer, cc_error *err)
 {
 	struct ll_ruleset_attr attr = { 0 };

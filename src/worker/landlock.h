@@ -24,9 +24,20 @@ int cc_landlock_apply(const struct cc_fs_policy *pol, int *abi_applied, cc_error
  * only narrows). Needs no_new_privs already set. Uses the ruleset
  * cc_landlock_session_prepare made, if any (closing it: it grants REFER
  * everywhere, so renames between directories are the file domain's to
- * decide), else makes one without (a scratch template's own layer).
- * Returns 0, or -1 with err (sandbox_unavailable). */
+ * decide), else makes one without (stricter: no renames between
+ * directories). Returns 0, or -1 with err (sandbox_unavailable). */
 int cc_landlock_session(int *abi_applied, cc_error *err);
+
+/* A template whose sessions get scratch: no layer of its own (the kernel
+ * forbids mounts to a domain that handles a file right, and denies REFER
+ * in every layer of a domain that handles one, so any layer here would
+ * either forbid the sessions' tmpfs mounts or refuse their renames
+ * between directories). Each session applies the whole domain, exactly a
+ * spawned worker's (cc_landlock_apply with pol->in_session), after
+ * mounting its scratch and before any guest code. *abi_applied gets the
+ * ABI those domains will handle. Returns 0, or -1 with err
+ * (sandbox_unavailable, as cc_landlock_apply, when the kernel has none). */
+int cc_landlock_defer(int *abi_applied, cc_error *err);
 
 /* In a template, before its seccomp filter: make the sessions' scope-only
  * ruleset now (its rule needs landlock_add_rule, which the template's

@@ -362,7 +362,11 @@ bool cc_worker_web_polyfills;
  *                       scratch or a grant: CC_SC_FILES added
  *   --probe-unconfined  the self-probes, each in a child, unconfined
  *   --sweep             confine, then fire every system call number from
- *                       a fresh child under the filter and say what ran */
+ *                       a fresh child under the filter and say what ran
+ *   --scope-report[-off]  (with --with-files) a scratch template's two
+ *                       sessions, no seccomp: what TCP and each other's
+ *                       abstract sockets give one of them, with its
+ *                       Landlock domain (or, -off, without) */
 static int test_mode(const char *mode)
 {
 	cc_error err = { 0 };
@@ -401,6 +405,15 @@ static int test_mode(const char *mode)
 	}
 	if (!strcmp(mode, "--probe-unconfined"))
 		return cc_probes_report(cc_worker_ppid, stdout) < 0 ? 1 : 0;
+	if (!strcmp(mode, "--scope-report") || !strcmp(mode, "--scope-report-off")) {
+		if (cc_hygiene(cc_worker_ppid, &err) < 0 ||
+		    cc_confine_scope_report(&cc_worker_limits, !strcmp(mode, "--scope-report"),
+					    &err) < 0) {
+			fprintf(stderr, "scope report: %s\n", err.message ? err.message : "failed");
+			return 1;
+		}
+		return 0;
+	}
 	if (!strcmp(mode, "--sweep")) {
 		if (cc_hygiene(cc_worker_ppid, &err) < 0 ||
 		    cc_confine_sweep(&cc_worker_limits, &err) < 0) {

@@ -249,3 +249,73 @@ int cc_probes_report(pid_t ppid, FILE *out)
 	fflush(out);
 	return breaches;
 }
+
+/* ---- test-only: what a forked session's Landlock domain alone stops ---- */
+
+static socklen_t abstract_addr(struct sockaddr_un *a, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	size_t n = strnlen(name, sizeof(a->sun_path) - 1);
+	memcpy(a->sun_path + 1, name, n); /* sun_path[0] stays 0: abstract */
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+int cc_probe_abstract_listen(const char *name)
+{
+	struct sockaddr_un a;
+	socklen_t len = abstract_addr(&a, name);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	if (bind(s, (struct sockaddr *)&a, len) < 0 || listen(s, 4) < 0) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* 0 when the attempt got through, else its errno. */
+static int abstract_connect(const char *name)
+{
+	struct sockaddr_un a;
+	socklen_t len = abstract_addr(&a, name);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	int r = connect(s, (struct sockaddr *)&a, len) < 0 ? errno : 0;
+	close(s);
+	return r;
+}
+
+/* TCP on the worker's own loopback: connect to port 9, or bind any port
+ * (port 0 is a port to Landlock like any other). */
+static int tcp_attempt(bool bind_it)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(bind_it ? 0 : 9) };
+	a.sin_addr.s_addr = htonl(bind_it ? INADDR_ANY : INADDR_LOOPBACK);
+	int r = (bind_it ? bind(s, (struct sockaddr *)&a, sizeof(a))
+			 : connect(s, (struct sockaddr *)&a, sizeof(a))) < 0
+			? errno
+			: 0;
+	close(s);
+	return r;
+}
+
+static void say(FILE *out, const char *what, int e)
+{
+	const char *name = e ? strerrorname_np(e) : "ok";
+	fprintf(out, "%s %s\n", what, name ? name : "?");
+}
+
+void cc_probes_scope_report(const char *sibling, const char *tmpl, FILE *out)
+{
+	say(out, "connect_tcp", tcp_attempt(false));
+	say(out, "bind_tcp", tcp_attempt(true));
+	say(out, "unix_sibling", abstract_connect(sibling));
+	say(out, "unix_template", abstract_connect(tmpl));
+	fflush(out);
+}

@@ -26,4 +26,14 @@ void cc_probe_exec(pid_t ppid);
  * or -1 when a child could not be started. */
 int cc_probes_report(pid_t ppid, FILE *out);
 
+/* Test-only (cc_confine_scope_report): listen on the abstract unix name
+ * "\0name"; the socket, or -1. */
+int cc_probe_abstract_listen(const char *name);
+
+/* Test-only, in a forked session without seccomp: TCP connect (loopback
+ * port 9) and bind, and connecting to the abstract names sibling and tmpl,
+ * each printed to out as "<attempt> ok|<errno name>" (connect_tcp,
+ * bind_tcp, unix_sibling, unix_template). */
+void cc_probes_scope_report(const char *sibling, const char *tmpl, FILE *out);
+
 #endif

@@ -261,3 +261,23 @@ def test_the_tool_description_says_reset_keeps_files():
         assert "lost when a timeout, memory error or crash ends the runtime" in \
             t["description"]
     s.close()
+
+
+@pytest.mark.parametrize("tool,code", [
+    ("run_python", "import os\nos.makedirs('/tmp/a'); os.makedirs('/tmp/b')\n"
+                   "open('/tmp/a/x', 'w').close()\nos.rename('/tmp/a/x', '/tmp/b/x')\n"
+                   "sorted(os.listdir('/tmp/b'))"),
+    ("run_javascript", "fs.mkdirSync('/tmp/a'); fs.mkdirSync('/tmp/b');"
+                       " fs.writeFileSync('/tmp/a/x', ''); fs.renameSync('/tmp/a/x', '/tmp/b/x');"
+                       " fs.readdirSync('/tmp/b')"),
+])
+def test_renames_between_scratch_directories(tool, code):
+    """The pools' forked sessions build their whole Landlock domain
+    themselves, so a rename between two directories of the default scratch
+    works as in a spawned worker (it was EXDEV: the template's own layer
+    denied REFER)."""
+    s = Stdio()
+    r = s.call(tool, code, id=1)
+    assert r["isError"] is False, r
+    assert r["structuredContent"]["value"] == ["x"]
+    s.close()

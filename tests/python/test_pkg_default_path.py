@@ -44,22 +44,15 @@ def outcome(fn):
         return ("error", type(e).__name__, getattr(e, "name", None))
 
 
-#: The default path's note for options it always spawns.
-SCRATCH_NOTE = ("spawned: scratch: a forked session's scratch refuses renames between "
-                "directories, a spawned worker's does not")
-
-
 def both(fn, **kw):
     """fn(rt) on a spawned runtime and on the default path's; both
-    outcomes, and checks the default one really was forked (spawned, with
-    the note, for scratch)."""
+    outcomes, and checks the default one really was forked (scratch
+    too)."""
     got = []
     for fork_server in (False, True):
         with IsolatedRuntime(fork_server=fork_server, **kw) as rt:
             if fork_server:
-                want = (SCRATCH_NOTE if kw.get("scratch") or kw.get("max_file_size")
-                        else "shared")
-                assert rt.sandbox["fork_server"] == want, rt.sandbox
+                assert rt.sandbox["fork_server"] == "shared", rt.sandbox
             else:
                 assert "fork_server" not in rt.sandbox
             got.append(outcome(lambda: fn(rt)) + (rt.alive,))
@@ -442,19 +435,100 @@ def test_renames_between_directories_of_a_writable_grant(base, language):
             assert rt.eval(code) == ["g", "sub"]
 
 
+#: Scratch work a guest does (4 MiB of scratch, 2 MiB per file): renames
+#: between directories, owners and modes, a relative path, the file cap,
+#: the size and inode caps (what each stopped at, and how many got in).
+SCRATCH_WORK = {"python": r"""
+import os
+def st(p):
+    s = os.stat(p)
+    return [s.st_uid, s.st_gid, oct(s.st_mode)]
+def err(f):
+    try:
+        f()
+        return 'ok'
+    except OSError as e:
+        return e.errno
+def fill(name, data):
+    n = 0
+    while True:
+        try:
+            with open('/tmp/%s%d' % (name, n), 'wb') as f:
+                f.write(data)
+        except OSError as e:
+            code = e.errno
+            break
+        n += 1
+    for f in os.listdir('/tmp'):
+        if f.startswith(name):
+            os.remove('/tmp/' + f)
+    return [n, code]
+os.makedirs('/tmp/a/sub'); os.makedirs('/tmp/b')
+open('/tmp/a/sub/x', 'w').write('x')
+os.rename('/tmp/a/sub/x', '/tmp/b/x'); os.rename('/tmp/a/sub', '/tmp/b/sub')
+open('rel', 'w').close()
+r = {'tree': sorted(os.listdir('/tmp/b')), 'rel': os.path.exists('/tmp/rel'),
+     'owners': [st(p) for p in ('/tmp', '/tmp/b', '/tmp/b/x')],
+     'file cap': err(lambda: open('/tmp/big', 'wb').write(b'x' * (3 << 20)))}
+os.remove('/tmp/big')
+r['size cap'] = fill('s', b'x' * (1 << 20))
+r['inode cap'] = fill('i', b'')
+r
+""", "javascript": r"""{
+const fs = require('fs');
+const st = p => { const s = fs.statSync(p); return [s.uid, s.gid, s.mode.toString(8)] };
+const err = f => { try { f(); return 'ok' } catch (e) { return e.code } };
+const fill = (name, data) => {
+  let n = 0, code;
+  for (;;) { try { fs.writeFileSync('/tmp/' + name + n, data); n++ } catch (e) { code = e.code; break } }
+  for (const f of fs.readdirSync('/tmp')) if (f.startsWith(name)) fs.unlinkSync('/tmp/' + f);
+  return [n, code];
+};
+fs.mkdirSync('/tmp/a/sub', {recursive: true}); fs.mkdirSync('/tmp/b');
+fs.writeFileSync('/tmp/a/sub/x', 'x');
+fs.renameSync('/tmp/a/sub/x', '/tmp/b/x'); fs.renameSync('/tmp/a/sub', '/tmp/b/sub');
+fs.writeFileSync('rel', '');
+const r = {tree: fs.readdirSync('/tmp/b').sort(), rel: fs.existsSync('/tmp/rel'),
+           owners: ['/tmp', '/tmp/b', '/tmp/b/x'].map(st),
+           'file cap': err(() => fs.writeFileSync('/tmp/big', new Uint8Array(3 << 20)))};
+fs.unlinkSync('/tmp/big');
+r['size cap'] = fill('s', new Uint8Array(1 << 20));
+r['inode cap'] = fill('i', '');
+r }"""}
+
+
+def _scratch_work(rt, language):
+    """The guest's scratch work, then the host's file calls on it."""
+    v = rt.eval(SCRATCH_WORK[language])
+    rt.write_file("/tmp/b/h", b"from the host")
+    return (v, rt.read_file("/tmp/b/h"), rt.read_file("/tmp/b/x"),
+            [(f["path"], f["size"], f["dir"]) for f in rt.list_files("/tmp/b")])
+
+
 @pytest.mark.parametrize("language", ["python", "javascript"])
-def test_scratch_is_always_spawned(language):
-    """A forked session's scratch refuses such renames (its template's
-    layer may handle no file right), so the default path spawns runtimes
-    with scratch, and says so; the rename then works as spawned."""
-    code = RENAME[language].format(d="/tmp")
-    spawned, forked = both(lambda rt: rt.eval(code), language=language, scratch=1 << 20)
-    assert spawned == forked == ("ok", ["g", "sub"], True)
-    # in reverse: forked from a fork server of its own, it is refused
-    with codecage.ForkServer(language=language, scratch=1 << 20) as fs:
-        with fs.session() as rt:
-            with pytest.raises(codecage.GuestError, match="(?i)cross-device"):
-                rt.eval(code)
+def test_scratch_is_forked_and_matches_a_spawned_runtime(language):
+    """Scratch runtimes take the fork server path (they were always
+    spawned, since a forked session's scratch refused renames between
+    directories: EXDEV). Everything scratch does, guest and host side,
+    ends the same both ways."""
+    spawned, forked = both(lambda rt: _scratch_work(rt, language), language=language,
+                           scratch=4 * MiB, max_file_size=2 * MiB)
+    assert forked == spawned
+    assert spawned[0] == "ok", spawned
+    v = spawned[1][0]
+    assert v["tree"] == ["sub", "x"] and v["rel"] is True, v
+    assert v["file cap"] in (27, "EFBIG") and v["size cap"][1] in (28, "ENOSPC"), v
+    assert v["inode cap"][1] in (28, "ENOSPC") and v["inode cap"][0] > 4000, v
+    assert spawned[1][3] == [("/tmp/b/h", 13, False), ("/tmp/b/sub", 40, True),
+                             ("/tmp/b/x", 1, False)]
+
+
+def test_max_file_size_alone_is_forked_with_its_scratch():
+    """max_file_size alone still gives a scratch of that size, forked too."""
+    code = "open('/tmp/x', 'w').write('y' * 100)"
+    spawned, forked = both(lambda rt: rt.eval(code), max_file_size=1 * MiB,
+                           language="python")
+    assert spawned == forked == ("ok", 100, True)
 
 
 def test_configure_default_runtime_takes_fork_server():

@@ -2,13 +2,18 @@
 kind of session, the host file API (write_file / read_file / list_files),
 and bad input refused before any worker starts. The escape probes and their
 reverse runs are tests/security/test_files.py."""
+import json
 import os
 import pathlib
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import ccpkg  # noqa: F401  (builds and imports the package)
 import pytest
+
+from conftest import BUILD
 
 import codecage
 from codecage import (ForkServer, InvalidInputError, IsolatedRuntime, Mount, OutputLimitError,
@@ -186,6 +191,95 @@ def test_forked_and_pooled_sessions_have_private_scratch(base, lang):
             assert b.list_files("/tmp") == []
             # reverse: the same session sees its own file
             assert a.read_file("/tmp/x") == b"1"
+
+
+RENAME = {"python": "import os\nos.makedirs('{d}/a'); os.makedirs('{d}/b')\n"
+                    "open('{d}/a/x', 'w').close()\nos.rename('{d}/a/x', '{d}/b/x')\n"
+                    "sorted(os.listdir('{d}/b'))",
+          "javascript": "{{ const fs = require('fs'); fs.mkdirSync('{d}/a', {{recursive: true}});"
+                        " fs.mkdirSync('{d}/b');"
+                        " fs.writeFileSync('{d}/a/x', ''); fs.renameSync('{d}/a/x', '{d}/b/x');"
+                        " fs.readdirSync('{d}/b') }}"}
+#: a rename out of scratch into the read-only grant: what it raised
+RENAME_OUT = {"python": "import os\nopen('/tmp/y', 'w').close()\n"
+                        "try:\n    os.rename('/tmp/y', '/data/y')\n"
+                        "except OSError as e:\n    r = e.errno\nr",
+              "javascript": "{ const fs = require('fs'); fs.writeFileSync('/tmp/y', '');"
+                            " let r; try { fs.renameSync('/tmp/y', '/data/y') }"
+                            " catch (e) { r = e.code } r }"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_renames_between_directories_in_forked_scratch(base, lang):
+    """A forked session's scratch (and a writable grant beside it) takes a
+    rename between two of its directories, as a spawned worker's does: the
+    session's Landlock domain is its own and whole, its template has none
+    (it was EXDEV: the template's scope layer denied REFER). A rename out
+    of scratch into the read-only grant is still refused."""
+    def check(rt):
+        assert rt.eval(RENAME[lang].format(d="/tmp/r")) == ["x"]
+        assert rt.eval(RENAME[lang].format(d="/out/r")) == ["x"]
+        assert rt.eval(RENAME_OUT[lang]) in (18, "EXDEV")
+        assert [e["path"] for e in rt.list_files("/tmp") if e["path"] == "/tmp/y"] == ["/tmp/y"]
+        shutil.rmtree(base / "out" / "r")
+    with ForkServer(cfg(base, scratch=1 << 20), language=lang) as fs:
+        with fs.session() as rt:
+            check(rt)
+    with SessionPool(cfg(base, scratch=1 << 20), language=lang, size=1) as pool:
+        with pool.checkout(BOUND) as rt:
+            check(rt)
+    with IsolatedRuntime(cfg(base, scratch=1 << 20), language=lang, fork_server=False) as rt:
+        check(rt)  # the same as spawned
+    assert not (base / "data" / "y").exists()
+
+
+DEGRADE = os.path.join(BUILD, "tests", "security", "cc-degrade")
+#: forked scratch sessions, a rename between two directories of the
+#: read-only grant: what each language got, and the layers missing
+RENAME_IN_RO = r"""
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from codecage import ForkServer, Mount, RuntimeConfig
+cfg = RuntimeConfig(mounts=[Mount(sys.argv[1], "/data")], scratch=1 << 20)
+code = {"python": "import os\ntry:\n    os.rename('/data/a/python', '/data/b/python')\n"
+                  "    r = 'moved'\nexcept OSError as e:\n    r = e.errno\nr",
+        "javascript": "{ let r; try { require('fs').renameSync('/data/a/javascript',"
+                      " '/data/b/javascript'); r = 'moved' } catch (e) { r = e.code } r }"}
+out = {}
+for lang in code:
+    with ForkServer(cfg, language=lang, sandbox="auto") as fs, fs.session() as rt:
+        out[lang] = [rt.eval(code[lang]), rt.sandbox["missing"]]
+print(json.dumps(out))
+"""
+
+
+def rename_in_ro(base, deny):
+    for d in ("a", "b"):
+        (base / "data" / d).mkdir()
+        (base / "data" / d).chmod(0o777)
+    for lang in LANGS:
+        (base / "data" / "a" / lang).write_text(lang)
+    proc = subprocess.run([DEGRADE, "--deny", deny, "--", sys.executable, "-c", RENAME_IN_RO,
+                           str(base / "data"), ccpkg.PKG_DIR],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout), sorted(os.listdir(base / "data" / "b"))
+
+
+def test_forked_scratch_sessions_landlock_still_refuses_renames_it_forbids(base):
+    """With the read-only bind failing open (cc-degrade --deny ro-remount),
+    a forked scratch session's own Landlock domain alone refuses a rename
+    inside the read-only grant (EACCES), as a spawned worker's does: the
+    session's domain is whole, not just its REFER."""
+    got, moved = rename_in_ro(base, "ro-remount")
+    assert got == {"python": [13, ""], "javascript": ["EACCES", ""]}, got
+    assert moved == []
+
+
+def test_forked_scratch_sessions_rename_in_ro_reverse_both_layers_off(base):
+    got, moved = rename_in_ro(base, "landlock,ro-remount")
+    assert got == {"python": ["moved", "landlock"], "javascript": ["moved", "landlock"]}, got
+    assert moved == ["javascript", "python"]
 
 
 def test_forked_python_guests_cannot_see_each_others_scratch():
