@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -61,6 +62,10 @@ struct key {
 	char *p;
 	size_t n, cap;
 	bool bad; /* out of memory */
+	/* the objects keyed, as cc_grants_ids words: the template started
+	 * for this key must have bound exactly these */
+	uint64_t ids[2 * CC_MAX_MOUNTS];
+	size_t n_ids;
 };
 
 static void key_add(void *u, const void *p, size_t n)
@@ -93,13 +98,15 @@ static void key_str(struct key *k, const char *s)
 static int key_object(struct key *k, const char *host, char **why)
 {
 	struct stat st;
-	if (!host || stat(host, &st) < 0) {
-		/* the spawned runtime reports the path properly */
+	if (!host || stat(host, &st) < 0 || k->n_ids + 2 > 2 * CC_MAX_MOUNTS) {
+		/* the spawned runtime reports the path (or the count) properly */
 		*why = strdup("a mount or python_path entry could not be looked up");
 		return -1;
 	}
 	key_add(k, &st.st_dev, sizeof(st.st_dev));
 	key_add(k, &st.st_ino, sizeof(st.st_ino));
+	k->ids[k->n_ids++] = (uint64_t)st.st_dev;
+	k->ids[k->n_ids++] = (uint64_t)st.st_ino;
 	return 0;
 }
 
@@ -229,9 +236,36 @@ static bool forced_failure(void)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
+/* Test hook: a pause between the key and the template's start, to move
+ * a path in between (tests/security/test_redteam_r6.py). */
+static void test_pause(void)
+{
+	const char *v = getenv("CODECAGE_TEST_SHARED_START_PAUSE_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+	if (ms > 0 && ms <= 10000) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		while (nanosleep(&ts, &ts) < 0)
+			;
+	}
+}
+
+/* A template just started for key k whose grants are not the objects k
+ * names (a path was moved between the key and the start): it never
+ * serves k, nor is it kept. 0 when they are k's. */
+static int check_grants(struct shared *e, const struct key *k, char **why)
+{
+	if (cc_forkserver_grants_are(e->fs, k->ids, k->n_ids))
+		return 0;
+	cc_forkserver_close(e->fs);
+	e->fs = NULL;
+	*why = strdup("a mount or python_path entry named another object when the template "
+		      "started than when its key was made (it was moved meanwhile)");
+	return -1;
+}
+
 /* The entry's server, started (or started again, if its template died)
  * under e->start. NULL with *why when it cannot be had. */
-static cc_forkserver *entry_server(struct shared *e, const cc_options *o,
+static cc_forkserver *entry_server(struct shared *e, const struct key *k, const cc_options *o,
 				   const struct cc_libset *libs, char **why)
 {
 	pthread_mutex_lock(&e->start);
@@ -241,15 +275,21 @@ static cc_forkserver *entry_server(struct shared *e, const cc_options *o,
 	}
 	if (!e->fs && !e->failed) {
 		cc_error err = { 0 };
-		if (forced_failure())
+		if (forced_failure()) {
 			cc_fail(&err, CC_ERR_INTERNAL, "CODECAGE_TEST_FORK_SERVER_BROKEN is set");
-		else
+		} else {
+			test_pause();
 			cc_forkserver_start(o, "", libs, NULL, &e->fs, &err);
+		}
 		if (!e->fs &&
 		    asprintf(&e->failed, "the template did not start (%s: %s)",
 			     cc_error_kind_name(err.kind), err.message ? err.message : "?") < 0)
 			e->failed = NULL;
 		cc_error_clear(&err);
+		if (e->fs && check_grants(e, k, why) < 0) {
+			pthread_mutex_unlock(&e->start);
+			return NULL;
+		}
 	}
 	cc_forkserver *fs = e->fs;
 	if (!fs)
@@ -268,7 +308,7 @@ int cc_shared_session(const cc_options *opts, const struct cc_libset *libs,
 	struct shared *e = NULL;
 	cc_forkserver *fs = NULL;
 	if (make_key(opts, libs, &k, why) < 0 || !(e = lookup(&k)) ||
-	    !(fs = entry_server(e, opts, libs, why))) {
+	    !(fs = entry_server(e, &k, opts, libs, why))) {
 		if (!*why)
 			*why = strdup("out of memory");
 		free(k.p);

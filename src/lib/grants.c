@@ -207,6 +207,18 @@ int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err)
 	return 0;
 }
 
+size_t cc_grants_ids(const struct cc_grants *gs, uint64_t *ids)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < gs->n && i < CC_MAX_MOUNTS; i++) {
+		struct stat st;
+		bool ok = gs->g[i].fd >= 0 && fstat(gs->g[i].fd, &st) == 0;
+		ids[n++] = ok ? (uint64_t)st.st_dev : 0;
+		ids[n++] = ok ? (uint64_t)st.st_ino : 0;
+	}
+	return n;
+}
+
 void cc_grants_free(struct cc_grants *gs)
 {
 	for (size_t i = 0; i < gs->n; i++) {

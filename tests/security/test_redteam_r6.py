@@ -1,0 +1,185 @@
+"""Red-team round 6: cases kept from attacking this round's changes: one
+clone per forked session (its own user and pid namespaces), max_sessions'
+shared quotas, the Python template's warm-up and numpy reseed, and the
+default path's library-wide fork servers (IsolatedRuntime() forked from a
+template per key). Each case asserts the exact outcome; where it is a
+security claim it also runs in reverse (the same check, where the layer
+is missing, sees the breach), so the probe can see one."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "python"))
+import ccpkg  # noqa: E402,F401  (builds the package)
+
+from codecage import ForkServer, IsolatedRuntime, RuntimeConfig  # noqa: E402
+from codecage import close_fork_servers  # noqa: E402
+from codecage.errors import WorkerCrashed  # noqa: E402
+
+pytestmark = [pytest.mark.userns, pytest.mark.landlock, pytest.mark.seccomp]
+
+BOUND = 60  # seconds: only reached when something is broken
+
+
+@pytest.fixture
+def base():
+    """A directory the worker's uid (nobody on a root host) can reach."""
+    d = pathlib.Path(tempfile.mkdtemp(prefix="cc-red6-"))
+    d.chmod(0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+# --- a session's own user namespace: nothing it grants is usable ----------
+
+# Each raw call's outcome: "ok" or the errno's name. A call that made a
+# new process (a breach) ends that process at once, so only the caller
+# reports.
+USERNS_PROBE = r'''
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+ME = os.getpid()
+def sc(nr, *a):
+    ctypes.set_errno(0)
+    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(x) if isinstance(x, int) else x
+                                          for x in a])
+    if r == 0 and os.getpid() != ME:
+        os._exit(0)
+    if r > 0 and nr == 56:
+        os.waitpid(r, 0)
+    return "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+SIGCHLD, NEWUSER, NEWPID, NEWNS = 17, 0x10000000, 0x20000000, 0x00020000
+FORK = 0x01000000 | 0x00200000 | SIGCHLD
+hdr = (ctypes.c_uint32 * 2)(0x20080522, 0)
+data = (ctypes.c_uint32 * 6)()
+lim = (ctypes.c_ulong * 2)(1 << 20, 1 << 20)
+{
+  # the template's own clone (exact flags), with scratch's NEWNS, glibc's fork
+  "clone_session": sc(56, SIGCHLD | NEWUSER | NEWPID, 0, 0, 0, 0),
+  "clone_session_ns": sc(56, SIGCHLD | NEWUSER | NEWPID | NEWNS, 0, 0, 0, 0),
+  "clone_fork": sc(56, FORK, 0, 0, 0, 0),
+  "clone_high_bits": sc(56, (1 << 32) | SIGCHLD | NEWUSER | NEWPID, 0, 0, 0, 0),
+  "clone3": sc(435, 0, 0),
+  # what the template may and the session may not
+  "capget": sc(125, ctypes.byref(hdr), ctypes.byref(data)),
+  "setrlimit_nproc": sc(160, 6, ctypes.byref(lim)),
+  "prctl_dumpable": sc(157, 4, 1, 0, 0, 0),
+  "pidfd_open_1": sc(434, 1, 0),
+  "wait4": sc(61, -1, 0, 0, 0),
+  "seccomp": sc(317, 1, 0, 0),
+  "setuid_0": sc(105, 0),
+  "kill_all": sc(62, -1, 0),
+}
+'''
+
+REFUSED = {"clone_session": "EPERM", "clone_session_ns": "EPERM", "clone_fork": "EPERM",
+           "clone_high_bits": "EPERM", "clone3": "ENOSYS", "capget": "EPERM",
+           "setrlimit_nproc": "EPERM", "prctl_dumpable": "EPERM", "pidfd_open_1": "EPERM",
+           "wait4": "EPERM", "seccomp": "EPERM", "setuid_0": "EPERM", "kill_all": "EPERM"}
+
+
+@pytest.mark.parametrize("scratch", [0, 1 << 20])
+def test_forked_session_cannot_use_the_template_calls_or_its_namespace(scratch):
+    with ForkServer(RuntimeConfig(scratch=scratch), language="python", preload="") as fs:
+        s = fs.session()
+        assert s.eval(USERNS_PROBE, timeout=BOUND) == REFUSED
+        s.close()
+    rt = IsolatedRuntime(language="python")
+    try:
+        assert rt.sandbox["fork_server"] == "shared"
+        assert rt.eval(USERNS_PROBE, timeout=BOUND) == REFUSED
+    finally:
+        rt.close()
+
+
+def test_reverse_in_a_new_user_namespace_unconfined_the_probe_sees_it():
+    """The same probe in a process of a fresh user namespace (what a
+    session is before its capabilities and filter): the clone the template
+    uses works, and the capabilities are there to read."""
+    code = USERNS_PROBE.rsplit("{", 1)
+    script = code[0] + "out = {" + code[1] + "\nprint(repr(out))\n"
+    r = subprocess.run(["unshare", "--user", "--map-root-user", "--pid", "--fork",
+                        sys.executable, "-c", script],
+                       capture_output=True, text=True, timeout=BOUND)
+    if r.returncode != 0 and "unshare failed" in r.stderr:
+        pytest.skip("no unprivileged user namespaces here: " + r.stderr)
+    assert r.returncode == 0, r.stderr
+    out = eval(r.stdout.strip().splitlines()[-1])
+    assert out["clone_session"] == "ok" and out["clone_fork"] == "ok", out
+    assert out["capget"] == "ok" and out["pidfd_open_1"] == "ok", out
+    assert out != REFUSED
+
+
+@pytest.mark.parametrize("nr,name", [(272, "unshare"), (308, "setns"), (165, "mount"),
+                                     (101, "ptrace")])
+def test_a_kill_list_call_ends_only_its_own_session(nr, name):
+    code = ("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall.restype = ctypes.c_long\n"
+            "libc.syscall(ctypes.c_long(%d), ctypes.c_long(0x10000000), 0, 0, 0, 0)\n"
+            "'survived'" % nr)
+    with ForkServer(RuntimeConfig(scratch=1 << 20), language="python", preload="") as fs:
+        sibling = fs.session()
+        sibling.eval("x = 41")
+        s = fs.session()
+        with pytest.raises(WorkerCrashed, match="SIGSYS"):
+            s.eval(code, timeout=BOUND)
+        s.close()
+        assert sibling.eval("x + 1") == 42
+        fresh = fs.session()
+        assert fresh.eval("1 + 1") == 2
+        fresh.close()
+        sibling.close()
+
+
+# --- the default path's key: the objects, at the template's start --------
+
+def _py_folder(d, text):
+    d.mkdir()
+    d.chmod(0o755)
+    (d / "which.py").write_text("NAME = %r\n" % text)
+    (d / "which.py").chmod(0o644)
+
+
+def test_a_path_moved_while_the_template_starts_is_not_shared_under_the_old_key(base,
+                                                                                monkeypatch):
+    # Before the fix: the key named the object the path named when the key
+    # was made (X), the template bound what the path named when it started
+    # (Y, moved there meanwhile), and a later runtime whose python_path
+    # named X got that template: Y's modules ran as X's.
+    close_fork_servers()
+    old, new, path = base / "x", base / "y", base / "p"
+    _py_folder(old, "X")
+    _py_folder(new, "Y")
+    old.rename(path)
+    monkeypatch.setenv("CODECAGE_TEST_SHARED_START_PAUSE_MS", "3000")
+    got = {}
+
+    def first():
+        rt = IsolatedRuntime(RuntimeConfig(python_path=[str(path)]), language="python")
+        got["a"] = (rt.eval("import which; which.NAME", timeout=BOUND), rt.sandbox["fork_server"])
+        rt.close()
+    t = threading.Thread(target=first)
+    t.start()
+    time.sleep(1)  # the key is made; the template's start waits 3 s
+    path.rename(old)
+    new.rename(path)
+    t.join(BOUND)
+    monkeypatch.delenv("CODECAGE_TEST_SHARED_START_PAUSE_MS")
+    # The first runtime got what its path names at its start (as a spawned
+    # one would), never from a template kept under X's key.
+    assert got["a"][0] == "Y", got
+    rt = IsolatedRuntime(RuntimeConfig(python_path=[str(old)]), language="python")
+    try:
+        assert rt.eval("import which; which.NAME", timeout=BOUND) == "X"
+        assert rt.sandbox["fork_server"] == "shared"
+    finally:
+        rt.close()
+        close_fork_servers()
+    assert got["a"][1].startswith("spawned: ") and "was moved" in got["a"][1], got
