@@ -8,7 +8,9 @@
  * polyfills, the libraries (by their bytes, read anew by each
  * cc_runtime_new), the mounts and python_path (by the object each host
  * path names now, device and inode, so a new directory at an old path is
- * a new key) and the worker directory; timeout_s too when there are
+ * a new key; a template whose own grants are not those objects, a path
+ * moved between the key and its start, is never kept) and the worker
+ * directory; timeout_s too when there are
  * libraries (they load within it). The rest is the session's own:
  * timeout_s, grace_s, max_pending_calls and the network policy. Options
  * with scratch are never served here (make_key says why).
