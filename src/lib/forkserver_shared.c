@@ -280,8 +280,12 @@ static cc_forkserver *entry_server(struct shared *e, const struct key *k, const 
 		if (forced_failure()) {
 			cc_fail(&err, CC_ERR_INTERNAL, "CODECAGE_TEST_FORK_SERVER_BROKEN is set");
 		} else {
+			/* cc_runtime_new ignores max_sessions: one caller's
+			 * never sizes the template its key's others share */
+			cc_options so = *o;
+			so.max_sessions = 0;
 			test_pause();
-			cc_forkserver_start(o, "", libs, NULL, &e->fs, &err);
+			cc_forkserver_start(&so, "", libs, NULL, &e->fs, &err);
 		}
 		if (!e->fs &&
 		    asprintf(&e->failed, "the template did not start (%s: %s)",

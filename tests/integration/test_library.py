@@ -26,7 +26,7 @@ def test_shared_fork_server_option(lang):
     """cc_options.fork_server (the C API's default path): one lazily
     started server per template-fixed options, the fallback, the close."""
     out = drive("shared", lang)
-    assert out.count("ok   ") == 12
+    assert out.count("ok   ") == 13
 
 
 def test_state_persists(lang):
