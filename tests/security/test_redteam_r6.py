@@ -253,3 +253,28 @@ def test_reverse_a_generator_made_before_fork_is_seen_in_both_children():
         os.waitpid(pid, 0)
         outs.append(set(eval(data.decode())))
     assert outs[0] & outs[1]
+
+
+# --- datetime: a subclass's utcoffset is bounded as CPython's is ----------
+
+OFFSET = '''import datetime
+class D(datetime.datetime):
+    def utcoffset(self):
+        return datetime.timedelta(days=%s)
+D(2020, 1, 1, tzinfo=datetime.timezone.utc)'''
+
+
+@pytest.mark.parametrize("days", ["1", "-1", "999999999", "-999999999"])
+def test_a_datetime_subclass_offset_of_a_day_or_more_is_refused(days):
+    # Before the fix: any timedelta was taken (1 day gave 2019-12-31, and
+    # 999999999 days overflowed int64 in the worker's arithmetic).
+    from codecage import GuestError
+    rt = IsolatedRuntime(language="python")
+    try:
+        with pytest.raises(GuestError, match="ValueError: datetime.utcoffset.. must be strictly"):
+            rt.eval(OFFSET % days, timeout=BOUND)
+        # within the bound it still converts (reverse: the probe is live)
+        got = rt.eval(OFFSET.replace("days=%s", "hours=23") % (), timeout=BOUND)
+        assert (got.year, got.month, got.day, got.hour) == (2019, 12, 31, 1)
+    finally:
+        rt.close()
