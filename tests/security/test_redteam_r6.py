@@ -278,3 +278,29 @@ def test_a_datetime_subclass_offset_of_a_day_or_more_is_refused(days):
         assert (got.year, got.month, got.day, got.hour) == (2019, 12, 31, 1)
     finally:
         rt.close()
+
+
+# --- max_sessions: a larger total is not a larger share -------------------
+
+def test_a_session_of_the_largest_server_gets_a_spawned_workers_threads_and_timers():
+    """max_sessions 4096 sizes the template's totals (RLIMIT_NPROC and
+    RLIMIT_SIGPENDING of its user namespace) for 4096 sessions: one session
+    still gets 64 threads and 63 timers, as a spawned worker does, and
+    while it holds them its siblings start threads and new sessions fork."""
+    from checklist_cases import THREAD_BOMB_SMALL, TIMER_BOMB
+    hold = THREAD_BOMB_SMALL.replace("ev.set()\nfor t in ts:\n    t.join()\n", "")
+    spawned = IsolatedRuntime(language="python", fork_server=False)
+    try:
+        want = [spawned.eval(THREAD_BOMB_SMALL, timeout=BOUND),
+                spawned.eval(TIMER_BOMB, timeout=BOUND)]
+    finally:
+        spawned.close()
+    assert want == [[64, "can't start new thread"], 63]
+    with ForkServer(language="python", preload="", max_sessions=4096) as fs:
+        bomb, sibling = fs.session(), fs.session()
+        assert [bomb.eval(hold, timeout=BOUND), bomb.eval(TIMER_BOMB, timeout=BOUND)] == want
+        assert sibling.eval(THREAD_BOMB_SMALL, timeout=BOUND) == want[0]
+        fresh = fs.session()
+        assert fresh.eval(TIMER_BOMB, timeout=BOUND) == want[1]
+        for s in (bomb, sibling, fresh):
+            s.close()
