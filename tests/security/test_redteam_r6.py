@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "python"))
 import ccpkg  # noqa: E402,F401  (builds the package)
 
-from codecage import ForkServer, IsolatedRuntime, RuntimeConfig  # noqa: E402
+from codecage import ForkServer, IsolatedRuntime, Mount, RuntimeConfig  # noqa: E402
 from codecage import close_fork_servers  # noqa: E402
 from codecage.errors import WorkerCrashed  # noqa: E402
 
@@ -304,3 +304,48 @@ def test_a_session_of_the_largest_server_gets_a_spawned_workers_threads_and_time
         assert fresh.eval(TIMER_BOMB, timeout=BOUND) == want[1]
         for s in (bomb, sibling, fresh):
             s.close()
+
+
+# --- the session's REFER rule: no rename a spawned worker could not make --
+
+RENAMES = '''import os
+def t(f, *a):
+    try:
+        f(*a)
+        return "ok"
+    except OSError as e:
+        return e.errno
+[t(os.rename, "/w/a/f", "/w/b/f"), t(os.rename, "/r/x", "/w/x"),
+ t(os.rename, "/w/b/f", "/r/f"), t(os.rename, "/w/b", "/w/a/b"), t(os.rename, "/r/x", "/r/y"),
+ t(os.rename, "/w/a", "/a"), t(os.symlink, "/r/x", "/w/l"), t(os.rename, "/w/l", "/w/a/l")]'''
+
+
+def _rename_tree(base):
+    w, r = base / "w", base / "r"
+    shutil.rmtree(w, ignore_errors=True)
+    for d in (w, w / "a", w / "b"):
+        d.mkdir()
+        d.chmod(0o777)
+    (w / "a" / "f").write_text("f")
+    if not r.exists():
+        r.mkdir()
+        r.chmod(0o755)
+        (r / "x").write_text("x")
+        (r / "x").chmod(0o644)
+    return RuntimeConfig(mounts=[Mount(str(w), "/w", writable=True), Mount(str(r), "/r")])
+
+
+def test_a_forked_session_renames_exactly_what_a_spawned_worker_does(base):
+    """REFER granted beneath / in the session's scope-only layer leaves
+    renames to the file domain: inside the writable grant they work (also
+    between its directories, the change), into or out of another grant
+    they are EXDEV, inside the read-only one EROFS, as spawned."""
+    got = {}
+    for fork_server in (False, True):
+        rt = IsolatedRuntime(_rename_tree(base), language="python", fork_server=fork_server)
+        try:
+            got[fork_server] = (rt.sandbox.get("fork_server"), rt.eval(RENAMES, timeout=BOUND))
+        finally:
+            rt.close()
+    assert got[True][0] == "shared" and got[False][0] is None
+    assert got[True][1] == got[False][1] == ["ok", 18, 18, "ok", 30, 18, "ok", "ok"]
