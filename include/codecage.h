@@ -172,6 +172,17 @@ typedef enum cc_language {
 	CC_LANG_PYTHON = 2,
 } cc_language;
 
+/* A language's name ("javascript", "python": the worker's ready frame,
+ * messages, the MCP server's resource URIs). Static string; "unknown" for
+ * out-of-range values. */
+CC_EXPORT const char *cc_language_name(cc_language lang);
+
+/* Parse a language name into *lang: "javascript" or "js", "python" or
+ * "py", in any ASCII case (the CLI's --lang, the Python package's
+ * language=, the MCP server's search_tools). Returns 0, or -1 for NULL or
+ * any other string (*lang untouched). */
+CC_EXPORT int cc_language_parse(const char *name, cc_language *lang);
+
 typedef enum cc_sandbox_mode {
 	CC_SANDBOX_REQUIRE = 0, /* default: every layer or refuse */
 	CC_SANDBOX_AUTO,	/* apply what exists, report exactly that */
@@ -186,14 +197,21 @@ CC_EXPORT const char *cc_sandbox_mode_name(cc_sandbox_mode mode);
 /* Parse a mode name into *mode. Returns 0, or -1 for any other string. */
 CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
 
+/* The longest deadline any call takes, seconds (one day): limits.timeout_s,
+ * cc_runtime_eval's timeout_s, cc_tool_call_hold's approval timeout,
+ * cc_pool_checkout's wait, cc_net_options.timeout_s. */
+#define CC_MAX_TIMEOUT_S 86400
+
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
-	double timeout_s;	    /* per-eval wall-clock deadline; 30 */
+	double timeout_s;	    /* per-eval wall-clock deadline, seconds,
+				       in (0, CC_MAX_TIMEOUT_S]; 30 */
 	double grace_s;		    /* soft stop to SIGKILL; 0.5. A Python eval
 				       inside a call that cannot be interrupted
 				       ends sooner: its worker ends itself after
 				       about 20 ms of CPU past the deadline */
-	uint64_t max_memory;	    /* engine heap, bytes; 512 MiB. The kernel
+	uint64_t max_memory;	    /* engine heap, bytes; 128 MiB for JavaScript,
+				       512 MiB for Python. The kernel
 				       rlimit on the worker's data segment is
 				       this plus 64 MiB for the engine itself */
 	uint64_t max_stdout;	    /* captured stdout per eval; 1 MiB */
@@ -360,6 +378,14 @@ typedef struct cc_options {
 
 /* Fill *opts with the defaults for a language (sandbox "require"). */
 CC_EXPORT void cc_options_init(cc_options *opts, cc_language language);
+
+/* Check *opts against the documented ranges, as cc_runtime_new,
+ * cc_forkserver_new and cc_pool_new do before any worker starts: the one
+ * place they are checked, so a front end reports this error (its message
+ * names the field, e.g. "timeout must be in (0, 86400] seconds") instead of
+ * checking ranges itself. Borrows opts. Returns 0, or -1 with err
+ * (invalid_input). */
+CC_EXPORT int cc_options_check(const cc_options *opts, cc_error *err);
 
 typedef struct cc_runtime cc_runtime;
 
@@ -662,7 +688,7 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
  * deadline. While at least one call of the eval is held, the eval's
  * deadline clock is stopped (in the supervisor, and the worker's own
  * copy follows) and the wait is bounded instead by approval_timeout_s
- * (seconds, in (0, 86400]) from now, the earliest of the held calls'
+ * (seconds, in (0, CC_MAX_TIMEOUT_S]) from now, the earliest of the held calls'
  * if several are held; when no held call is left unanswered the clock
  * runs again with the time it had left. When an approval timeout passes
  * first, the clock runs again with no time left: the eval ends as
@@ -711,10 +737,28 @@ CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b);
 CC_EXPORT int cc_runtime_set_tool_budget(cc_runtime *rt, const char *name, cc_budget *b,
 					 cc_error *err);
 
+/* What the guest sees instead of a failing tool's message when the call
+ * is redacted (the error's name still reaches it). */
+#define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
+
 /* Redaction: when on, a failing tool's message never reaches the guest,
- * only its name and a fixed text. Off by default in the library (the MCP
- * server, a later issue, turns it on by default). */
+ * only its name and CC_REDACTED_MESSAGE; a tool's own setting
+ * (cc_runtime_set_tool_redaction) wins over this one. The supervisor
+ * decides it as the call fails, also for a value that cannot cross (a
+ * ToolResultError). Off by default in the library; the MCP server turns it
+ * on for every runtime and off for the tools of its --upstream servers,
+ * whose errors the guest needs to see. */
 CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact);
+
+/* Redaction of one tool `name` bound on rt, beside its budget
+ * (cc_runtime_set_tool_budget): redact 1 hides a failing call's message
+ * from the guest, 0 shows it whatever cc_runtime_set_redaction says, -1
+ * (the default) follows cc_runtime_set_redaction. Survives rebinding the
+ * name; a call already made keeps the setting it had. Borrows name.
+ * Errors: invalid_input (redact is not -1, 0 or 1, no tool of that name
+ * is bound, or called while the runtime runs a request). */
+CC_EXPORT int cc_runtime_set_tool_redaction(cc_runtime *rt, const char *name, int redact,
+					    cc_error *err);
 
 /* Guest output, line by line, as it arrives during an eval (in addition to
  * the captured text in the result). fd is 1 or 2; line is borrowed, without
@@ -910,105 +954,7 @@ CC_EXPORT unsigned cc_pool_ready(cc_pool *p);
  * sessions stay usable until their own close. */
 CC_EXPORT void cc_pool_close(cc_pool *p);
 
-/* ---- network by allow-list, brokered by the host ----
- *
- * The worker never has a network of its own (empty network namespace,
- * seccomp, Landlock). With a non-empty allow-list, the guest gets
- * JavaScript's fetch (Request, Headers, Response, AbortController) and
- * Python's urllib.request and requests routed through a broker: each
- * request travels to the supervisor as a frame (a call of the reserved
- * name "__codecage_net", its fields validated by the supervisor), which
- * performs it with libcurl under this policy, on its own thread, so
- * concurrent requests run concurrently.
- *
- * Entries: "HOST", "HOST:PORT", "*.DOMAIN[:PORT]" (DOMAIN's subdomains,
- * not DOMAIN itself), "https://HOST[:PORT]" (https only); HOST is an ASCII
- * name (matched without regard to case; IDNA names in their xn-- form), a
- * dotted IPv4 address or a bracketed IPv6 one. Without a port, any port.
- * The host resolves the name itself and refuses any address in loopback,
- * private, link-local, CGNAT, multicast, unspecified, reserved or
- * cloud-metadata ranges (IPv4, IPv6, IPv4-mapped IPv6) unless an entry
- * names that host exactly (not by wildcard) or names that address; the
- * connection is pinned to the checked address; every redirect hop (at
- * most 5) is checked again. Only http and https; TLS is always verified
- * (the system CA store, or ca_file); no proxy from the environment; no
- * cookies or credentials kept. */
-typedef struct cc_net_request {
-	const char *method;  /* "GET", ... */
-	const char *url;     /* this hop's URL */
-	const char *host;    /* lower case */
-	int port;	     /* 1..65535 */
-	const char *address; /* the checked address it connects to */
-} cc_net_request;
-
-/* Headers a request hook adds (cc_net_add_header). */
-typedef struct cc_net_headers cc_net_headers;
-
-/* Add "name: value" to the request the hook sees. Borrows both. Returns 0,
- * or -1 when the name is not an HTTP token or either has CR, LF or NUL. */
-CC_EXPORT int cc_net_add_header(cc_net_headers *h, const char *name, const char *value);
-
-/* Sees each request (and each redirect hop) before it goes, on a thread of
- * the broker's (several may run at once). Return 0 to let it go (after
- * adding any headers, e.g. an API key the guest never sees), or -1 to
- * refuse it; *reason may be set to a malloc'd message (the guest sees it
- * after "refused by the host: "; freed by the library). */
-typedef int (*cc_net_request_fn)(void *user, const cc_net_request *req, cc_net_headers *add,
-				 char **reason);
-/* Sees each request's outcome, for audit, before the guest gets it: req
- * holds the method and the last URL (host and address empty, port 0),
- * status (0 when it failed; error then says why), response body bytes,
- * wall time in milliseconds. Same thread rules as cc_net_request_fn. */
-typedef void (*cc_net_response_fn)(void *user, const cc_net_request *req, int status,
-				   uint64_t bytes, double ms, const char *error);
-
-typedef struct cc_net_options {
-	const char *const *allow; /* entries (see above); n_allow 0 = no network */
-	size_t n_allow;
-	uint32_t max_requests;	     /* requests per eval; 100 */
-	uint64_t max_response_bytes; /* one response body, decompressed, bytes;
-					4 MiB; never above limits.max_result less
-					64 KiB (the reply must fit its frame) */
-	uint64_t max_total_bytes;    /* response bytes of one eval; 16 MiB */
-	uint64_t max_body_bytes;     /* one request body, bytes; 1 MiB */
-	double timeout_s;	     /* one request, seconds; 30; never past the
-					eval: a request still running when its
-					eval ends (result, timeout, close) is
-					cancelled */
-	const char *ca_file;	     /* PEM CA bundle; NULL = the system store */
-	/* TEST ONLY: "NAME=ADDRESS" entries answering the broker's name
-	 * lookups instead of the system resolver (a test maps a name to a
-	 * loopback address, then changes it with cc_runtime_set_net). */
-	const char *const *test_resolve;
-	size_t n_test_resolve;
-	cc_net_request_fn on_request; /* NULL = none */
-	cc_net_response_fn on_response;
-	void *hook_user;
-	/* Runs once no request uses hook_user any more (the policy was
-	 * replaced or the runtime closed, and its requests ended), also when
-	 * cc_runtime_set_net fails: the call takes hook_user; NULL = none.
-	 * cc_net_check never runs it. */
-	void (*hook_free)(void *user);
-} cc_net_options;
-
-/* Fill *n with the defaults above (no entries: no network). */
-CC_EXPORT void cc_net_options_init(cc_net_options *n);
-
-/* Check a policy without a runtime (front ends call it before starting
- * anything). Errors: invalid_input (the message names the bad entry or
- * limit and the option). */
-CC_EXPORT int cc_net_check(const cc_net_options *n, cc_error *err);
-
-/* Give the runtime this network policy (copied; the lists are borrowed
- * for the call only). The first call with entries gives the guest its
- * APIs (fetch, urllib, requests) by running a short bootstrap in it; a
- * later call replaces the policy for requests that start afterwards
- * (n_allow 0: refuse everything). The per-runtime override of
- * cc_options.net (which a pool or fork server applies to each session
- * itself). Errors: invalid_input (as cc_net_check, or
- * the runtime is busy), those of cc_runtime_eval's bootstrap (timeout,
- * worker_crashed). */
-CC_EXPORT int cc_runtime_set_net(cc_runtime *rt, const cc_net_options *n, cc_error *err);
+#include "codecage_net.h" /* the network API: allow-list, hooks, cc_runtime_set_net */
 
 #ifdef __cplusplus
 }

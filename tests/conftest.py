@@ -86,12 +86,43 @@ def alive(pid):
         return False
 
 
-def drive(exe, *args, timeout=300):
-    """Run a C test driver (build/tests/cc-*driver); every check it prints
-    must be "ok" and it must end with "0 failed". Returns its stdout."""
-    proc = subprocess.run([os.path.join(BUILD, "tests", exe), *args], capture_output=True,
-                          text=True, timeout=timeout)
+# The ASan/UBSan build (scripts/test sets it up): its C test drivers link
+# the sanitized libcodecage but spawn the plain build's workers (driver.h's
+# driver_options_init reads CC_DRIVER_WORKER_DIR). An ASan worker cannot
+# run confined: under seccomp (auto, require) it is killed with SIGSYS
+# before it is ready, and even with the sandbox off it exits at start, its
+# shadow memory (terabytes of address space) far over the RLIMIT_AS the
+# worker sets itself.
+ASAN_BUILD = os.environ.get("CODECAGE_ASAN_BUILD", os.path.join(ROOT, "build-asan"))
+SANITIZER_ENV = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
+                 "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def sanitized_env():
+    """The environment a sanitized driver runs in."""
+    return dict(os.environ, CC_DRIVER_WORKER_DIR=BUILD, **SANITIZER_ENV)
+
+
+def assert_no_sanitizer_report(text):
+    for needle in SANITIZER_REPORTS:
+        assert needle not in text, text[-6000:]
+
+
+def drive(exe, *args, checks, timeout=300, sanitized=False):
+    """Run a C test driver (build/tests/cc-*driver, or build-asan's when
+    sanitized); it must print exactly `checks` "ok" lines (a scenario that
+    stopped early, or never ran, prints fewer) and no "FAIL", end with
+    "0 failed", and a sanitized run must report nothing. Returns its stdout."""
+    build = ASAN_BUILD if sanitized else BUILD
+    proc = subprocess.run([os.path.join(build, "tests", exe), *args], capture_output=True,
+                          text=True, timeout=timeout, env=sanitized_env() if sanitized else None)
+    if sanitized:
+        assert_no_sanitizer_report(proc.stdout + proc.stderr)
     assert "FAIL" not in proc.stdout, proc.stdout + proc.stderr
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.rstrip().endswith("0 failed"), proc.stdout
+    ran = sum(line.startswith("ok   ") for line in proc.stdout.splitlines())
+    assert ran == checks, "%s %s: %d checks ran, %d expected\n%s" % (
+        exe, " ".join(args), ran, checks, proc.stdout)
     return proc.stdout

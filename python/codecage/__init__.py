@@ -21,8 +21,9 @@ from ._agent import AgentSession, SessionResult, Tool, ToolCall
 from ._mcp import McpToolBridge, mcp_tools
 from ._polyfills import WEB_POLYFILLS, Bootstrap
 from ._pool import ForkServer, SessionPool
+from ._bridge import ToolBridge
 from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, RuntimeConfig,
-                       ToolBridge, close_fork_servers, configure_default_runtime, eval)
+                       close_fork_servers, configure_default_runtime, eval)
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
                      InternalError, InvalidInputError, MemoryLimitError, OutputLimitError,
                      ProtocolViolation, ReplayDivergenceError, RuntimeBusyError, SandboxUnavailable, TimeoutError,

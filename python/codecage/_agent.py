@@ -214,9 +214,9 @@ class AgentSession:
                 raise InvalidInputError(f"approval_required names {name!r}, which is not a tool "
                                         "of this session")
         if (isinstance(approval_timeout, bool) or not isinstance(approval_timeout, (int, float))
-                or not 0 < approval_timeout <= 86400):
+                or not 0 < approval_timeout <= _codecage.MAX_TIMEOUT):
             raise InvalidInputError("approval_timeout must be a number of seconds in "
-                                    "(0, 86400]")
+                                    f"(0, {_codecage.MAX_TIMEOUT}]")
         self.approval_timeout = float(approval_timeout)
 
     def _make_budget(self, max_calls: Optional[int],

@@ -18,7 +18,7 @@ from concurrent.futures import Future
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._mcp_stubs import stubs
-from ._runtime import ToolBridge
+from ._bridge import ToolBridge
 from .errors import InvalidInputError
 
 # The largest message the server may send, bytes (as `codecage mcp`).

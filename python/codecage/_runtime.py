@@ -1,4 +1,4 @@
-"""IsolatedRuntime, RuntimeConfig, ToolBridge and the default runtime.
+"""IsolatedRuntime, RuntimeConfig and the default runtime (ToolBridge: _bridge.py).
 
 The Python half of the package: thin wrappers over ``codecage._codecage``
 (src/python/), which drives libcodecage. Nothing here runs guest code: every
@@ -31,16 +31,20 @@ _codecage._set_error_factory(make)
 
 MiB = 1 << 20
 
-#: The package's default engine heap per language, bytes. QuickJS heaps are
-#: small, and a runaway allocation should end as ``memory_limit`` well
-#: before a short deadline; CPython with numpy or pandas needs more.
-DEFAULT_MAX_MEMORY = {"javascript": 128 * MiB, "python": 512 * MiB}
+#: The library's default limits (cc_options_init, src/common/defaults.h),
+#: under RuntimeConfig's field names: the one source of the defaults.
+_DEFAULTS = {lang: _codecage.defaults(lang) for lang in ("javascript", "python")}
 
-#: What the guest sees of a failing tool's message when redaction is on.
-REDACTED_MESSAGE = "the host tool failed (details are not shown to guest code)"
+#: The default engine heap per language, bytes (the library's: 128 MiB for
+#: JavaScript, whose heaps are small, so a runaway allocation ends as
+#: ``memory_limit`` well before a short deadline; 512 MiB for Python, as
+#: CPython with numpy or pandas needs more).
+DEFAULT_MAX_MEMORY = {lang: d["max_memory"] for lang, d in _DEFAULTS.items()}
 
-_LANGUAGES = {"javascript": "javascript", "js": "javascript", "python": "python",
-              "py": "python"}
+#: What the guest sees of a failing tool's message when redaction is on
+#: (the library's CC_REDACTED_MESSAGE; the supervisor decides redaction).
+REDACTED_MESSAGE = _codecage.REDACTED_MESSAGE
+
 _SANDBOXES = ("require", "auto", "off")
 
 
@@ -118,7 +122,8 @@ class Mount:
 class RuntimeConfig:
     """Limits and start-up code of a runtime. All fields are optional.
 
-    - ``timeout``: wall-clock deadline per eval, seconds (float, in (0, 86400]);
+    - ``timeout``: wall-clock deadline per eval, seconds (float, in (0, 86400],
+      the library's ``CC_MAX_TIMEOUT_S``);
       30. Past it the eval raises ``TimeoutError``. The runtime stays alive,
       with its state, when the engine stopped the code; it is dead when the
       code was inside a call that cannot be interrupted (a long C builtin)
@@ -217,19 +222,20 @@ class RuntimeConfig:
     ``InvalidInputError`` (here, or when the runtime starts).
     """
 
-    timeout: float = 30.0
+    # the library's defaults (the same for both languages but max_memory)
+    timeout: float = _DEFAULTS["javascript"]["timeout"]
     max_memory: Optional[int] = None
     bootstrap: Optional[str] = None
-    grace: float = 0.5
-    max_stdout: int = 1 * MiB
-    max_stderr: int = 1 * MiB
-    max_result: int = 16 * MiB
-    max_source: int = 16 * MiB
-    cpu_time: int = 3600
-    max_open_files: int = 64
-    max_file_size: int = 0
-    max_pending_calls: int = 64
-    scratch: int = 0
+    grace: float = _DEFAULTS["javascript"]["grace"]
+    max_stdout: int = _DEFAULTS["javascript"]["max_stdout"]
+    max_stderr: int = _DEFAULTS["javascript"]["max_stderr"]
+    max_result: int = _DEFAULTS["javascript"]["max_result"]
+    max_source: int = _DEFAULTS["javascript"]["max_source"]
+    cpu_time: int = _DEFAULTS["javascript"]["cpu_time"]
+    max_open_files: int = _DEFAULTS["javascript"]["max_open_files"]
+    max_file_size: int = _DEFAULTS["javascript"]["max_file_size"]
+    max_pending_calls: int = _DEFAULTS["javascript"]["max_pending_calls"]
+    scratch: int = _DEFAULTS["javascript"]["scratch"]
     mounts: Sequence["Mount"] = ()
     redact_host_errors: bool = False
     value_fallback: bool = False
@@ -240,11 +246,11 @@ class RuntimeConfig:
     web_polyfills: bool = False
     python_path: Sequence[str] = ()
     allow_net: Sequence[str] = ()
-    net_max_requests: int = 100
-    net_max_response_bytes: int = 4 * MiB
-    net_max_total_bytes: int = 16 * MiB
-    net_max_body_bytes: int = 1 * MiB
-    net_timeout: float = 30.0
+    net_max_requests: int = _DEFAULTS["javascript"]["net_max_requests"]
+    net_max_response_bytes: int = _DEFAULTS["javascript"]["net_max_response_bytes"]
+    net_max_total_bytes: int = _DEFAULTS["javascript"]["net_max_total_bytes"]
+    net_max_body_bytes: int = _DEFAULTS["javascript"]["net_max_body_bytes"]
+    net_timeout: float = _DEFAULTS["javascript"]["net_timeout"]
     ca_file: Optional[str] = None
     on_request: Optional[Callable[[dict], Any]] = None
     on_response: Optional[Callable[[dict], Any]] = None
@@ -271,10 +277,10 @@ class RuntimeConfig:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise TypeError(f"RuntimeConfig.{f} must be a number of seconds, "
                                 f"not {type(v).__name__}")
-        if not 0 < self.timeout <= 86400:
-            raise InvalidInputError("RuntimeConfig.timeout must be in (0, 86400] seconds")
-        if not 0 <= self.grace <= 60:
-            raise InvalidInputError("RuntimeConfig.grace must be in [0, 60] seconds")
+        try:  # the ranges are the library's (cc_options_check)
+            _codecage.check_limits({"timeout": self.timeout, "grace": self.grace})
+        except InvalidInputError as e:
+            raise InvalidInputError(f"RuntimeConfig.{e}") from None
         for f in ("max_memory", "max_stdout", "max_stderr", "max_result", "max_source",
                   "cpu_time", "max_open_files", "max_file_size", "max_pending_calls", "scratch"):
             v = getattr(self, f)
@@ -372,9 +378,9 @@ def _builtin_bases(cls: type) -> str:
     return ",".join(b.__name__ for b in out)
 
 
-def _reject(pending: Any, e: BaseException, redact: bool) -> None:
-    pending.reject(type(e).__name__, REDACTED_MESSAGE if redact else _failure_text(e),
-                   _builtin_bases(type(e)))
+def _reject(pending: Any, e: BaseException) -> None:
+    # the supervisor redacts the message when the tool's calls are redacted
+    pending.reject(type(e).__name__, _failure_text(e), _builtin_bases(type(e)))
 
 
 class _HostCalls:
@@ -454,11 +460,13 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
         raise TypeError("config must be a RuntimeConfig")
     elif options:
         config = dataclasses.replace(config, **options)
-    if not isinstance(language, str) or language.lower() not in _LANGUAGES:
-        raise InvalidInputError(f"language must be 'javascript' or 'python', not {language!r}")
+    name = _codecage.language_name(language)  # the library's spellings: js, py
+    if name is None:
+        raise InvalidInputError("language must be 'javascript' ('js') or 'python' ('py'), "
+                                f"not {language!r}")
     if sandbox not in _SANDBOXES:
         raise InvalidInputError(f"sandbox must be 'require', 'auto' or 'off', not {sandbox!r}")
-    language = _LANGUAGES[language.lower()]
+    language = name
     lang = getattr(config.bootstrap, "language", None)
     if lang is not None and lang != language:
         raise InvalidInputError(f"this bootstrap is {lang} code; the runtime is {language}")
@@ -665,10 +673,13 @@ class IsolatedRuntime:
              ) -> tuple:
         if not isinstance(code, str):
             raise TypeError(f"code must be str, not {type(code).__name__}")
+        # the upper bound is the library's (cc_runtime_eval); 0 there is
+        # the default, which is None here
         if timeout is not None and (isinstance(timeout, bool) or
                                     not isinstance(timeout, (int, float)) or
-                                    not 0 < timeout <= 86400):
-            raise InvalidInputError("timeout must be a number of seconds in (0, 86400]")
+                                    not 0 < timeout):
+            raise InvalidInputError("timeout must be a number of seconds in "
+                                    f"(0, {_codecage.MAX_TIMEOUT}]")
         self._local.calls = calls
         self._tool_exc = None
         self._out_exc = None
@@ -777,17 +788,16 @@ class IsolatedRuntime:
 
     # -- tools --
 
-    def _callback(self, fn: Callable[..., Any],
-                  redact: bool) -> Callable[[list, Optional[dict], Any], None]:
+    def _callback(self, fn: Callable[..., Any]) -> Callable[[list, Optional[dict], Any], None]:
         me = weakref.ref(self)
 
         def settle(pending: Any, f: "Optional[asyncio.Future[Any]]") -> None:
             if f is None or f.cancelled():
                 pending.reject("CancelledError", "the host tool was cancelled")
             elif f.exception() is not None:
-                _reject(pending, f.exception(), redact)
+                _reject(pending, f.exception())
             else:
-                pending.resolve(f.result(), redact)
+                pending.resolve(f.result())
 
         def callback(args: list, kwargs: Optional[dict], pending: Any) -> None:
             try:
@@ -803,15 +813,15 @@ class IsolatedRuntime:
                         return
                     result = _run_blocking(result)
             except Exception as e:
-                _reject(pending, e, redact)
+                _reject(pending, e)
                 return
             except BaseException as e:
-                _reject(pending, e, redact)
+                _reject(pending, e)
                 owner = me()
                 if owner is not None:
                     owner._tool_exc = e
                 return
-            pending.resolve(result, redact)
+            pending.resolve(result)
 
         return callback
 
@@ -838,76 +848,10 @@ class IsolatedRuntime:
             raise TypeError("fn must be callable")
         if not isinstance(name, str):
             raise TypeError("name must be str")
-        self._rt.bind(name, self._callback(fn, redact))
-
-
-class ToolBridge:
-    """A set of host tools with one call budget, attachable to any number of
-    runtimes (of either language), which then share the budget.
-
-    ``ToolBridge(tools, max_calls=None, *, per_tool=None,
-    redact_host_errors=False)``: ``tools`` maps identifier names to
-    callables (plain or coroutine functions); ``max_calls`` (int or None
-    for unlimited) caps the calls that reach the host, counted over every
-    attached runtime, failed calls included; ``per_tool`` maps names to
-    their own caps. A call over budget never reaches the host: the guest
-    gets a catchable ``ToolBudgetError``, and if it does not catch it the
-    eval raises :class:`codecage.ToolBudgetError`. With
-    ``redact_host_errors`` the guest sees a failing tool's error name but
-    not its message. The budget is enforced by the supervisor (libcodecage),
-    thread-safely. Raises ``TypeError`` or ``InvalidInputError`` for bad
-    arguments.
-    """
-
-    def __init__(self, tools: Mapping[str, Callable[..., Any]], max_calls: Optional[int] = None,
-                 *, per_tool: Optional[Mapping[str, int]] = None,
-                 redact_host_errors: bool = False) -> None:
-        if not isinstance(tools, Mapping):
-            raise TypeError("tools must be a mapping of names to callables")
-        for name, fn in tools.items():
-            if not isinstance(name, str) or not name.isascii() or not all(
-                    p.isidentifier() for p in name.split(".", 1)):
-                raise InvalidInputError(f"tool name {name!r} is not an ASCII identifier "
-                                        f"(or two joined by a dot: SERVER.TOOL)")
-            if not callable(fn):
-                raise TypeError(f"tool {name!r} is not callable")
-        if max_calls is not None and (isinstance(max_calls, bool) or
-                                      not isinstance(max_calls, int) or max_calls < 0):
-            raise InvalidInputError("max_calls must be None or a non-negative int")
-        self._tools = dict(tools)
-        self.max_calls = max_calls
-        self.redact_host_errors = bool(redact_host_errors)
-        self._budget = _codecage.Budget(max_calls)
-        for name, n in (per_tool or {}).items():
-            if name not in self._tools:
-                raise InvalidInputError(f"per_tool names {name!r}, which is not a tool here")
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise InvalidInputError("per_tool limits must be non-negative ints")
-            self._budget.limit_tool(name, n)
-
-    @property
-    def tools(self) -> Dict[str, Callable[..., Any]]:
-        return dict(self._tools)
-
-    @property
-    def calls_made(self) -> int:
-        """Calls that reached the host so far, over every attached runtime."""
-        return self._budget.calls_made
-
-    @property
-    def calls_remaining(self) -> Optional[int]:
-        """Calls left in ``max_calls``; None when unlimited."""
-        return self._budget.calls_remaining
-
-    def attach(self, rt: IsolatedRuntime) -> None:
-        """Bind every tool to ``rt`` and count their calls against this
-        bridge's budget (other tools of ``rt`` are not counted). Raises as
-        :meth:`IsolatedRuntime.bind_function`."""
-        if not isinstance(rt, IsolatedRuntime):
-            raise TypeError("attach takes an IsolatedRuntime")
-        for name, fn in self._tools.items():
-            rt._bind(name, fn, self.redact_host_errors)
-            rt._rt.set_tool_budget(name, self._budget)
+        self._rt.bind(name, self._callback(fn))
+        # the supervisor decides redaction: on for a redacting bridge's
+        # tools, else the runtime's (RuntimeConfig.redact_host_errors)
+        self._rt.set_tool_redaction(name, 1 if redact else -1)
 
 
 # ---- the default runtime ----
@@ -989,6 +933,6 @@ def _close_default() -> None:
     close_fork_servers()
 
 
-__all__ = ["IsolatedRuntime", "RuntimeConfig", "EvalResult", "ToolBridge",
+__all__ = ["IsolatedRuntime", "RuntimeConfig", "EvalResult",
            "configure_default_runtime", "close_fork_servers", "eval", "DEFAULT_MAX_MEMORY", "CodecageError",
            "ToolBudgetError"]

@@ -1,4 +1,4 @@
-/* --mount parsing and --out copying (files.h). */
+/* --out copying (files.h). */
 #include "files.h"
 
 #include <errno.h>
@@ -33,35 +33,6 @@ static void note(const struct cc_term *diag, const char *fmt, ...)
 	cc_term_inline(diag, s ? s : "(out of memory)");
 	fputc('\n', diag->f);
 	free(s);
-}
-
-int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why)
-{
-	char *c1 = strchr(spec, ':');
-	if (!c1 || c1 == spec) {
-		*why = "--mount wants HOST:GUEST or HOST:GUEST:rw";
-		return -1;
-	}
-	*c1 = 0;
-	char *guest = c1 + 1, *c2 = strchr(guest, ':');
-	bool rw = false;
-	if (c2) {
-		*c2 = 0;
-		if (!strcmp(c2 + 1, "rw"))
-			rw = true;
-		else if (strcmp(c2 + 1, "ro")) {
-			*why = "--mount's third part must be rw or ro";
-			return -1;
-		}
-	}
-	if (!*guest) {
-		*why = "--mount wants HOST:GUEST (the guest path is empty)";
-		return -1;
-	}
-	m->host = spec;
-	m->guest = guest;
-	m->writable = rw;
-	return 0;
 }
 
 /* "/tmp/a/b" -> "a/b", or NULL when the path is not a plain one under /tmp. */

@@ -1,5 +1,5 @@
-/* File flags shared by the CLI and `codecage mcp`: --mount HOST:GUEST[:rw]
- * and --out DIR (copy what a run left in scratch to the host). */
+/* --out DIR: copy what a run left in scratch to the host (the CLI's; the
+ * flags it shares with `codecage mcp`, --mount among them, are flags.h's). */
 #ifndef CC_CLI_FILES_H
 #define CC_CLI_FILES_H
 
@@ -8,12 +8,6 @@
 
 #include "codecage.h"
 #include "term.h"
-
-/* Parse "HOST:GUEST", "HOST:GUEST:ro" or "HOST:GUEST:rw" in place (spec is
- * modified; m->host and m->guest point into it). Returns 0, or -1 with
- * *why a static text saying what is wrong. The paths themselves are
- * checked by cc_runtime_new (invalid_input naming the mount). */
-int cc_cli_parse_mount(char *spec, cc_mount *m, const char **why);
 
 /* Copy every file and directory under the runtime's scratch (/tmp) into
  * dir (created if missing), keeping the tree; symlinks and other special

@@ -17,6 +17,8 @@
 #include "server.h"
 #include "files.h"
 #include "source.h"
+#include "flags.h"
+#include "utf8.h"
 
 #define CLI_DEFAULT_MAX_SOURCE (16u << 20)
 
@@ -48,8 +50,9 @@ static const char usage_text[] =
 	"polyfills): a .js file, a package directory, or a package name found in\n"
 	"--node-modules DIR.\n"
 	"--mount shows a host folder or file at GUEST (read-only unless :rw; repeat\n"
-	"it for more); --scratch gives the run a private /tmp of MIB; --out copies\n"
-	"what the run left in /tmp to DIR when it ends (needs --scratch).\n"
+	"it for more; GUEST is after the last ':', so HOST may hold ':'); --scratch\n"
+	"gives the run a private /tmp of MIB (0: none, the default; at most 65536);\n"
+	"--out copies what the run left in /tmp to DIR when it ends (needs --scratch).\n"
 	"--python-path (Python, repeatable, at most 8) lets the guest import the\n"
 	"packages in DIR (e.g. a pip install --target DIR), read-only, at\n"
 	"/codecage/python-path/N on sys.path.\n"
@@ -71,6 +74,14 @@ static int usage(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n%s", usage_text);
 	return 2;
+}
+
+/* usage() with a flag's heap message (flags.h), which it frees. */
+static int usage_free(char *why)
+{
+	int st = usage("%s", why ? why : "out of memory");
+	free(why);
+	return st;
 }
 
 #define CLI_MAX_ALLOW 256
@@ -100,15 +111,6 @@ struct args {
 	const char *display_dir; /* --display-dir: where displays are saved */
 };
 
-static int parse_lang(const char *s)
-{
-	if (!strcmp(s, "python") || !strcmp(s, "py"))
-		return CC_LANG_PYTHON;
-	if (!strcmp(s, "javascript") || !strcmp(s, "js"))
-		return CC_LANG_JAVASCRIPT;
-	return -1;
-}
-
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
@@ -135,33 +137,27 @@ static int parse_args(int argc, char **argv, struct args *a)
 	optind = 2;
 	opterr = 0;
 	int c;
+	cc_language lang;
+	char *why = NULL;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		char *end = NULL;
 		switch (c) {
 		case 'l':
-			a->lang = parse_lang(optarg);
-			if (a->lang < 0)
+			if (cc_language_parse(optarg, &lang) < 0)
 				return usage("unknown language '%s' (use python or javascript)",
 					     optarg);
+			a->lang = (int)lang;
 			break;
 		case 't':
-			errno = 0;
-			a->timeout_s = strtod(optarg, &end);
-			if (errno || *end || !(a->timeout_s > 0 && a->timeout_s <= 86400))
-				return usage("--timeout wants seconds in (0, 86400], not '%s'",
-					     optarg);
+			if (cc_flag_timeout(optarg, &a->timeout_s, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'm':
-			errno = 0;
-			a->memory_mib = strtoull(optarg, &end, 10);
-			if (errno || *end || a->memory_mib < 16 || a->memory_mib > (1u << 20))
-				return usage("--memory wants MiB between 16 and 1048576, not '%s'",
-					     optarg);
+			if (cc_flag_memory(optarg, &a->memory_mib, &why) < 0)
+				return usage_free(why);
 			break;
 		case 's':
-			if (cc_sandbox_mode_parse(optarg, &a->sandbox) < 0)
-				return usage("--sandbox wants require, auto or off, not '%s'",
-					     optarg);
+			if (cc_flag_sandbox(optarg, &a->sandbox, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'j':
 			a->json = true;
@@ -170,10 +166,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->raw = true;
 			break;
 		case 'L':
-			if (a->nlibs == sizeof(a->libs) / sizeof(a->libs[0]))
-				return usage("--library given more than 64 times (at '%s')",
-					     optarg);
-			a->libs[a->nlibs++] = optarg;
+			if (cc_flag_append("--library", optarg, a->libs, &a->nlibs,
+					   sizeof(a->libs) / sizeof(a->libs[0]), &why) < 0)
+				return usage_free(why);
 			break;
 		case 'N':
 			a->node_modules = optarg;
@@ -181,28 +176,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'w':
 			a->web_polyfills = true;
 			break;
-		case 'M': {
-			const char *why = NULL;
-			if (a->n_mounts == CC_MAX_MOUNTS)
-				return usage("at most 32 --mount options, not more (at '%s')",
-					     optarg);
-			if (cc_cli_parse_mount(optarg, &a->mounts[a->n_mounts], &why) < 0)
-				return usage(why, NULL);
-			a->n_mounts++;
+		case 'M':
+			if (cc_flag_mount(optarg, a->mounts, &a->n_mounts, &why) < 0)
+				return usage_free(why);
 			break;
-		}
 		case 'P':
-			if (a->n_python_path == CC_MAX_PYTHON_PATH)
-				return usage("at most 8 --python-path options, not more (at '%s')",
-					     optarg);
-			a->python_path[a->n_python_path++] = optarg;
+			if (cc_flag_append("--python-path", optarg, a->python_path,
+					   &a->n_python_path, CC_MAX_PYTHON_PATH, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'S':
-			errno = 0;
-			a->scratch_mib = strtoull(optarg, &end, 10);
-			if (errno || *end || a->scratch_mib < 1 || a->scratch_mib > (64u << 10))
-				return usage("--scratch wants MiB between 1 and 65536, not '%s'",
-					     optarg);
+			if (cc_flag_scratch(optarg, &a->scratch_mib, &why) < 0)
+				return usage_free(why);
 			break;
 		case 'o':
 			a->out_dir = optarg;
@@ -531,9 +516,6 @@ static int run_code(const struct args *a, const char *code, size_t len)
 
 static int cmd_doctor(void)
 {
-	static const char *const names[] = {
-		[CC_LANG_JAVASCRIPT] = "javascript", [CC_LANG_PYTHON] = "python"
-	};
 	int status = 0;
 	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
 		cc_options o;
@@ -542,14 +524,15 @@ static int cmd_doctor(void)
 		cc_runtime *rt = NULL;
 		cc_error err = { 0 };
 		if (cc_runtime_new(&o, &rt, &err) < 0) {
-			printf("%-10s  cannot start: %s: %s\n", names[lang],
+			printf("%-10s  cannot start: %s: %s\n", cc_language_name((cc_language)lang),
 			       cc_error_kind_name(err.kind), err.message ? err.message : "");
 			cc_error_clear(&err);
 			status = 1;
 			continue;
 		}
 		const cc_sandbox_report *s = cc_runtime_sandbox(rt);
-		printf("%-10s  %s\n", names[lang], cc_runtime_engine_version(rt));
+		printf("%-10s  %s\n", cc_language_name((cc_language)lang),
+		       cc_runtime_engine_version(rt));
 		printf("            applied: %s\n", s->applied);
 		printf("            missing: %s\n", *s->missing ? s->missing : "(none)");
 		printf("            landlock ABI: %d, seccomp allow-list: %d syscalls\n",

@@ -1,4 +1,5 @@
-/* Error kinds, names, exit codes and message helpers. */
+/* Error kinds, names, exit codes and message helpers; the names of
+ * languages and sandbox modes. */
 #include "error.h"
 
 #include "buf.h"
@@ -51,6 +52,46 @@ CC_EXPORT int cc_error_kind_from_name(const char *name, size_t len)
 	for (int k = 0; k < CC_ERR_KIND_COUNT; k++)
 		if (strlen(kind_names[k]) == len && memcmp(kind_names[k], name, len) == 0)
 			return k;
+	return -1;
+}
+
+static const struct {
+	const char *name;
+	cc_language lang;
+} lang_spellings[] = {
+	/* the first spelling of each language is its name */
+	{ "javascript", CC_LANG_JAVASCRIPT },
+	{ "python", CC_LANG_PYTHON },
+	{ "js", CC_LANG_JAVASCRIPT },
+	{ "py", CC_LANG_PYTHON },
+};
+
+CC_EXPORT const char *cc_language_name(cc_language lang)
+{
+	for (size_t i = 0; i < sizeof(lang_spellings) / sizeof(lang_spellings[0]); i++)
+		if (lang_spellings[i].lang == lang)
+			return lang_spellings[i].name;
+	return "unknown";
+}
+
+/* ASCII only: strcasecmp follows the locale, which a host process may set */
+static bool ascii_case_equal(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+		if (x != *b)
+			return false;
+	}
+	return *a == *b;
+}
+
+CC_EXPORT int cc_language_parse(const char *name, cc_language *lang)
+{
+	for (size_t i = 0; name && i < sizeof(lang_spellings) / sizeof(lang_spellings[0]); i++)
+		if (ascii_case_equal(name, lang_spellings[i].name)) {
+			*lang = lang_spellings[i].lang;
+			return 0;
+		}
 	return -1;
 }
 

@@ -3,10 +3,32 @@
 
 #include <string.h>
 
+#include "error.h"
+
+/* The packer's writer: msgpack-c's sbuffer, failing for good after its
+ * first failure. */
+static int msgbuf_write(void *data, const char *buf, size_t len)
+{
+	struct cc_msgbuf *m = data;
+	if (m->failed || msgpack_sbuffer_write(&m->sb, buf, len) < 0) {
+		m->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+int cc_msgbuf_check(const struct cc_msgbuf *m, const char *what, cc_error *err)
+{
+	if (!m->failed)
+		return 0;
+	return cc_fail(err, CC_ERR_INTERNAL, "out of memory building the %s frame", what);
+}
+
 void cc_msgbuf_begin(struct cc_msgbuf *m, size_t nfields, const char *type)
 {
 	msgpack_sbuffer_init(&m->sb);
-	msgpack_packer_init(&m->pk, &m->sb, msgpack_sbuffer_write);
+	m->failed = false;
+	msgpack_packer_init(&m->pk, m, msgbuf_write);
 	msgpack_pack_map(&m->pk, nfields);
 	cc_pack_cstr(&m->pk, "t");
 	cc_pack_cstr(&m->pk, type);

@@ -8,16 +8,24 @@
 #include <stddef.h>
 
 /* A message being built: a growable buffer with a packer writing into it.
- * Free with cc_msgbuf_free. msgpack-c's sbuffer reports allocation failure
- * through the packer's return values; callers check the final size. */
+ * Free with cc_msgbuf_free. When the buffer cannot grow, that write and
+ * every later one fail and `failed` is set (msgpack-c's sbuffer alone would
+ * take a later, smaller write and leave a hole in the frame): check it
+ * with cc_msgbuf_check before sending. */
 struct cc_msgbuf {
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
+	bool failed;
 };
 
 /* Start a map of nfields fields (including "t") and write "t": type. */
 void cc_msgbuf_begin(struct cc_msgbuf *m, size_t nfields, const char *type);
 void cc_msgbuf_free(struct cc_msgbuf *m);
+
+struct cc_error;
+/* 0 when every write to m worked; else -1 with err internal ("out of
+ * memory building the <what> frame"). */
+int cc_msgbuf_check(const struct cc_msgbuf *m, const char *what, struct cc_error *err);
 
 /* Pack a NUL-terminated string (NULL packs as ""). */
 void cc_pack_cstr(msgpack_packer *pk, const char *s);

@@ -2,6 +2,7 @@
  * Format: https://github.com/msgpack/msgpack/blob/master/spec.md */
 #include "mp_reader.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static uint64_t be(const unsigned char *p, unsigned n)
@@ -35,6 +36,103 @@ static int take_count(const unsigned char *p, const unsigned char *end, unsigned
 	return 0;
 }
 
+/* Integers and floats with a fixed-width body (0xca..0xd3), p at the
+ * header byte c, left bytes from p. */
+static int read_number(const unsigned char *p, size_t left, unsigned c, cc_mp_item *it,
+		       const unsigned char **next)
+{
+	if (c == 0xca || c == 0xcb) {
+		unsigned w = c == 0xca ? 4 : 8;
+		if (left < 1 + w)
+			return -1;
+		uint64_t bits = be(p + 1, w);
+		if (w == 4) {
+			uint32_t b32 = (uint32_t)bits;
+			float f;
+			memcpy(&f, &b32, 4);
+			it->f = f;
+		} else {
+			memcpy(&it->f, &bits, 8);
+		}
+		it->kind = CC_MP_FLOAT;
+		*next = p + 1 + w;
+		return 0;
+	}
+	unsigned w = 1u << ((c - 0xcc) & 3); /* 0xcc..0xcf unsigned, 0xd0..0xd3 signed */
+	if (left < 1 + w)
+		return -1;
+	uint64_t u = be(p + 1, w);
+	if (c >= 0xd0) { /* sign-extend from w bytes */
+		unsigned shift = 64 - 8 * w;
+		it->kind = CC_MP_INT;
+		it->i = (int64_t)(u << shift) >> shift;
+	} else if (u > INT64_MAX) {
+		it->kind = CC_MP_UINT;
+		it->u = u;
+	} else {
+		it->kind = CC_MP_INT;
+		it->i = (int64_t)u;
+	}
+	*next = p + 1 + w;
+	return 0;
+}
+
+/* str, bin and ext with a length field (0xc4..0xc9, 0xd4..0xdb). */
+static int read_blob(const unsigned char *p, const unsigned char *end, unsigned c, cc_mp_item *it,
+		     const unsigned char **next)
+{
+	size_t left = (size_t)(end - p);
+	if (c >= 0xd4 && c <= 0xd8) { /* fixext 1..16 */
+		if (left < 2)
+			return -1;
+		it->kind = CC_MP_EXT;
+		it->ext_type = (int8_t)p[1];
+		return take_payload(p, end, 2, 1u << (c - 0xd4), it, next);
+	}
+	/* str 8/16/32, bin 8/16/32, or ext 8/16/32 (its type byte follows
+	 * the length) */
+	bool str = c >= 0xd9, bin = c <= 0xc6;
+	unsigned w = 1u << (c - (str ? 0xd9 : bin ? 0xc4 : 0xc7));
+	unsigned h = (str || bin ? 1 : 2) + w;
+	if (left < h)
+		return -1;
+	it->kind = str ? CC_MP_STR : bin ? CC_MP_BIN : CC_MP_EXT;
+	if (!str && !bin)
+		it->ext_type = (int8_t)p[1 + w];
+	return take_payload(p, end, h, be(p + 1, w), it, next);
+}
+
+/* array 16/32 and map 16/32 (0xdc..0xdf). */
+static int read_container(const unsigned char *p, const unsigned char *end, unsigned c,
+			  cc_mp_item *it, const unsigned char **next)
+{
+	unsigned w = (c & 1) ? 4 : 2;
+	if ((size_t)(end - p) < 1 + w)
+		return -1;
+	bool map = c >= 0xde;
+	it->kind = map ? CC_MP_MAP : CC_MP_ARRAY;
+	return take_count(p, end, 1 + w, be(p + 1, w), map ? 2 : 1, it, next);
+}
+
+/* Everything that is not a fixint, fixmap, fixarray or fixstr. */
+static int read_other(const unsigned char *p, const unsigned char *end, unsigned c, cc_mp_item *it,
+		      const unsigned char **next)
+{
+	if (c == 0xc0 || c == 0xc2 || c == 0xc3) {
+		it->kind = c == 0xc0 ? CC_MP_NIL : CC_MP_BOOL;
+		it->b = c == 0xc3;
+		*next = p + 1;
+		return 0;
+	}
+	if (c >= 0xca && c <= 0xd3)
+		return read_number(p, (size_t)(end - p), c, it, next);
+	if (c >= 0xdc)
+		return read_container(p, end, c, it, next);
+	if (c >= 0xc4)
+		return read_blob(p, end, c, it, next);
+	return -1; /* 0xc1: never used */
+}
+
 int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 {
 	const unsigned char *p = r->p, *end = r->end, *next = NULL;
@@ -42,160 +140,23 @@ int cc_mp_read(cc_mp_reader *r, cc_mp_item *it)
 	if (p >= end)
 		return -1;
 	unsigned c = *p;
-	size_t left = (size_t)(end - p);
-#define NEED(n)                                                                                    \
-	do {                                                                                       \
-		if (left < (n))                                                                    \
-			return -1;                                                                 \
-	} while (0)
-	if (c <= 0x7f) {
+	int rc = 0;
+	if (c <= 0x7f || c >= 0xe0) { /* positive and negative fixint */
 		it->kind = CC_MP_INT;
-		it->i = c;
+		it->i = c <= 0x7f ? (int64_t)c : (int8_t)c;
 		next = p + 1;
-	} else if (c >= 0xe0) {
-		it->kind = CC_MP_INT;
-		it->i = (int8_t)c;
-		next = p + 1;
-	} else if ((c & 0xf0) == 0x80) {
-		it->kind = CC_MP_MAP;
-		if (take_count(p, end, 1, c & 0x0f, 2, it, &next) < 0)
-			return -1;
-	} else if ((c & 0xf0) == 0x90) {
-		it->kind = CC_MP_ARRAY;
-		if (take_count(p, end, 1, c & 0x0f, 1, it, &next) < 0)
-			return -1;
-	} else if ((c & 0xe0) == 0xa0) {
+	} else if (c <= 0x9f) { /* fixmap 0x80..0x8f, fixarray 0x90..0x9f */
+		bool map = c <= 0x8f;
+		it->kind = map ? CC_MP_MAP : CC_MP_ARRAY;
+		rc = take_count(p, end, 1, c & 0x0f, map ? 2 : 1, it, &next);
+	} else if (c <= 0xbf) { /* fixstr */
 		it->kind = CC_MP_STR;
-		if (take_payload(p, end, 1, c & 0x1f, it, &next) < 0)
-			return -1;
+		rc = take_payload(p, end, 1, c & 0x1f, it, &next);
 	} else {
-		switch (c) {
-		case 0xc0:
-			it->kind = CC_MP_NIL;
-			next = p + 1;
-			break;
-		case 0xc2:
-		case 0xc3:
-			it->kind = CC_MP_BOOL;
-			it->b = c == 0xc3;
-			next = p + 1;
-			break;
-		case 0xc4:
-		case 0xc5:
-		case 0xc6: {
-			unsigned w = 1u << (c - 0xc4);
-			NEED(1 + w);
-			it->kind = CC_MP_BIN;
-			if (take_payload(p, end, 1 + w, be(p + 1, w), it, &next) < 0)
-				return -1;
-			break;
-		}
-		case 0xc7:
-		case 0xc8:
-		case 0xc9: {
-			unsigned w = 1u << (c - 0xc7);
-			NEED(2 + w);
-			it->kind = CC_MP_EXT;
-			it->ext_type = (int8_t)p[1 + w];
-			if (take_payload(p, end, 2 + w, be(p + 1, w), it, &next) < 0)
-				return -1;
-			break;
-		}
-		case 0xca: {
-			NEED(5);
-			uint32_t bits = (uint32_t)be(p + 1, 4);
-			float f;
-			memcpy(&f, &bits, 4);
-			it->kind = CC_MP_FLOAT;
-			it->f = f;
-			next = p + 5;
-			break;
-		}
-		case 0xcb: {
-			NEED(9);
-			uint64_t bits = be(p + 1, 8);
-			memcpy(&it->f, &bits, 8);
-			it->kind = CC_MP_FLOAT;
-			next = p + 9;
-			break;
-		}
-		case 0xcc:
-		case 0xcd:
-		case 0xce:
-		case 0xcf: {
-			unsigned w = 1u << (c - 0xcc);
-			NEED(1 + w);
-			uint64_t u = be(p + 1, w);
-			if (u > INT64_MAX) {
-				it->kind = CC_MP_UINT;
-				it->u = u;
-			} else {
-				it->kind = CC_MP_INT;
-				it->i = (int64_t)u;
-			}
-			next = p + 1 + w;
-			break;
-		}
-		case 0xd0:
-		case 0xd1:
-		case 0xd2:
-		case 0xd3: {
-			unsigned w = 1u << (c - 0xd0);
-			NEED(1 + w);
-			uint64_t u = be(p + 1, w);
-			/* sign-extend from w bytes */
-			unsigned shift = 64 - 8 * w;
-			it->kind = CC_MP_INT;
-			it->i = (int64_t)(u << shift) >> shift;
-			next = p + 1 + w;
-			break;
-		}
-		case 0xd4:
-		case 0xd5:
-		case 0xd6:
-		case 0xd7:
-		case 0xd8: {
-			unsigned n = 1u << (c - 0xd4);
-			NEED(2);
-			it->kind = CC_MP_EXT;
-			it->ext_type = (int8_t)p[1];
-			if (take_payload(p, end, 2, n, it, &next) < 0)
-				return -1;
-			break;
-		}
-		case 0xd9:
-		case 0xda:
-		case 0xdb: {
-			unsigned w = 1u << (c - 0xd9);
-			NEED(1 + w);
-			it->kind = CC_MP_STR;
-			if (take_payload(p, end, 1 + w, be(p + 1, w), it, &next) < 0)
-				return -1;
-			break;
-		}
-		case 0xdc:
-		case 0xdd: {
-			unsigned w = c == 0xdc ? 2 : 4;
-			NEED(1 + w);
-			it->kind = CC_MP_ARRAY;
-			if (take_count(p, end, 1 + w, be(p + 1, w), 1, it, &next) < 0)
-				return -1;
-			break;
-		}
-		case 0xde:
-		case 0xdf: {
-			unsigned w = c == 0xde ? 2 : 4;
-			NEED(1 + w);
-			it->kind = CC_MP_MAP;
-			if (take_count(p, end, 1 + w, be(p + 1, w), 2, it, &next) < 0)
-				return -1;
-			break;
-		}
-		default: /* 0xc1: never used */
-			return -1;
-		}
+		rc = read_other(p, end, c, it, &next);
 	}
-#undef NEED
+	if (rc < 0)
+		return -1;
 	r->p = next;
 	return 0;
 }

@@ -1,9 +1,12 @@
-/* The seccomp policy tables. Each line says who needs the call; a call no
- * engine needs is not here. Sizes are capped by tests/test_seccomp_bpf.py
- * (JavaScript at most 30, Python at most 60; pydeno's V8 worker, for
- * scale, allows 92 plus about 20 argument-checked). How the lists were
- * found: strace of each worker running tests/ and HumanEval-X, then every
- * entry justified or removed. */
+/* The seccomp policy tables. Each line says who needs the call, in words of
+ * its own (tests/security/test_seccomp_bpf.py: every reason differs, every
+ * name is an x86_64 system call, none is both allowed and on the kill-list
+ * outside the fork server's template); a call no engine needs is not here.
+ * Sizes are capped by tests/security/test_seccomp_bpf.py (JavaScript at
+ * most 30, Python at most 70; pydeno's V8 worker, for scale, allows 92
+ * plus about 20 argument-checked). How the lists were found: strace of
+ * each worker running tests/ and HumanEval-X, then every entry justified
+ * or removed. */
 #include "seccomp_policy.h"
 
 #define JS CC_SC_JS
@@ -24,7 +27,7 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "poll", BOTH, CC_SC_ALLOW, "waiting for the next frame" },
 	/* memory */
 	{ "mmap", BOTH, CC_SC_ALLOW, "allocator; Python maps extension modules" },
-	{ "munmap", BOTH, CC_SC_ALLOW, "allocator" },
+	{ "munmap", BOTH, CC_SC_ALLOW, "allocator frees mappings" },
 	{ "mremap", BOTH, CC_SC_ALLOW, "realloc of large blocks (QuickJS arrays)" },
 	{ "mprotect", BOTH, CC_SC_ALLOW, "allocator arenas, thread stacks, ld.so" },
 	{ "madvise", BOTH, CC_SC_ALLOW, "allocator returns memory" },
@@ -43,8 +46,8 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "getrandom", BOTH, CC_SC_ALLOW, "hash seeds, Math.random, os.urandom" },
 	{ "clone", PY, CC_SC_ARGS,
 	  "threads only: CLONE_THREAD|CLONE_VM|CLONE_SIGHAND, no namespaces" },
-	{ "set_robust_list", PY, CC_SC_ALLOW, "glibc's thread start" },
-	{ "rseq", PY, CC_SC_ALLOW, "glibc's thread start" },
+	{ "set_robust_list", PY, CC_SC_ALLOW, "glibc's thread start registers its robust futexes" },
+	{ "rseq", PY, CC_SC_ALLOW, "glibc's thread start registers restartable sequences" },
 	{ "sched_yield", PY, CC_SC_ALLOW, "OpenBLAS and lock back-off" },
 	{ "sched_getaffinity", PY, CC_SC_ARGS,
 	  "os.cpu_count, numpy thread pools: pid 0 (itself) only, no other process" },
@@ -61,8 +64,8 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "close", BOTH, CC_SC_ALLOW,
 	  "the monitor's socket after the self-probes; Python's files" },
 	{ "newfstatat", FILES, CC_SC_ALLOW, "import system, os.stat" },
-	{ "fstat", FILES, CC_SC_ALLOW, "open files" },
-	{ "lseek", FILES, CC_SC_ALLOW, "open files" },
+	{ "fstat", FILES, CC_SC_ALLOW, "open files' size and type (io, loading modules)" },
+	{ "lseek", FILES, CC_SC_ALLOW, "seek and tell in open files" },
 	{ "pread64", PY, CC_SC_ALLOW, "ld.so reads extension modules' headers" },
 	{ "getdents64", FILES, CC_SC_ALLOW, "import caches, os.listdir" },
 	{ "readlink", FILES, CC_SC_ALLOW, "os.path.realpath" },
@@ -72,11 +75,11 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	  "fd and status flags, F_DUPFD_CLOEXEC, record locks (sqlite): no F_SETOWN, no leases" },
 	{ "ioctl", PY, CC_SC_ARGS, "isatty (TCGETS) and FIONBIO only: never TIOCSTI" },
 	{ "dup", PY, CC_SC_ALLOW, "os.dup, io" },
-	{ "ftruncate", FILES, CC_SC_ALLOW, "scratch files" },
+	{ "ftruncate", FILES, CC_SC_ALLOW, "truncating scratch files (sqlite's journal)" },
 	{ "unlink", FILES, CC_SC_ALLOW, "scratch files (tempfile)" },
-	{ "mkdir", FILES, CC_SC_ALLOW, "scratch directories (tempfile)" },
-	{ "rmdir", FILES, CC_SC_ALLOW, "scratch directories (tempfile)" },
-	{ "rename", FILES, CC_SC_ALLOW, "scratch files" },
+	{ "mkdir", FILES, CC_SC_ALLOW, "scratch directories (tempfile.mkdtemp)" },
+	{ "rmdir", FILES, CC_SC_ALLOW, "removing scratch directories (tempfile's cleanup)" },
+	{ "rename", FILES, CC_SC_ALLOW, "os.replace of scratch files (atomic saves)" },
 	/* ordinary file work in scratch and writable grants (issue 14); the
 	 * mount namespace and Landlock decide where */
 	{ "unlinkat", FILES, CC_SC_ALLOW, "shutil.rmtree removes by directory descriptor" },
@@ -94,9 +97,9 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	  "shutil.copy2's copystat lists extended attributes (names only; never set)" },
 	{ "llistxattr", FILES, CC_SC_ALLOW, "the same for a symlink (follow_symlinks=False)" },
 	/* asyncio's event loop */
-	{ "epoll_create1", PY, CC_SC_ALLOW, "asyncio's selector" },
-	{ "epoll_ctl", PY, CC_SC_ALLOW, "asyncio's selector" },
-	{ "epoll_wait", PY, CC_SC_ALLOW, "asyncio's selector" },
+	{ "epoll_create1", PY, CC_SC_ALLOW, "creating asyncio's selector" },
+	{ "epoll_ctl", PY, CC_SC_ALLOW, "asyncio's selector registers descriptors" },
+	{ "epoll_wait", PY, CC_SC_ALLOW, "asyncio's selector waits" },
 	{ "epoll_pwait", PY, CC_SC_ALLOW, "asyncio's selector (newer glibc)" },
 	{ "socketpair", PY, CC_SC_ARGS, "asyncio's self-pipe: AF_UNIX SOCK_STREAM only" },
 	/* the fork server's template only (src/worker/forkserver.c): each
@@ -112,8 +115,10 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "sendmsg", FORK, CC_SC_ALLOW, "the reply carries the session's pidfd" },
 	{ "pidfd_open", FORK, CC_SC_ALLOW, "a pidfd of the new session for the supervisor" },
 	{ "dup2", FORK, CC_SC_ALLOW, "the session's channel becomes fd 3" },
-	{ "landlock_create_ruleset", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
-	{ "landlock_restrict_self", FORK, CC_SC_ALLOW, "the session's own Landlock domain" },
+	{ "landlock_create_ruleset", FORK, CC_SC_ALLOW,
+	  "the ruleset of the session's own Landlock domain" },
+	{ "landlock_restrict_self", FORK, CC_SC_ALLOW,
+	  "entering the session's own Landlock domain" },
 	{ "seccomp", FORK, CC_SC_ARGS, "the session's own filter: SET_MODE_FILTER, no flags" },
 	{ "setrlimit", FORK, CC_SC_ALLOW, "the session's own limits, lowered" },
 	{ "capset", FORK, CC_SC_ALLOW, "dropping what the session's user namespace gave it" },

@@ -430,6 +430,130 @@ static int key_set_reserve(struct key_set *ks, const cc_value *map, size_t count
 	return 0;
 }
 
+/* What one item costs before its elements: every node but nil is a
+ * malloc'd cc_value; strings, bytes and bigints add a copy of their
+ * payload, containers their base. */
+static size_t item_cost(const cc_mp_item *it)
+{
+	size_t cost = it->kind == CC_MP_NIL ? 0 : malloc_cost(sizeof(cc_value));
+	if (it->kind == CC_MP_STR || it->kind == CC_MP_BIN || it->kind == CC_MP_EXT)
+		cost += malloc_cost((size_t)it->len + 1);
+	if (it->kind == CC_MP_ARRAY || it->kind == CC_MP_MAP)
+		cost += CONTAINER_BASE_COST;
+	return cost;
+}
+
+/* A value that is not a container: *out is NULL for nil. */
+static int decode_scalar(const cc_mp_item *it, cc_value **out, cc_error *err)
+{
+	switch (it->kind) {
+	case CC_MP_NIL:
+		return 0;
+	case CC_MP_BOOL:
+		*out = cc_value_new_bool(it->b);
+		break;
+	case CC_MP_INT:
+		*out = cc_value_new_int(it->i);
+		break;
+	case CC_MP_UINT:
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "integer above int64 not sent as a bigint");
+	case CC_MP_FLOAT:
+		*out = cc_value_new_float(it->f);
+		break;
+	case CC_MP_STR:
+		if (!cc_utf8_valid(it->ptr, it->len))
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "string is not valid UTF-8");
+		*out = cc_value_new_string(it->ptr, it->len);
+		break;
+	case CC_MP_BIN:
+		*out = cc_value_new_bytes(it->ptr, it->len);
+		break;
+	default: /* CC_MP_EXT */
+		if (it->ext_type == CC_EXT_TIMESTAMP)
+			return decode_timestamp(it, out, err);
+		if (it->ext_type != CC_EXT_BIGINT)
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown ext type %d",
+				       it->ext_type);
+		if (!cc_bigint_text_valid(it->ptr, it->len))
+			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+				       "bigint is not a decimal integer of at most %d digits",
+				       CC_BIGINT_MAX_DIGITS);
+		*out = cc_value_new_bigint(it->ptr, it->len);
+		break;
+	}
+	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+}
+
+static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsigned depth,
+		     cc_error *err);
+
+/* One key and its value into map (a str key, UTF-8, not seen before);
+ * *temp grows by what the key table was charged (refunded after the map). */
+static int decode_map_entry(cc_mp_reader *r, cc_value *map, struct key_set *ks, cc_value_caps *caps,
+			    unsigned depth, size_t *temp, cc_error *err)
+{
+	cc_mp_item key;
+	cc_value *child = NULL;
+	if (cc_mp_read(r, &key) < 0 || key.kind != CC_MP_STR)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not a string");
+	if (!cc_utf8_valid(key.ptr, key.len))
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not valid UTF-8");
+	if (charge(caps, malloc_cost((size_t)key.len + 1) + KEY_SET_COST, err) < 0)
+		return -1;
+	*temp += KEY_SET_COST;
+	if (key_set_reserve(ks, map, map->u.map.len) < 0)
+		return -1;
+	if (key_set_seen(ks, map, key.ptr, key.len, map->u.map.len))
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "duplicate map key");
+	if (decode_in(r, &child, caps, depth + 1, err) < 0)
+		return -1;
+	char *kc = malloc(key.len + 1);
+	if (!kc || (memcpy(kc, key.ptr, key.len), kc[key.len] = 0,
+		    map_append(map, kc, key.len, child) < 0)) {
+		free(kc);
+		cc_value_free(child);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+/* An array or map of it->len elements into *out. */
+static int decode_container(cc_mp_reader *r, const cc_mp_item *it, cc_value **out,
+			    cc_value_caps *caps, unsigned depth, cc_error *err)
+{
+	bool array = it->kind == CC_MP_ARRAY;
+	if (depth >= caps->max_depth)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "value nested deeper than %u levels",
+			       caps->max_depth - caps->envelope);
+	*out = array ? cc_value_new_array() : cc_value_new_map();
+	if (!*out)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	struct key_set ks = { NULL, 0, 0 };
+	size_t temp = 0; /* charged for the key table, refunded after */
+	int rc = !array && key_set_init(&ks) < 0 ? -1 : 0;
+	for (uint32_t k = 0; rc == 0 && k < it->len; k++) {
+		cc_value *child = NULL;
+		rc = charge(caps, array ? ARRAY_SLOT_COST : MAP_SLOT_COST, err);
+		if (rc == 0 && array) {
+			rc = decode_in(r, &child, caps, depth + 1, err);
+			if (rc == 0 && cc_value_array_push(*out, child) < 0)
+				rc = -1; /* the push freed child */
+		} else if (rc == 0) {
+			rc = decode_map_entry(r, *out, &ks, caps, depth, &temp, err);
+		}
+	}
+	free(ks.slots);
+	refund(caps, temp);
+	if (rc == 0)
+		return 0;
+	if (err && err->kind == CC_OK)
+		cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	cc_value_free(*out);
+	*out = NULL;
+	return -1;
+}
+
 static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsigned depth,
 		     cc_error *err)
 {
@@ -442,118 +566,11 @@ static int decode_in(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, unsig
 	if (cc_mp_read(r, &it) < 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 			       "truncated or malformed MessagePack");
-	/* Every node but nil is a malloc'd cc_value; strings, bytes and
-	 * bigints add a copy of their payload. */
-	size_t cost = it.kind == CC_MP_NIL ? 0 : malloc_cost(sizeof(cc_value));
-	if (it.kind == CC_MP_STR || it.kind == CC_MP_BIN || it.kind == CC_MP_EXT)
-		cost += malloc_cost((size_t)it.len + 1);
+	if (charge(caps, item_cost(&it), err) < 0)
+		return -1;
 	if (it.kind == CC_MP_ARRAY || it.kind == CC_MP_MAP)
-		cost += CONTAINER_BASE_COST;
-	if (charge(caps, cost, err) < 0)
-		return -1;
-	switch (it.kind) {
-	case CC_MP_NIL:
-		return 0;
-	case CC_MP_BOOL:
-		*out = cc_value_new_bool(it.b);
-		break;
-	case CC_MP_INT:
-		*out = cc_value_new_int(it.i);
-		break;
-	case CC_MP_UINT:
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-			       "integer above int64 not sent as a bigint");
-	case CC_MP_FLOAT:
-		*out = cc_value_new_float(it.f);
-		break;
-	case CC_MP_STR:
-		if (!cc_utf8_valid(it.ptr, it.len))
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "string is not valid UTF-8");
-		*out = cc_value_new_string(it.ptr, it.len);
-		break;
-	case CC_MP_BIN:
-		*out = cc_value_new_bytes(it.ptr, it.len);
-		break;
-	case CC_MP_EXT:
-		if (it.ext_type == CC_EXT_BIGINT) {
-			if (!cc_bigint_text_valid(it.ptr, it.len))
-				return cc_fail(
-					err, CC_ERR_PROTOCOL_VIOLATION,
-					"bigint is not a decimal integer of at most %d digits",
-					CC_BIGINT_MAX_DIGITS);
-			*out = cc_value_new_bigint(it.ptr, it.len);
-			break;
-		}
-		if (it.ext_type == CC_EXT_TIMESTAMP)
-			return decode_timestamp(&it, out, err);
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown ext type %d", it.ext_type);
-	case CC_MP_ARRAY:
-	case CC_MP_MAP:
-		if (depth >= caps->max_depth)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "value nested deeper than %u levels",
-				       caps->max_depth - caps->envelope);
-		*out = it.kind == CC_MP_ARRAY ? cc_value_new_array() : cc_value_new_map();
-		if (!*out)
-			break;
-		struct key_set ks = { NULL, 0, 0 };
-		size_t temp = 0; /* charged for the key table, refunded after */
-		if (it.kind == CC_MP_MAP && key_set_init(&ks) < 0)
-			goto fail_container;
-		for (uint32_t k = 0; k < it.len; k++) {
-			cc_value *child = NULL;
-			if (charge(caps, it.kind == CC_MP_ARRAY ? ARRAY_SLOT_COST : MAP_SLOT_COST,
-				   err) < 0)
-				goto fail_container;
-			if (it.kind == CC_MP_ARRAY) {
-				if (decode_in(r, &child, caps, depth + 1, err) < 0 ||
-				    cc_value_array_push(*out, child) < 0)
-					goto fail_container;
-				continue;
-			}
-			cc_mp_item key;
-			if (cc_mp_read(r, &key) < 0 || key.kind != CC_MP_STR) {
-				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "map key is not a string");
-				goto fail_container;
-			}
-			if (!cc_utf8_valid(key.ptr, key.len)) {
-				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-					"map key is not valid UTF-8");
-				goto fail_container;
-			}
-			if (charge(caps, malloc_cost((size_t)key.len + 1) + KEY_SET_COST, err) < 0)
-				goto fail_container;
-			temp += KEY_SET_COST;
-			if (key_set_reserve(&ks, *out, (*out)->u.map.len) < 0)
-				goto fail_container;
-			if (key_set_seen(&ks, *out, key.ptr, key.len, (*out)->u.map.len)) {
-				cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "duplicate map key");
-				goto fail_container;
-			}
-			if (decode_in(r, &child, caps, depth + 1, err) < 0)
-				goto fail_container;
-			char *kc = malloc(key.len + 1);
-			if (!kc || (memcpy(kc, key.ptr, key.len), kc[key.len] = 0,
-				    map_append(*out, kc, key.len, child) < 0)) {
-				free(kc);
-				cc_value_free(child);
-				cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-				goto fail_container;
-			}
-		}
-		free(ks.slots);
-		refund(caps, temp);
-		return 0;
-	fail_container:
-		free(ks.slots);
-		refund(caps, temp);
-		if (err && err->kind == CC_OK)
-			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-		cc_value_free(*out);
-		*out = NULL;
-		return -1;
-	}
-	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+		return decode_container(r, &it, out, caps, depth, err);
+	return decode_scalar(&it, out, err);
 }
 
 int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_error *err)
@@ -616,21 +633,23 @@ size_t cc_value_decoded_cost(const void *buf, size_t len)
 
 /* ---- encoding ---- */
 
-void cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len)
+int cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len)
 {
-	msgpack_pack_ext(pk, len, CC_EXT_BIGINT);
-	msgpack_pack_ext_body(pk, digits, len);
+	if (msgpack_pack_ext(pk, len, CC_EXT_BIGINT) < 0)
+		return -1;
+	return msgpack_pack_ext_body(pk, digits, len);
 }
 
-void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
+int cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
 {
 	unsigned char b[12];
 	for (int i = 0; i < 4; i++)
 		b[i] = (unsigned char)(nsec >> (24 - 8 * i));
 	for (int i = 0; i < 8; i++)
 		b[4 + i] = (unsigned char)((uint64_t)sec >> (56 - 8 * i));
-	msgpack_pack_ext(pk, 12, CC_EXT_TIMESTAMP);
-	msgpack_pack_ext_body(pk, b, 12);
+	if (msgpack_pack_ext(pk, 12, CC_EXT_TIMESTAMP) < 0)
+		return -1;
+	return msgpack_pack_ext_body(pk, b, 12);
 }
 
 /* 1 when a hand-built map's keys are unique, 0 when not, -1 out of memory. */
@@ -652,6 +671,56 @@ static int map_keys_unique(const cc_value *map)
 	return unique;
 }
 
+/* A msgpack-c write's result: they fail only when the buffer cannot grow
+ * (and a later, smaller write may work again: stop at the first). */
+static int packed(int rc, cc_error *err)
+{
+	return rc < 0 ? cc_fail(err, CC_ERR_INTERNAL, "out of memory encoding a value") : 0;
+}
+
+/* A str or bin header and its body. */
+static int pack_blob(msgpack_packer *pk, bool str, const char *p, size_t len, cc_error *err)
+{
+	int rc = str ? msgpack_pack_str(pk, len) : msgpack_pack_bin(pk, len);
+	if (rc == 0)
+		rc = str ? msgpack_pack_str_body(pk, p, len) : msgpack_pack_bin_body(pk, p, len);
+	return packed(rc, err);
+}
+
+static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, unsigned depth,
+		     cc_error *err);
+
+static int encode_container(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
+			    unsigned depth, cc_error *err)
+{
+	if (depth >= caps->max_depth)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "value nested deeper than %u levels",
+			       caps->max_depth);
+	if (v->type == CC_VALUE_ARRAY) {
+		if (packed(msgpack_pack_array(pk, v->u.array.len), err) < 0)
+			return -1;
+		for (size_t i = 0; i < v->u.array.len; i++)
+			if (encode_in(pk, v->u.array.items[i], caps, depth + 1, err) < 0)
+				return -1;
+		return 0;
+	}
+	int unique = map_keys_unique(v);
+	if (unique < 0)
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory checking a map's keys");
+	if (!unique)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "map has a duplicate key");
+	if (packed(msgpack_pack_map(pk, v->u.map.len), err) < 0)
+		return -1;
+	for (size_t i = 0; i < v->u.map.len; i++) {
+		if (!cc_utf8_valid(v->u.map.keys[i], v->u.map.key_lens[i]))
+			return cc_fail(err, CC_ERR_INVALID_INPUT, "map key is not valid UTF-8");
+		if (pack_blob(pk, true, v->u.map.keys[i], v->u.map.key_lens[i], err) < 0 ||
+		    encode_in(pk, v->u.map.vals[i], caps, depth + 1, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, unsigned depth,
 		     cc_error *err)
 {
@@ -662,60 +731,33 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 			       CC_VALUE_MAX_NODES);
 	caps->nodes_left--;
 	if (!v)
-		return msgpack_pack_nil(pk);
+		return packed(msgpack_pack_nil(pk), err);
 	switch (v->type) {
 	case CC_VALUE_BOOL:
-		return v->u.b ? msgpack_pack_true(pk) : msgpack_pack_false(pk);
+		return packed(v->u.b ? msgpack_pack_true(pk) : msgpack_pack_false(pk), err);
 	case CC_VALUE_INT:
-		return msgpack_pack_int64(pk, v->u.i);
+		return packed(msgpack_pack_int64(pk, v->u.i), err);
 	case CC_VALUE_FLOAT:
-		return msgpack_pack_double(pk, v->u.f);
+		return packed(msgpack_pack_double(pk, v->u.f), err);
 	case CC_VALUE_BIGINT:
 		if (!cc_bigint_text_valid(v->u.str.ptr, v->u.str.len))
 			return cc_fail(err, CC_ERR_INVALID_INPUT,
 				       "bigint is not a decimal integer");
-		cc_pack_bigint(pk, v->u.str.ptr, v->u.str.len);
-		return 0;
+		return packed(cc_pack_bigint(pk, v->u.str.ptr, v->u.str.len), err);
 	case CC_VALUE_STRING:
 		if (!cc_utf8_valid(v->u.str.ptr, v->u.str.len))
 			return cc_fail(err, CC_ERR_INVALID_INPUT, "string is not valid UTF-8");
-		msgpack_pack_str(pk, v->u.str.len);
-		return msgpack_pack_str_body(pk, v->u.str.ptr, v->u.str.len);
+		return pack_blob(pk, true, v->u.str.ptr, v->u.str.len, err);
 	case CC_VALUE_BYTES:
-		msgpack_pack_bin(pk, v->u.str.len);
-		return msgpack_pack_bin_body(pk, v->u.str.ptr, v->u.str.len);
+		return pack_blob(pk, false, v->u.str.ptr, v->u.str.len, err);
 	case CC_VALUE_TIMESTAMP:
 		if (v->u.ts.nsec >= 1000000000u)
 			return cc_fail(err, CC_ERR_INVALID_INPUT,
 				       "timestamp nanoseconds must be below 1000000000");
-		cc_pack_timestamp(pk, v->u.ts.sec, v->u.ts.nsec);
-		return 0;
+		return packed(cc_pack_timestamp(pk, v->u.ts.sec, v->u.ts.nsec), err);
 	case CC_VALUE_ARRAY:
 	case CC_VALUE_MAP:
-		if (depth >= caps->max_depth)
-			return cc_fail(err, CC_ERR_INVALID_INPUT,
-				       "value nested deeper than %u levels", caps->max_depth);
-		if (v->type == CC_VALUE_MAP && map_keys_unique(v) <= 0)
-			return cc_fail(err, CC_ERR_INVALID_INPUT,
-				       "map has a duplicate key (or memory ran out checking)");
-		if (v->type == CC_VALUE_ARRAY) {
-			msgpack_pack_array(pk, v->u.array.len);
-			for (size_t i = 0; i < v->u.array.len; i++)
-				if (encode_in(pk, v->u.array.items[i], caps, depth + 1, err) < 0)
-					return -1;
-			return 0;
-		}
-		msgpack_pack_map(pk, v->u.map.len);
-		for (size_t i = 0; i < v->u.map.len; i++) {
-			if (!cc_utf8_valid(v->u.map.keys[i], v->u.map.key_lens[i]))
-				return cc_fail(err, CC_ERR_INVALID_INPUT,
-					       "map key is not valid UTF-8");
-			msgpack_pack_str(pk, v->u.map.key_lens[i]);
-			msgpack_pack_str_body(pk, v->u.map.keys[i], v->u.map.key_lens[i]);
-			if (encode_in(pk, v->u.map.vals[i], caps, depth + 1, err) < 0)
-				return -1;
-		}
-		return 0;
+		return encode_container(pk, v, caps, depth, err);
 	default:
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown value type %d", (int)v->type);
 	}

@@ -77,13 +77,16 @@ static inline cc_value_caps cc_value_frame_caps(uint64_t max_result)
 int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_error *err);
 
 /* Encode v (borrowed) with msgpack-c. Fails with invalid_input when v breaks
- * the caps or holds invalid UTF-8 / bigint text. */
+ * the caps or holds invalid UTF-8 / bigint text, internal when out of
+ * memory (a write to the packer's buffer failed, or checking a map's keys);
+ * after a failure the packer's buffer holds a partial value: drop it. */
 int cc_value_encode(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, cc_error *err);
 
 /* Engine helpers for the two ext types. digits must satisfy the bigint
- * syntax above (the decoder on the other side checks). */
-void cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len);
-void cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec);
+ * syntax above (the decoder on the other side checks). Return 0, or -1
+ * when the packer's write failed (out of memory). */
+int cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len);
+int cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec);
 
 /* True when s[0..len) is a canonical decimal integer within
  * CC_BIGINT_MAX_DIGITS digits. */

@@ -40,6 +40,7 @@ struct answer {
 	cc_value *value; /* owned; when ename is NULL */
 	char *ename, *emsg;
 	char *ebases; /* comma-separated builtin base names, or NULL */
+	bool redact;  /* the call's: the guest sees CC_REDACTED_MESSAGE */
 };
 
 struct cc_replyq {
@@ -64,6 +65,7 @@ struct cc_tool_call {
 	bool held;	    /* waits for approval: the eval's clock is stopped */
 	int64_t hold_until; /* cc_now_ns() past which the approval timed out */
 	double hold_s;	    /* its approval timeout, seconds */
+	bool redact;	    /* its tool's redaction when it was made */
 	void (*cancel)(void *data);
 	void *data;
 };
@@ -200,7 +202,7 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
 
 CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s)
 {
-	if (!call || !(approval_timeout_s > 0 && approval_timeout_s <= 86400))
+	if (!call || !(approval_timeout_s > 0 && approval_timeout_s <= CC_MAX_TIMEOUT_S))
 		return -1;
 	int64_t until = cc_now_ns() + (int64_t)(approval_timeout_s * 1e9);
 	int rc = -1;
@@ -234,13 +236,14 @@ size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s)
 	return n;
 }
 
-cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call)
+cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call, bool redact)
 {
 	cc_tool_call *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->q = q;
 	c->call = call;
+	c->redact = redact;
 	pthread_mutex_lock(&q->lock);
 	q->refs++;
 	c->eval_id = q->eval_id;
@@ -326,6 +329,7 @@ static int call_vfail(cc_tool_call *call, const char *name, const char *bases, c
 		a->emsg = cc_vstrprintf(fmt ? fmt : "", ap);
 		a->ename = strdup(name ? name : "Error");
 		a->ebases = bases ? strdup(bases) : NULL;
+		a->redact = call->redact;
 		if (!a->ename || !a->emsg || (bases && !a->ebases)) {
 			answer_free(a);
 			a = NULL;
@@ -374,7 +378,7 @@ int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err)
 		if (rc == 0) {
 			if (a->ename) {
 				const char *ename, *emsg;
-				cc_tool_failure_text(rt, a->ename, a->emsg, &ename, &emsg);
+				cc_tool_failure_text(a->redact, a->ename, a->emsg, &ename, &emsg);
 				rc = cc_tool_send_reply(rt, a->call, NULL, ename, a->ebases, emsg,
 							deadline_ns, err);
 			} else {

@@ -442,7 +442,9 @@ int cc_libset_send(struct cc_child *c, const struct cc_libset *s, int64_t deadli
 		cc_pack_cstr(&m.pk, "code");
 		msgpack_pack_str(&m.pk, s->v[i].len);
 		msgpack_pack_str_body(&m.pk, s->v[i].code, s->v[i].len);
-		int rc = cc_chan_send(c, m.sb.data, m.sb.size, deadline, err);
+		int rc = cc_msgbuf_check(&m, "lib", err);
+		if (rc == 0)
+			rc = cc_chan_send(c, m.sb.data, m.sb.size, deadline, err);
 		cc_msgbuf_free(&m);
 		if (rc < 0)
 			return -1;

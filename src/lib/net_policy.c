@@ -206,9 +206,9 @@ static int limits_check(const cc_net_options *n, cc_error *err)
 	if (n->max_response_bytes < 1 || n->max_total_bytes < 1)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "net max_response_bytes and max_total_bytes must be at least 1");
-	if (!(n->timeout_s > 0) || n->timeout_s > 86400)
+	if (!(n->timeout_s > 0) || n->timeout_s > CC_MAX_TIMEOUT_S)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "net timeout_s must be in (0, 86400] seconds");
+			       "net timeout_s must be in (0, %d] seconds", CC_MAX_TIMEOUT_S);
 	return 0;
 }
 

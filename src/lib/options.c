@@ -3,6 +3,7 @@
  * file size cap derived from them. */
 #include <string.h>
 
+#include "defaults.h"
 #include "error.h"
 #include "net.h"
 #include "supervisor.h"
@@ -13,22 +14,22 @@ CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 	o->language = language;
 	o->sandbox = CC_SANDBOX_REQUIRE;
 	o->limits = (cc_limits){
-		.timeout_s = 30.0,
-		.grace_s = 0.5,
-		.max_memory = 512ull << 20,
-		.max_stdout = 1u << 20,
-		.max_stderr = 1u << 20,
-		.max_result = 16u << 20,
-		.max_source = 16u << 20,
-		.cpu_s = 3600,
-		.max_open_files = 64,
+		.timeout_s = CC_DEFAULT_TIMEOUT_S,
+		.grace_s = CC_DEFAULT_GRACE_S,
+		.max_memory = cc_default_max_memory(language),
+		.max_stdout = CC_DEFAULT_MAX_OUTPUT,
+		.max_stderr = CC_DEFAULT_MAX_OUTPUT,
+		.max_result = CC_DEFAULT_MAX_RESULT,
+		.max_source = CC_DEFAULT_MAX_SOURCE,
+		.cpu_s = CC_DEFAULT_CPU_S,
+		.max_open_files = CC_DEFAULT_MAX_OPEN_FILES,
 		.max_file_size = 0,
-		.max_pending_calls = 64,
+		.max_pending_calls = CC_DEFAULT_MAX_PENDING_CALLS,
 	};
 	o->max_sessions = CC_FORK_MAX_SESSIONS_DEFAULT;
 }
 
-int cc_options_check(const cc_options *o, cc_error *err)
+CC_EXPORT int cc_options_check(const cc_options *o, cc_error *err)
 {
 	const cc_limits *l = &o->limits;
 	if (o->language != CC_LANG_JAVASCRIPT && o->language != CC_LANG_PYTHON)
@@ -43,8 +44,9 @@ int cc_options_check(const cc_options *o, cc_error *err)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "web_polyfills are JavaScript's; turn the option off for a python "
 			       "runtime");
-	if (!(l->timeout_s > 0 && l->timeout_s <= 86400))
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, 86400] seconds");
+	if (!(l->timeout_s > 0 && l->timeout_s <= CC_MAX_TIMEOUT_S))
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "timeout must be in (0, %d] seconds",
+			       CC_MAX_TIMEOUT_S);
 	if (!(l->grace_s >= 0 && l->grace_s <= 60))
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "grace must be in [0, 60] seconds");
 	if (l->max_memory < (16ull << 20) || l->max_memory > (1ull << 40))

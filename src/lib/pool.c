@@ -260,9 +260,9 @@ CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, c
 	*out = NULL;
 	if (!p)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "no pool given");
-	if (!(timeout_s >= 0 && timeout_s <= 86400))
+	if (!(timeout_s >= 0 && timeout_s <= CC_MAX_TIMEOUT_S))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "checkout timeout must be in [0, 86400] seconds");
+			       "checkout timeout must be in [0, %d] seconds", CC_MAX_TIMEOUT_S);
 	int64_t deadline = cc_now_ns() + (int64_t)(timeout_s * 1e9);
 	int rc = 0;
 	pthread_mutex_lock(&p->lock);

@@ -249,137 +249,174 @@ static int take_displays(struct cc_msg *m, uint64_t max_result, cc_error *err)
 	return 0;
 }
 
+static int parse_ready(struct cc_msg *m, const cc_value *root, uint64_t max_result, cc_error *err)
+{
+	(void)max_result;
+	m->what = CC_MSG_READY;
+	if (ready_skipped(root, &m->preload_skipped, err) < 0 ||
+	    check_fields_opt(root, ready_fields, "ready", m->preload_skipped ? 1 : 0, err) < 0)
+		return -1;
+	m->engine = cc_value_map_get(root, "engine", NULL);
+	m->version = cc_value_map_get(root, "version", NULL);
+	m->applied = cc_value_map_get(root, "applied", NULL);
+	m->missing = cc_value_map_get(root, "missing", NULL);
+	m->landlock_abi = cc_value_map_get(root, "landlock_abi", NULL)->u.i;
+	m->seccomp_allowed = cc_value_map_get(root, "seccomp_allowed", NULL)->u.i;
+	return 0;
+}
+
+static int parse_fail(struct cc_msg *m, const cc_value *root, uint64_t max_result, cc_error *err)
+{
+	(void)max_result;
+	m->what = CC_MSG_FAIL;
+	if (check_fields(root, fail_fields, "fail", err) < 0)
+		return -1;
+	const cc_value *k = cc_value_map_get(root, "kind", NULL);
+	int kind = cc_error_kind_from_name(k->u.str.ptr, k->u.str.len);
+	if (!worker_fail_kind(kind))
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "fail message with kind '%s'",
+			       k->u.str.ptr);
+	m->kind = (cc_error_kind)kind;
+	m->message = cc_value_map_get(root, "message", NULL);
+	return 0;
+}
+
+static int parse_out(struct cc_msg *m, const cc_value *root, uint64_t max_result, cc_error *err)
+{
+	(void)max_result;
+	m->what = CC_MSG_OUT;
+	if (check_fields(root, out_fields, "out", err) < 0)
+		return -1;
+	m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
+	int64_t fd = cc_value_map_get(root, "fd", NULL)->u.i;
+	if (fd != 1 && fd != 2)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "out message for fd %lld",
+			       (long long)fd);
+	m->fd = (int)fd;
+	m->data = cc_value_map_get(root, "data", NULL);
+	if (m->data->u.str.len > CC_OUTPUT_CHUNK)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "out message of %zu bytes; the worker sends at most %d",
+			       m->data->u.str.len, CC_OUTPUT_CHUNK);
+	return 0;
+}
+
+/* A failed result's "error" map. */
+static int result_error(struct cc_msg *m, const cc_value *root, cc_error *err)
+{
+	const cc_value *e = cc_value_map_get(root, "error", NULL);
+	if (check_fields(e, error_fields, "result error", err) < 0)
+		return -1;
+	const cc_value *k = cc_value_map_get(e, "kind", NULL);
+	int kind = cc_error_kind_from_name(k->u.str.ptr, k->u.str.len);
+	if (!worker_eval_kind(kind))
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "result error with kind '%s'",
+			       k->u.str.ptr);
+	m->kind = (cc_error_kind)kind;
+	m->etype = cc_value_map_get(e, "type", NULL);
+	m->message = cc_value_map_get(e, "message", NULL);
+	m->traceback = cc_value_map_get(e, "traceback", NULL);
+	return 0;
+}
+
+/* A result's fields but its value, displays and error. */
+static int result_fields(struct cc_msg *m, const cc_value *root, cc_error *err)
+{
+	const cc_value *ok = cc_value_map_get(root, "ok", NULL);
+	if (cc_value_type_of(ok) != CC_VALUE_BOOL)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "result message without 'ok'");
+	m->ok = ok->u.b;
+	bool text = m->ok && cc_value_map_get(root, "value_type", NULL);
+	bool has_displays = false;
+	const cc_value *dv = cc_value_map_get(root, "displays", &has_displays);
+	if (has_displays && cc_value_type_of(dv) != CC_VALUE_ARRAY)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "result message field 'displays' has the wrong type");
+	if (check_fields_opt(root,
+			     text    ? result_text_fields
+			     : m->ok ? result_ok_fields
+				     : result_err_fields,
+			     "result", has_displays ? 1 : 0, err) < 0)
+		return -1;
+	m->value_type = text ? cc_value_map_get(root, "value_type", NULL) : NULL;
+	if (m->value_type &&
+	    (m->value_type->u.str.len == 0 || m->value_type->u.str.len > CC_VALUE_TYPE_MAX ||
+	     memchr(m->value_type->u.str.ptr, 0, m->value_type->u.str.len)))
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "result message field 'value_type' is empty, over %d bytes "
+			       "or holds a NUL",
+			       CC_VALUE_TYPE_MAX);
+	m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
+	return 0;
+}
+
+static int parse_result(struct cc_msg *m, const cc_value *root, uint64_t max_result, cc_error *err)
+{
+	m->what = CC_MSG_RESULT;
+	if (result_fields(m, root, err) < 0 || take_displays(m, max_result, err) < 0)
+		return -1;
+	if (!m->ok)
+		return result_error(m, root, err);
+	/* Steal the value out of the tree: it can be large. */
+	for (size_t i = 0; i < root->u.map.len; i++)
+		if (!strcmp(root->u.map.keys[i], "value")) {
+			m->value = root->u.map.vals[i];
+			root->u.map.vals[i] = NULL;
+		}
+	m->kind = CC_OK;
+	return 0;
+}
+
+static int parse_wait(struct cc_msg *m, const cc_value *root, uint64_t max_result, cc_error *err)
+{
+	(void)max_result;
+	m->what = CC_MSG_WAIT;
+	if (check_fields(root, wait_fields, "wait", err) < 0)
+		return -1;
+	m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
+	return 0;
+}
+
+static int parse_call(struct cc_msg *m, const cc_value *root, uint64_t max_result, cc_error *err)
+{
+	(void)max_result;
+	m->what = CC_MSG_CALL;
+	bool kw = false;
+	m->kwargs = cc_value_map_get(root, "kwargs", &kw);
+	if (check_fields(root, kw ? call_kw_fields : call_fields, "call", err) < 0)
+		return -1;
+	if (kw && !m->kwargs->u.map.len)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
+			       "call message has an empty 'kwargs' (leave it out)");
+	m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
+	int64_t call = cc_value_map_get(root, "call", NULL)->u.i;
+	if (call <= 0)
+		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "call id %lld", (long long)call);
+	m->call = (uint64_t)call;
+	m->tool = cc_value_map_get(root, "name", NULL);
+	m->args = cc_value_map_get(root, "args", NULL);
+	return 0;
+}
+
+/* One parser per message type "t". root is m->root (the result's parser
+ * steals its value and displays out of it). */
+static const struct {
+	const char *t;
+	int (*parse)(struct cc_msg *m, const cc_value *root, uint64_t max_result, cc_error *err);
+} parsers[] = {
+	{ "ready", parse_ready },   { "fail", parse_fail }, { "out", parse_out },
+	{ "result", parse_result }, { "wait", parse_wait }, { "call", parse_call },
+};
+
 static int parse_fields(struct cc_msg *m, uint64_t max_result, cc_error *err)
 {
 	const cc_value *root = m->root;
 	if (cc_value_type_of(root) != CC_VALUE_MAP)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "message is not a map");
 	const cc_value *t = cc_value_map_get(root, "t", NULL);
-	if (is(t, "ready")) {
-		m->what = CC_MSG_READY;
-		if (ready_skipped(root, &m->preload_skipped, err) < 0 ||
-		    check_fields_opt(root, ready_fields, "ready", m->preload_skipped ? 1 : 0, err) <
-			    0)
-			return -1;
-		m->engine = cc_value_map_get(root, "engine", NULL);
-		m->version = cc_value_map_get(root, "version", NULL);
-		m->applied = cc_value_map_get(root, "applied", NULL);
-		m->missing = cc_value_map_get(root, "missing", NULL);
-		m->landlock_abi = cc_value_map_get(root, "landlock_abi", NULL)->u.i;
-		m->seccomp_allowed = cc_value_map_get(root, "seccomp_allowed", NULL)->u.i;
-		return 0;
-	}
-	if (is(t, "fail")) {
-		m->what = CC_MSG_FAIL;
-		if (check_fields(root, fail_fields, "fail", err) < 0)
-			return -1;
-		const cc_value *k = cc_value_map_get(root, "kind", NULL);
-		int kind = cc_error_kind_from_name(k->u.str.ptr, k->u.str.len);
-		if (!worker_fail_kind(kind))
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "fail message with kind '%s'", k->u.str.ptr);
-		m->kind = (cc_error_kind)kind;
-		m->message = cc_value_map_get(root, "message", NULL);
-		return 0;
-	}
-	if (is(t, "out")) {
-		m->what = CC_MSG_OUT;
-		if (check_fields(root, out_fields, "out", err) < 0)
-			return -1;
-		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
-		int64_t fd = cc_value_map_get(root, "fd", NULL)->u.i;
-		if (fd != 1 && fd != 2)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "out message for fd %lld",
-				       (long long)fd);
-		m->fd = (int)fd;
-		m->data = cc_value_map_get(root, "data", NULL);
-		if (m->data->u.str.len > CC_OUTPUT_CHUNK)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "out message of %zu bytes; the worker sends at most %d",
-				       m->data->u.str.len, CC_OUTPUT_CHUNK);
-		return 0;
-	}
-	if (is(t, "result")) {
-		m->what = CC_MSG_RESULT;
-		const cc_value *ok = cc_value_map_get(root, "ok", NULL);
-		if (cc_value_type_of(ok) != CC_VALUE_BOOL)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "result message without 'ok'");
-		m->ok = ok->u.b;
-		bool text = m->ok && cc_value_map_get(root, "value_type", NULL);
-		bool has_displays = false;
-		const cc_value *dv = cc_value_map_get(root, "displays", &has_displays);
-		if (has_displays && cc_value_type_of(dv) != CC_VALUE_ARRAY)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "result message field 'displays' has the wrong type");
-		if (check_fields_opt(root,
-				     text    ? result_text_fields
-				     : m->ok ? result_ok_fields
-					     : result_err_fields,
-				     "result", has_displays ? 1 : 0, err) < 0)
-			return -1;
-		m->value_type = text ? cc_value_map_get(root, "value_type", NULL) : NULL;
-		if (m->value_type &&
-		    (m->value_type->u.str.len == 0 ||
-		     m->value_type->u.str.len > CC_VALUE_TYPE_MAX ||
-		     memchr(m->value_type->u.str.ptr, 0, m->value_type->u.str.len)))
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "result message field 'value_type' is empty, over %d bytes "
-				       "or holds a NUL",
-				       CC_VALUE_TYPE_MAX);
-		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
-		if (take_displays(m, max_result, err) < 0)
-			return -1;
-		if (m->ok) {
-			/* Steal the value out of the tree: it can be large. */
-			for (size_t i = 0; i < root->u.map.len; i++)
-				if (!strcmp(root->u.map.keys[i], "value")) {
-					m->value = root->u.map.vals[i];
-					root->u.map.vals[i] = NULL;
-				}
-			m->kind = CC_OK;
-			return 0;
-		}
-		const cc_value *e = cc_value_map_get(root, "error", NULL);
-		if (check_fields(e, error_fields, "result error", err) < 0)
-			return -1;
-		const cc_value *k = cc_value_map_get(e, "kind", NULL);
-		int kind = cc_error_kind_from_name(k->u.str.ptr, k->u.str.len);
-		if (!worker_eval_kind(kind))
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "result error with kind '%s'", k->u.str.ptr);
-		m->kind = (cc_error_kind)kind;
-		m->etype = cc_value_map_get(e, "type", NULL);
-		m->message = cc_value_map_get(e, "message", NULL);
-		m->traceback = cc_value_map_get(e, "traceback", NULL);
-		return 0;
-	}
-	if (is(t, "wait")) {
-		m->what = CC_MSG_WAIT;
-		if (check_fields(root, wait_fields, "wait", err) < 0)
-			return -1;
-		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
-		return 0;
-	}
-	if (is(t, "call")) {
-		m->what = CC_MSG_CALL;
-		bool kw = false;
-		m->kwargs = cc_value_map_get(root, "kwargs", &kw);
-		if (check_fields(root, kw ? call_kw_fields : call_fields, "call", err) < 0)
-			return -1;
-		if (kw && !m->kwargs->u.map.len)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "call message has an empty 'kwargs' (leave it out)");
-		m->id = (uint64_t)cc_value_map_get(root, "id", NULL)->u.i;
-		int64_t call = cc_value_map_get(root, "call", NULL)->u.i;
-		if (call <= 0)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "call id %lld",
-				       (long long)call);
-		m->call = (uint64_t)call;
-		m->tool = cc_value_map_get(root, "name", NULL);
-		m->args = cc_value_map_get(root, "args", NULL);
-		return 0;
-	}
+	for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++)
+		if (is(t, parsers[i].t))
+			return parsers[i].parse(m, root, max_result, err);
 	return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown message type");
 }
 

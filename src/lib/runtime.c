@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "frame.h"
+#include "init_frame.h"
 #include "message.h"
 #include "seccomp_policy.h"
 #include "net.h"
@@ -65,26 +66,24 @@ static void mark_dead(cc_runtime *rt, const char *why, bool wait_exit)
 	free(how);
 }
 
+/* The init frame: the limits as CC_INIT_LIMITS lists them (init_frame.h),
+ * then the other fields (HACKING.md, Protocol). */
 static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const struct cc_grants *gs,
 		     int64_t deadline, cc_error *err)
 {
 	const cc_limits *l = &rt->opts.limits;
-	/* The worker's read_init (src/worker/main.c) takes exactly these. */
-	const struct {
-		const char *name;
-		uint64_t value;
-	} limits[] = {
-		{ "max_memory", l->max_memory },
-		{ "max_stdout", l->max_stdout },
-		{ "max_stderr", l->max_stderr },
-		{ "max_result", l->max_result },
-		{ "max_source", l->max_source },
-		{ "cpu_s", l->cpu_s },
-		{ "max_open_files", l->max_open_files },
-		{ "max_file_size", cc_file_size_cap(&rt->opts, gs) },
-		{ "scratch_bytes", cc_scratch_bytes(&rt->opts) },
+	const struct cc_init_limits v = {
+		.max_memory = l->max_memory,
+		.max_stdout = l->max_stdout,
+		.max_stderr = l->max_stderr,
+		.max_result = l->max_result,
+		.max_source = l->max_source,
+		.cpu_s = l->cpu_s,
+		.max_open_files = l->max_open_files,
+		.max_file_size = cc_file_size_cap(&rt->opts, gs),
+		.scratch_bytes = cc_scratch_bytes(&rt->opts),
 	};
-	size_t n = sizeof(limits) / sizeof(limits[0]);
+	size_t n = CC_INIT_LIMITS_COUNT;
 	struct cc_msgbuf m;
 	bool web = rt->opts.web_polyfills;
 	cc_msgbuf_begin(
@@ -92,10 +91,11 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 		"init");
 	cc_pack_cstr(&m.pk, "mode");
 	cc_pack_cstr(&m.pk, cc_sandbox_mode_name(rt->opts.sandbox));
-	for (size_t i = 0; i < n; i++) {
-		cc_pack_cstr(&m.pk, limits[i].name);
-		msgpack_pack_uint64(&m.pk, limits[i].value);
-	}
+#define PACK_LIMIT(name)                                                                           \
+	cc_pack_cstr(&m.pk, #name);                                                                \
+	msgpack_pack_uint64(&m.pk, v.name);
+	CC_INIT_LIMITS(PACK_LIMIT)
+#undef PACK_LIMIT
 	if (gs->n) { /* [[guest, host, writable], ...], descriptors from fd 4 */
 		cc_pack_cstr(&m.pk, "mounts");
 		msgpack_pack_array(&m.pk, gs->n);
@@ -129,7 +129,9 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 		cc_pack_cstr(&m.pk, "web_polyfills");
 		msgpack_pack_true(&m.pk);
 	}
-	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
+	int rc = cc_msgbuf_check(&m, "init", err);
+	if (rc == 0)
+		rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline, err);
 	cc_msgbuf_free(&m);
 	return rc;
 }
@@ -169,7 +171,7 @@ static int keep_skipped(cc_runtime *rt, const cc_value *v, cc_error *err)
  * must have; the supervisor checks the worker's report itself. */
 static int check_ready(cc_runtime *rt, const struct cc_msg *m, cc_error *err)
 {
-	const char *want = rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript";
+	const char *want = cc_language_name(rt->opts.language);
 	if (strcmp(m->engine->u.str.ptr, want) != 0)
 		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
 			       "worker reports engine '%s', expected '%s'", m->engine->u.str.ptr,
@@ -259,7 +261,7 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err)
 		free(buf);
 		startup_death(rt, err);
 		return cc_fail_wrap(err, "starting the %s worker",
-				    rt->opts.language == CC_LANG_PYTHON ? "python" : "javascript");
+				    cc_language_name(rt->opts.language));
 	}
 	free(buf);
 	int rc;
@@ -306,8 +308,7 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 	cc_grants_free(&gs); /* the worker holds its own descriptors */
 	if (rc < 0) {
 		startup_death(rt, err);
-		cc_fail_wrap(err, "starting the %s worker",
-			     opts->language == CC_LANG_PYTHON ? "python" : "javascript");
+		cc_fail_wrap(err, "starting the %s worker", cc_language_name(opts->language));
 		cc_runtime_close(rt);
 		return -1;
 	}
@@ -515,6 +516,9 @@ static void capture_finish(struct capture *c, cc_result *r, int fd)
 	char *text = cc_utf8_repair(c->buf ? c->buf : "", c->len, &n);
 	free(c->buf);
 	c->buf = NULL;
+	if (!text && r->kind == CC_OK) /* never an ok result with its output lost */
+		cc_result_set_error(r, CC_ERR_INTERNAL, NULL, "out of memory keeping the eval's %s",
+				    fd == 1 ? "stdout" : "stderr");
 	if (text && c->total > c->cap) {
 		char *marked = NULL;
 		if (asprintf(&marked, "%s%s[codecage: %s truncated at %zu bytes]\n", text,
@@ -556,7 +560,9 @@ static int send_clock(cc_runtime *rt, int64_t left_ns, int64_t limit, cc_error *
 	cc_msgbuf_begin(&m, 2, "clock");
 	cc_pack_cstr(&m.pk, "timeout_ms");
 	msgpack_pack_uint64(&m.pk, left_ns > 0 ? (uint64_t)(left_ns + 999999) / 1000000 : 0);
-	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, limit, err);
+	int rc = cc_msgbuf_check(&m, "clock", err);
+	if (rc == 0)
+		rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, limit, err);
 	cc_msgbuf_free(&m);
 	return rc;
 }
@@ -864,9 +870,9 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 		cc_error_clear(&err);
 		return r;
 	}
-	if (!isfinite(timeout_s) || timeout_s > 86400) {
+	if (!isfinite(timeout_s) || timeout_s > CC_MAX_TIMEOUT_S) {
 		cc_result_set_error(r, CC_ERR_INVALID_INPUT, NULL,
-				    "timeout must be in (0, 86400] seconds");
+				    "timeout must be in (0, %d] seconds", CC_MAX_TIMEOUT_S);
 		return r;
 	}
 	if (!cc_runtime_enter(rt, &err)) {
@@ -890,7 +896,12 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 		cc_pack_cstr(pk, "fallback");
 		msgpack_pack_true(pk);
 	}
-	round_trip(rt, id, &m.sb, timeout_s, true, r);
+	if (cc_msgbuf_check(&m, "eval", &err) < 0) { /* nothing sent: still alive */
+		set_from_error(r, &err);
+		cc_error_clear(&err);
+	} else {
+		round_trip(rt, id, &m.sb, timeout_s, true, r);
+	}
 	cc_runtime_leave(rt);
 	cc_msgbuf_free(&m);
 	return r;
@@ -918,6 +929,10 @@ CC_EXPORT int cc_runtime_set_global(cc_runtime *rt, const char *name, const cc_v
 	cc_value_caps caps = { CC_VALUE_MAX_DEPTH, cc_value_node_budget(rt->opts.limits.max_result),
 			       0, 0, 0 };
 	if (cc_value_encode(pk, value, &caps, err) < 0) {
+		cc_msgbuf_free(&m);
+		return cc_fail_wrap(err, "global '%s'", name);
+	}
+	if (cc_msgbuf_check(&m, "set", err) < 0) {
 		cc_msgbuf_free(&m);
 		return cc_fail_wrap(err, "global '%s'", name);
 	}
@@ -975,6 +990,8 @@ int cc_runtime_request_value(cc_runtime *rt, uint64_t id, const struct cc_msgbuf
 	if (!rt->alive)
 		return cc_fail(err, CC_ERR_WORKER_CRASHED, "this runtime's worker is gone: %s",
 			       rt->death ? rt->death : "it was closed");
+	if (cc_msgbuf_check(m, "request", err) < 0)
+		return -1;
 	if (!cc_runtime_enter(rt, err))
 		return -1;
 	cc_result *r = cc_result_alloc();

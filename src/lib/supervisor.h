@@ -181,6 +181,7 @@ struct cc_tool {
 	cc_tool_async_kw_fn akfn; /* asynchronous with keyword arguments, or NULL */
 	void *user;
 	cc_budget *budget; /* a reference, or NULL for the runtime's */
+	int redact;	   /* 1, 0, or -1: the runtime's (cc_runtime_set_tool_redaction) */
 };
 
 struct cc_runtime {
@@ -230,9 +231,6 @@ struct cc_runtime {
 /* How long a worker (or a forked session) may take to confine itself and
  * start its engine. */
 #define CC_STARTUP_TIMEOUT_S 30.0
-
-/* Check options against the documented ranges. Errors: invalid_input. */
-int cc_options_check(const cc_options *o, cc_error *err);
 
 /* The session's scratch size: scratch_bytes, else (compatibility)
  * limits.max_file_size; 0 = no scratch. */
@@ -369,10 +367,11 @@ int cc_net_install(cc_runtime *rt, struct cc_net_policy *p, cc_error *err);
  * ToolResultError. Errors: timeout, worker_crashed. */
 int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, const char *ename,
 		       const char *ebases, const char *emsg, int64_t deadline_ns, cc_error *err);
-/* The guest-visible name and message of a failed call (redaction,
- * identifier and UTF-8 checks). Both borrowed from the arguments or static. */
-void cc_tool_failure_text(const cc_runtime *rt, const char *name, const char *msg,
-			  const char **ename, const char **emsg);
+/* The guest-visible name and message of a failed call (redaction, decided
+ * for the call's tool as it was made; identifier and UTF-8 checks). Both
+ * borrowed from the arguments or static. */
+void cc_tool_failure_text(bool redact, const char *name, const char *msg, const char **ename,
+			  const char **emsg);
 
 /* ---- deferred.c: answers of asynchronous tools ----
  *
@@ -394,8 +393,10 @@ size_t cc_replyq_in_flight(struct cc_replyq *q);
  * passes (INT64_MAX when none) and in *timeout_s that call's approval
  * timeout. */
 size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s);
-/* A pending call for `call` of the current eval. NULL when out of memory. */
-cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call);
+/* A pending call for `call` of the current eval, whose failure the guest
+ * sees redacted when redact (cc_tool_failure_text). NULL when out of
+ * memory. */
+cc_tool_call *cc_replyq_new_call(struct cc_replyq *q, uint64_t call, bool redact);
 /* The eventfd to poll. */
 int cc_replyq_fd(const struct cc_replyq *q);
 /* Send every queued answer of the current eval. Returns 0 or -1 (err from

@@ -21,10 +21,6 @@
  * plus the envelope). */
 #define CC_TOOL_MESSAGE_MAX 4096
 
-/* What the guest sees instead of a failing tool's message when redaction
- * is on. */
-#define CC_REDACTED_MESSAGE "the host tool failed (details are not shown to guest code)"
-
 /* At most this many builtin base names travel with a tool's failure. */
 #define CC_TOOL_BASES_MAX 8
 
@@ -244,7 +240,8 @@ static int bind_tool(cc_runtime *rt, const char *name, struct tool_fns f, void *
 		free(copy);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	rt->tools[rt->ntools++] = (struct cc_tool){ copy, f.fn, f.afn, f.kfn, f.akfn, user, NULL };
+	rt->tools[rt->ntools++] =
+		(struct cc_tool){ copy, f.fn, f.afn, f.kfn, f.akfn, user, NULL, -1 };
 	return 0;
 }
 
@@ -315,6 +312,31 @@ CC_EXPORT void cc_runtime_set_redaction(cc_runtime *rt, bool redact)
 {
 	if (rt)
 		rt->redact = redact;
+}
+
+CC_EXPORT int cc_runtime_set_tool_redaction(cc_runtime *rt, const char *name, int redact,
+					    cc_error *err)
+{
+	if (redact < -1 || redact > 1)
+		return cc_fail(
+			err, CC_ERR_INVALID_INPUT,
+			"a tool's redaction is 1 (on), 0 (off) or -1 (the runtime's), not %d",
+			redact);
+	struct cc_tool *t = rt && name ? find_tool(rt, name) : NULL;
+	if (!t)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "no tool named '%s' is bound",
+			       name ? name : "(null)");
+	if (__atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "cannot change a tool's redaction while the runtime runs a request");
+	t->redact = redact;
+	return 0;
+}
+
+/* Whether a failing call of t shows the guest CC_REDACTED_MESSAGE. */
+static bool tool_redacts(const cc_runtime *rt, const struct cc_tool *t)
+{
+	return t->redact >= 0 ? t->redact == 1 : rt->redact;
 }
 
 void cc_tools_free(cc_runtime *rt)
@@ -409,7 +431,9 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 			}
 		}
 	}
-	int rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
+	int rc = cc_msgbuf_check(&m, "reply", err);
+	if (rc == 0)
+		rc = cc_chan_send(&rt->child, m.sb.data, m.sb.size, deadline_ns, err);
 	cc_msgbuf_free(&m);
 	return rc;
 }
@@ -423,13 +447,11 @@ static const char *safe_name(const char *n)
 	return n;
 }
 
-void cc_tool_failure_text(const cc_runtime *rt, const char *name, const char *msg,
-			  const char **ename, const char **emsg)
+void cc_tool_failure_text(bool redact, const char *name, const char *msg, const char **ename,
+			  const char **emsg)
 {
 	*ename = safe_name(name);
-	*emsg = rt->redact				 ? CC_REDACTED_MESSAGE
-		: msg && cc_utf8_valid(msg, strlen(msg)) ? msg
-							 : "";
+	*emsg = redact ? CC_REDACTED_MESSAGE : msg && cc_utf8_valid(msg, strlen(msg)) ? msg : "";
 }
 
 int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, int64_t deadline_ns,
@@ -485,7 +507,8 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 	if (t->afn || t->akfn) {
 		/* Answered later through the runtime's reply queue, flushed by
 		 * the eval's loop (runtime.c). */
-		cc_tool_call *pending = cc_replyq_new_call(rt->replyq, m->call);
+		cc_tool_call *pending =
+			cc_replyq_new_call(rt->replyq, m->call, tool_redacts(rt, t));
 		if (!pending)
 			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError", NULL,
 						  "the host is out of memory", deadline_ns, err);
@@ -505,7 +528,7 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 		rc = cc_tool_send_reply(rt, m->call, result, NULL, NULL, NULL, deadline_ns, err);
 	} else {
 		const char *ename, *message;
-		cc_tool_failure_text(rt, te.name, te.message, &ename, &message);
+		cc_tool_failure_text(tool_redacts(rt, t), te.name, te.message, &ename, &message);
 		rc = cc_tool_send_reply(rt, m->call, NULL, ename, te.bases, message, deadline_ns,
 					err);
 	}

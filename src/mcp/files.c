@@ -17,8 +17,6 @@
 #include "files.h"
 #include "utf8.h"
 
-static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
-
 /* ---- base64 (RFC 4648, the "$bytes" tag and resource blobs) ---- */
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -395,7 +393,8 @@ json_t *mcp_resources_list(cc_runtime *const rt[MCP_LANGS], const struct mcp_con
 		struct mcp_snapshot *s = rt[l] ? mcp_snapshot_take(rt[l], cfg) : NULL;
 		for (size_t i = 0; s && i < s->n && i < MCP_MAX_RESOURCES; i++) {
 			char *uri = NULL;
-			if (asprintf(&uri, "codecage://%s%s", lang_names[l], s->e[i].path) < 0)
+			if (asprintf(&uri, "codecage://%s%s", cc_language_name(mcp_lang_cc(l)),
+				     s->e[i].path) < 0)
 				break;
 			const char *name = strrchr(s->e[i].path, '/');
 			json_array_append_new(
@@ -417,8 +416,8 @@ int mcp_resource_lang(const char *uri, const char **path)
 		return -1;
 	uri += sizeof(scheme) - 1;
 	for (int l = 0; l < MCP_LANGS; l++) {
-		size_t n = strlen(lang_names[l]);
-		if (!strncmp(uri, lang_names[l], n) && uri[n] == '/') {
+		size_t n = strlen(cc_language_name(mcp_lang_cc(l)));
+		if (!strncmp(uri, cc_language_name(mcp_lang_cc(l)), n) && uri[n] == '/') {
 			*path = uri + n;
 			return l;
 		}

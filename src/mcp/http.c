@@ -352,63 +352,115 @@ static bool accepts_sse(struct MHD_Connection *conn)
 	return a && strstr(a, "text/event-stream");
 }
 
-static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
+/* A POST the headers already refuse (too large, not JSON, an unknown
+ * protocol version): true after answering it in *ret. */
+static bool post_refused(struct http *h, struct MHD_Connection *conn, const struct req *rq,
+			 enum MHD_Result *ret)
 {
 	if (rq->too_large) {
 		char msg[128];
 		snprintf(msg, sizeof(msg),
 			 "Invalid Request: message over %zu bytes (--max-request)",
 			 h->cfg->max_request);
-		return respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, JSONRPC_INVALID_REQUEST,
+		*ret = respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, JSONRPC_INVALID_REQUEST,
 				     msg);
+		return true;
 	}
 	const char *ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
-	if (!ctype || strncasecmp(ctype, "application/json", 16))
-		return respond_error(
+	if (!ctype || strncasecmp(ctype, "application/json", 16)) {
+		*ret = respond_error(
 			conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, JSONRPC_INVALID_REQUEST,
 			"Invalid Request: POST a JSON-RPC message as application/json");
+		return true;
+	}
 	const char *pv = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "MCP-Protocol-Version");
-	if (pv && !mcp_version_find(pv))
-		return respond_error(conn, MHD_HTTP_BAD_REQUEST, JSONRPC_INVALID_REQUEST,
+	if (pv && !mcp_version_find(pv)) {
+		*ret = respond_error(conn, MHD_HTTP_BAD_REQUEST, JSONRPC_INVALID_REQUEST,
 				     "Invalid Request: unsupported MCP-Protocol-Version (this "
 				     "server speaks 2025-06-18, 2025-03-26, 2024-11-05)");
+		return true;
+	}
+	return false;
+}
+
+/* The message's session: a new one for an initialize without
+ * Mcp-Session-Id, else the one it names. NULL after answering (and
+ * clearing m) in *ret. */
+static struct mcp_session *post_session(struct http *h, struct MHD_Connection *conn,
+					struct jsonrpc_msg *m, const char *sid, bool init,
+					enum MHD_Result *ret)
+{
+	struct mcp_session *s = NULL;
+	char *e = NULL;
+	unsigned status = MHD_HTTP_BAD_REQUEST;
+	if (init && !sid) {
+		if ((s = mcp_session_new(h->srv, true)))
+			return s;
+		e = jsonrpc_error(m->id, JSONRPC_SERVER_BUSY,
+				  "Server busy: %u sessions are open (codecage mcp "
+				  "--max-sessions); end one with DELETE or wait for idle "
+				  "ones to be reaped",
+				  h->cfg->max_sessions);
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+	} else if (!sid) {
+		e = jsonrpc_error(m->id, JSONRPC_INVALID_REQUEST,
+				  "Bad Request: no Mcp-Session-Id header; send initialize "
+				  "first and pass the id it returns");
+	} else {
+		if ((s = mcp_session_find(h->srv, sid)))
+			return s;
+		e = jsonrpc_error(m->id, JSONRPC_INVALID_REQUEST,
+				  "Session not found: it ended or was reaped after "
+				  "being idle; send initialize again");
+		status = MHD_HTTP_NOT_FOUND;
+	}
+	jsonrpc_msg_clear(m);
+	*ret = respond(conn, status, "application/json", e, NULL);
+	return NULL;
+}
+
+/* Answer what mcp_handle collected in c: 202 for a notification, the
+ * event stream or JSON of a request, new_sid (a new session's id) or NULL
+ * in the header. */
+static enum MHD_Result post_answer(struct MHD_Connection *conn, struct collect *c, bool request,
+				   bool sse, const char *new_sid)
+{
+	if (!request)
+		return respond(conn, MHD_HTTP_ACCEPTED, NULL, NULL, NULL);
+	enum MHD_Result ret;
+	if (sse) {
+		char *body = c->sse.oom ? NULL : c->sse.data;
+		if (!body)
+			cc_buf_free(&c->sse);
+		ret = respond(conn, MHD_HTTP_OK, "text/event-stream", body, new_sid);
+		c->sse.data = NULL;
+	} else if (c->response) {
+		ret = respond(conn, MHD_HTTP_OK, "application/json", c->response, new_sid);
+		c->response = NULL;
+	} else {
+		/* Cancelled (or its session ended) while it ran. */
+		ret = respond(
+			conn, MHD_HTTP_OK, "application/json",
+			jsonrpc_error(NULL, JSONRPC_INTERNAL_ERROR, "Request cancelled: no result"),
+			NULL);
+	}
+	return ret;
+}
+
+static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
+{
+	enum MHD_Result ret;
+	if (post_refused(h, conn, rq, &ret))
+		return ret;
 	struct jsonrpc_msg m;
 	char *error = NULL;
 	if (jsonrpc_parse(rq->body ? rq->body : "", rq->len, &m, &error) < 0)
 		return respond(conn, MHD_HTTP_BAD_REQUEST, "application/json", error, NULL);
-
 	const char *sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Session-Id");
 	bool init = m.kind == JSONRPC_REQUEST && !strcmp(m.method, "initialize");
-	struct mcp_session *s = NULL;
-	if (init && !sid) {
-		s = mcp_session_new(h->srv, true);
-		if (!s) {
-			char *e = jsonrpc_error(
-				m.id, JSONRPC_SERVER_BUSY,
-				"Server busy: %u sessions are open (codecage mcp "
-				"--max-sessions); end one with DELETE or wait for idle "
-				"ones to be reaped",
-				h->cfg->max_sessions);
-			jsonrpc_msg_clear(&m);
-			return respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "application/json", e,
-				       NULL);
-		}
-	} else if (!sid) {
-		char *e = jsonrpc_error(m.id, JSONRPC_INVALID_REQUEST,
-					"Bad Request: no Mcp-Session-Id header; send initialize "
-					"first and pass the id it returns");
-		jsonrpc_msg_clear(&m);
-		return respond(conn, MHD_HTTP_BAD_REQUEST, "application/json", e, NULL);
-	} else {
-		s = mcp_session_find(h->srv, sid);
-		if (!s) {
-			char *e = jsonrpc_error(m.id, JSONRPC_INVALID_REQUEST,
-						"Session not found: it ended or was reaped after "
-						"being idle; send initialize again");
-			jsonrpc_msg_clear(&m);
-			return respond(conn, MHD_HTTP_NOT_FOUND, "application/json", e, NULL);
-		}
-	}
+	struct mcp_session *s = post_session(h, conn, &m, sid, init, &ret);
+	if (!s)
+		return ret;
 
 	bool request = m.kind == JSONRPC_REQUEST;
 	bool sse = request && !strcmp(m.method, "tools/call") && accepts_sse(conn);
@@ -419,7 +471,6 @@ static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, stru
 	struct mcp_sink sink = { .emit = collect_emit, .ctx = &c };
 	mcp_handle(h->srv, s, &m, &sink);
 
-	enum MHD_Result ret;
 	const char *new_sid = NULL;
 	if (init && !sid) {
 		if (mcp_session_initialized(s))
@@ -427,24 +478,7 @@ static enum MHD_Result do_post(struct http *h, struct MHD_Connection *conn, stru
 		else
 			mcp_session_close(h->srv, s);
 	}
-	if (!request) {
-		ret = respond(conn, MHD_HTTP_ACCEPTED, NULL, NULL, NULL);
-	} else if (sse) {
-		char *body = c.sse.oom ? NULL : c.sse.data;
-		if (!body)
-			cc_buf_free(&c.sse);
-		ret = respond(conn, MHD_HTTP_OK, "text/event-stream", body, new_sid);
-		c.sse.data = NULL;
-	} else if (c.response) {
-		ret = respond(conn, MHD_HTTP_OK, "application/json", c.response, new_sid);
-		c.response = NULL;
-	} else {
-		/* Cancelled (or its session ended) while it ran. */
-		ret = respond(
-			conn, MHD_HTTP_OK, "application/json",
-			jsonrpc_error(NULL, JSONRPC_INTERNAL_ERROR, "Request cancelled: no result"),
-			NULL);
-	}
+	ret = post_answer(conn, &c, request, sse, new_sid);
 	free(c.response);
 	cc_buf_free(&c.sse);
 	pthread_mutex_destroy(&c.lock);

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "auth.h"
+#include "flags.h"
 #include "route.h"
 #include "server.h"
 #include "upstream.h"
@@ -31,12 +32,14 @@ static const char mcp_usage[] =
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
 	"stdin/stdout, one session. With --http: streamable HTTP on http://HOST:PORT/mcp\n"
 	"(use 127.0.0.1; port 0 picks a free port, printed on stderr).\n"
-	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 512,\n"
+	"Defaults: --timeout 30 (the largest timeout_s a call may ask for), --memory 128\n"
+	"(JavaScript) and 512 (Python),\n"
 	"--sandbox require, --max-sessions 64 (HTTP), --idle-timeout 600 (an idle\n"
 	"session is closed), --max-request 4194304, --max-output 65536 (stdout and\n"
 	"stderr each, per call), --scratch 64 (each session's private /tmp per language,\n"
-	"MiB; 0 = none). --mount shows the host file or folder HOST at GUEST (an\n"
-	"absolute path) in every session, read-only unless :rw; repeatable.\n"
+	"MiB; 0 = none; at most 65536). --mount shows the host file or folder HOST at\n"
+	"GUEST (an absolute path, after the last ':') in every session, read-only\n"
+	"unless :rw; repeatable.\n"
 	"--python-path DIR (repeatable, at most 8): run_python imports the packages in\n"
 	"DIR (e.g. a pip install --target DIR), read-only, from /codecage/python-path/N.\n"
 	"--web-polyfills: run_javascript runtimes start with\n"
@@ -102,29 +105,12 @@ static int usage(const char *fmt, const char *arg)
 	return 2;
 }
 
-/* HOST:GUEST[:rw|:ro] into m (pointing into arg, which it edits). The
- * guest path is after the last ':' (after a trailing :rw/:ro is taken
- * off), so a host path may hold ':'. The library checks the rest (the
- * host path exists, the guest path is allowed) when the server starts. */
-static int parse_mount(char *arg, cc_mount *m)
+/* usage() with a flag's heap message (flags.h), which it frees. */
+static int usage_free(char *why)
 {
-	size_t n = strlen(arg);
-	bool suffix = n > 3 && (!strcmp(arg + n - 3, ":rw") || !strcmp(arg + n - 3, ":ro"));
-	char *colon = NULL;
-	for (size_t i = suffix ? n - 3 : n; i-- > 0;)
-		if (arg[i] == ':') {
-			colon = arg + i;
-			break;
-		}
-	if (!colon || colon == arg || colon[1] != '/')
-		return -1;
-	m->writable = suffix && arg[n - 1] == 'w';
-	if (suffix)
-		arg[n - 3] = 0;
-	*colon = 0;
-	m->host = arg;
-	m->guest = colon + 1;
-	return 0;
+	int st = usage("%s", why ? why : "out of memory");
+	free(why);
+	return st;
 }
 
 /* Check the grants once, before serving: a runtime is started with them
@@ -212,7 +198,210 @@ static int start_upstreams(struct mcp_config *cfg)
 	return 0;
 }
 
-int cc_mcp_main(int argc, char **argv)
+/* What the flags say besides mcp_config: for the checks after parsing. */
+struct flags_extra {
+	const char *token_file, *route_self, *route_peers;
+	const char *up_limits[64]; /* --upstream-max-calls, checked once all are in */
+	size_t n_up_limits;
+};
+
+/* The flags of every runtime (most shared with the CLI: flags.h). Returns 0, 2 after printing a
+ * usage error, or -1: not one of these. */
+static int runtime_flag(int c, char *arg, struct mcp_config *cfg)
+{
+	char *why = NULL;
+	switch (c) {
+	case 't':
+		if (cc_flag_timeout(arg, &cfg->timeout_s, &why) < 0)
+			return usage_free(why);
+		break;
+	case 'm':
+		if (cc_flag_memory(arg, &cfg->memory_mib, &why) < 0)
+			return usage_free(why);
+		break;
+	case 's':
+		if (cc_flag_sandbox(arg, &cfg->sandbox, &why) < 0)
+			return usage_free(why);
+		break;
+	case 'L':
+		if (cc_flag_append("--library", arg, cfg->libraries, &cfg->n_libraries,
+				   sizeof(cfg->libraries) / sizeof(cfg->libraries[0]), &why) < 0)
+			return usage_free(why);
+		break;
+	case 'N':
+		cfg->node_modules = arg;
+		break;
+	case 'w':
+		cfg->web_polyfills = true;
+		break;
+	case 'T':
+		if (cc_flag_scratch(arg, &cfg->scratch_mib, &why) < 0)
+			return usage_free(why);
+		break;
+	case 'M':
+		if (cc_flag_mount(arg, cfg->mounts, &cfg->n_mounts, &why) < 0)
+			return usage_free(why);
+		break;
+	case 'y':
+		if (cc_flag_append("--python-path", arg, cfg->python_path, &cfg->n_python_path,
+				   CC_MAX_PYTHON_PATH, &why) < 0)
+			return usage_free(why);
+		break;
+	case 'n': {
+		const char **l = realloc(cfg->allow_net, (cfg->n_allow_net + 1) * sizeof(*l));
+		if (!l)
+			return usage("%s", "out of memory");
+		cfg->allow_net = l;
+		l[cfg->n_allow_net++] = arg;
+		break;
+	}
+	case 'c':
+		cfg->ca_file = arg;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* The limits of every runtime the server starts, checked by the library
+ * (flags.h). Returns 0, 2 after printing a usage error, or -1: not one of
+ * these. */
+static int runtime_limit_flag(int c, char *arg, struct mcp_config *cfg)
+{
+	static const char *const names[] = {
+		['R'] = "--max-result", ['C'] = "--cpu", ['F'] = "--max-open-files"
+	};
+	char *why = NULL;
+	uint64_t v;
+	double d;
+	if (c == 'Z') {
+		if (number(arg, 1, 1 << 20, &d) < 0 || d != (double)(uint64_t)d)
+			return usage("--max-file-size wants MiB from 1 to 1048576, not '%s'", arg);
+		cfg->max_file_size_mib = (uint64_t)d;
+		return 0;
+	}
+	if (c != 'R' && c != 'C' && c != 'F')
+		return -1;
+	if (cc_flag_limit(names[c], arg, &v, &why) < 0)
+		return usage_free(why);
+	if (c == 'R')
+		cfg->max_result = v;
+	else if (c == 'C')
+		cfg->cpu_s = (uint32_t)v;
+	else
+		cfg->max_open_files = (uint32_t)v;
+	return 0;
+}
+
+/* Counts and sizes of the server itself. Returns 0, 2 after printing a
+ * usage error, or -1: not one of these. */
+static int limit_flag(int c, char *arg, struct mcp_config *cfg)
+{
+	double v;
+	switch (c) {
+	case 'P':
+		if (number(arg, 0, 64, &v) < 0 || v != (double)(unsigned)v)
+			return usage("--pool wants a count of ready sessions from 0 to 64, "
+				     "not '%s'",
+				     arg);
+		cfg->pool_size = (unsigned)v;
+		break;
+	case 'X':
+		if (number(arg, 1, CC_FORK_MAX_SESSIONS_LIMIT, &v) < 0 || v != (double)(unsigned)v)
+			return usage("--fork-max-sessions wants a count from 1 to 4096, not '%s'",
+				     arg);
+		cfg->fork_max_sessions = (unsigned)v;
+		break;
+	case 'S':
+		if (number(arg, 1, 100000, &v) < 0 || v != (double)(unsigned)v)
+			return usage("--max-sessions wants a count from 1 to 100000, not '%s'",
+				     arg);
+		cfg->max_sessions = (unsigned)v;
+		break;
+	case 'i':
+		if (number(arg, 0.1, 31536000, &v) < 0)
+			return usage("--idle-timeout wants seconds (at least 0.1), not '%s'", arg);
+		cfg->idle_timeout_s = v;
+		break;
+	case 'r':
+		if (number(arg, 1024, 1 << 30, &v) < 0 || v != (double)(size_t)v)
+			return usage("--max-request wants bytes from 1024 to 1073741824, not "
+				     "'%s'",
+				     arg);
+		cfg->max_request = (size_t)v;
+		break;
+	case 'o':
+		if (number(arg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
+			return usage("--max-output wants bytes from 1024 to 1073741824, not "
+				     "'%s'",
+				     arg);
+		cfg->max_output = (uint64_t)v;
+		break;
+	case 'B':
+		if (number(arg, 0, 1e9, &v) < 0 || v != (double)(uint64_t)v)
+			return usage("--max-tool-calls wants a count from 0 to 1000000000, "
+				     "not '%s'",
+				     arg);
+		cfg->max_tool_calls = (uint64_t)v;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* Transport, authentication, routing and code mode's upstreams. Returns 0, 2 after printing a usage
+ * error, or -1: not one of these. */
+static int server_flag(int c, char *arg, struct mcp_config *cfg, struct flags_extra *x)
+{
+	switch (c) {
+	case 'H':
+		cfg->http = arg;
+		break;
+	case 'A':
+		x->token_file = arg;
+		break;
+	case 'e':
+		x->route_self = arg;
+		break;
+	case 'p':
+		x->route_peers = arg;
+		break;
+	case 'U': {
+		const char *why = NULL;
+		struct mcp_upstream *u = mcp_upstream_parse(arg, &why);
+		struct mcp_upstream **l =
+			u ? realloc(cfg->upstreams, (cfg->n_upstreams + 1) * sizeof(*l)) : NULL;
+		if (!l) {
+			mcp_upstream_free(u);
+			return usage("%s", why ? why : "out of memory");
+		}
+		cfg->upstreams = l;
+		for (size_t i = 0; i < cfg->n_upstreams; i++)
+			if (!strcmp(mcp_upstream_name(l[i]), mcp_upstream_name(u))) {
+				mcp_upstream_free(u);
+				return usage("--upstream: the name '%s' is given twice",
+					     mcp_upstream_name(l[i]));
+			}
+		l[cfg->n_upstreams++] = u;
+		break;
+	}
+	case 'u':
+		if (x->n_up_limits == 64)
+			return usage("--upstream-max-calls given more than 64 times (at '%s')",
+				     arg);
+		x->up_limits[x->n_up_limits++] = arg;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* Every flag into cfg and x. Returns -1 (go on), or the exit status: 0
+ * after --help, 2 after printing a usage error. */
+static int parse_flags(int argc, char **argv, struct mcp_config *cfg, struct flags_extra *x)
 {
 	static const struct option opts[] = {
 		{ "http", required_argument, NULL, 'H' },
@@ -246,6 +435,85 @@ int cc_mcp_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	optind = 2;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		int st = runtime_flag(c, optarg, cfg);
+		if (st < 0)
+			st = runtime_limit_flag(c, optarg, cfg);
+		if (st < 0)
+			st = limit_flag(c, optarg, cfg);
+		if (st < 0)
+			st = server_flag(c, optarg, cfg, x);
+		if (st > 0)
+			return st;
+		if (st == 0)
+			continue;
+		if (c == 'h') {
+			fputs(mcp_usage, stdout);
+			return 0;
+		}
+		return usage("unknown or incomplete option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc)
+		return usage("unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+/* The checks that need every flag, and what they make (the route, the
+ * token, the upstreams started). Returns 0, or the exit status after
+ * printing why. */
+static int finish_flags(struct mcp_config *cfg, const struct flags_extra *x)
+{
+	char why[512];
+	if (cfg->fork_max_sessions && cfg->fork_max_sessions < cfg->pool_size)
+		return usage("%s", "--fork-max-sessions must be at least --pool (the ready "
+				   "sessions count against it)");
+	if (!x->route_self != !x->route_peers || (x->route_self && !cfg->http))
+		return usage("%s", "--route-self and --route-peers go together, with --http");
+	if (x->route_self &&
+	    !(cfg->route = mcp_route_new(x->route_peers, x->route_self, why, sizeof(why))))
+		return usage("%s", why);
+	if (x->token_file && !cfg->http)
+		return usage("%s", "--auth-token-file is for --http (stdio has no requests to "
+				   "authenticate)");
+	cc_net_options net;
+	cc_net_options_init(&net);
+	net.allow = cfg->allow_net;
+	net.n_allow = cfg->n_allow_net;
+	net.ca_file = cfg->ca_file;
+	cc_error nerr = { 0 };
+	if (cc_net_check(&net, &nerr) < 0) {
+		int st = usage("%s", nerr.message ? nerr.message : "bad --allow-net");
+		cc_error_clear(&nerr);
+		return st;
+	}
+	if (cfg->sandbox == CC_SANDBOX_OFF)
+		fprintf(stderr,
+			"codecage mcp: WARNING: --sandbox off: guest code runs with process "
+			"hygiene and limits only, for tests and debugging\n");
+	if (check_mounts(cfg))
+		return 2;
+	if (x->token_file &&
+	    !(cfg->auth_token = mcp_auth_read_token(x->token_file, why, sizeof(why))))
+		return usage("%s", why);
+	int st = upstream_limits(cfg, x->up_limits, x->n_up_limits);
+	return st ? st : start_upstreams(cfg);
+}
+
+static void config_free(struct mcp_config *cfg)
+{
+	free(cfg->allow_net);
+	free(cfg->auth_token);
+	mcp_route_free(cfg->route);
+	for (size_t i = 0; i < cfg->n_upstreams; i++)
+		mcp_upstream_free(cfg->upstreams[i]);
+	free(cfg->upstreams);
+}
+
+int cc_mcp_main(int argc, char **argv)
+{
 	struct mcp_config cfg = {
 		.timeout_s = 30,
 		.sandbox = CC_SANDBOX_REQUIRE,
@@ -258,259 +526,27 @@ int cc_mcp_main(int argc, char **argv)
 		.max_result = 1u << 20,
 		.max_tool_calls = 50,
 	};
-	const char *token_file = NULL, *route_self = NULL, *route_peers = NULL;
-	const char *up_limits[64];
-	size_t n_up_limits = 0;
-	optind = 2;
-	opterr = 0;
-	int c;
-	double v;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (c) {
-		case 'H':
-			cfg.http = optarg;
-			break;
-		case 'n': {
-			const char **l = realloc(cfg.allow_net, (cfg.n_allow_net + 1) * sizeof(*l));
-			if (!l)
-				return usage("%s", "out of memory");
-			cfg.allow_net = l;
-			l[cfg.n_allow_net++] = optarg;
-			break;
-		}
-		case 'c':
-			cfg.ca_file = optarg;
-			break;
-		case 'P':
-			if (number(optarg, 0, 64, &v) < 0 || v != (double)(unsigned)v)
-				return usage("--pool wants a count of ready sessions from 0 to 64, "
-					     "not '%s'",
-					     optarg);
-			cfg.pool_size = (unsigned)v;
-			break;
-		case 'X':
-			if (number(optarg, 1, CC_FORK_MAX_SESSIONS_LIMIT, &v) < 0 ||
-			    v != (double)(unsigned)v)
-				return usage("--fork-max-sessions wants a count from 1 to 4096, "
-					     "not '%s'",
-					     optarg);
-			cfg.fork_max_sessions = (unsigned)v;
-			break;
-		case 'A':
-			token_file = optarg;
-			break;
-		case 'e':
-			route_self = optarg;
-			break;
-		case 'p':
-			route_peers = optarg;
-			break;
-		case 'R':
-			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
-				return usage("--max-result wants bytes from 1024 to 1073741824, "
-					     "not '%s'",
-					     optarg);
-			cfg.max_result = (uint64_t)v;
-			break;
-		case 'C':
-			if (number(optarg, 1, 1 << 30, &v) < 0 || v != (double)(uint32_t)v)
-				return usage("--cpu wants whole CPU seconds from 1, not '%s'",
-					     optarg);
-			cfg.cpu_s = (uint32_t)v;
-			break;
-		case 'F':
-			if (number(optarg, 16, 1 << 20, &v) < 0 || v != (double)(uint32_t)v)
-				return usage("--max-open-files wants a count from 16 to 1048576, "
-					     "not '%s'",
-					     optarg);
-			cfg.max_open_files = (uint32_t)v;
-			break;
-		case 'Z':
-			if (number(optarg, 1, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
-				return usage(
-					"--max-file-size wants MiB from 1 to 1048576, not '%s'",
-					optarg);
-			cfg.max_file_size_mib = (uint64_t)v;
-			break;
-		case 't':
-			if (number(optarg, 0.001, 86400, &v) < 0)
-				return usage("--timeout wants seconds in (0, 86400], not '%s'",
-					     optarg);
-			cfg.timeout_s = v;
-			break;
-		case 'm':
-			if (number(optarg, 16, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
-				return usage("--memory wants MiB between 16 and 1048576, not '%s'",
-					     optarg);
-			cfg.memory_mib = (uint64_t)v;
-			break;
-		case 's':
-			if (cc_sandbox_mode_parse(optarg, &cfg.sandbox) < 0)
-				return usage("--sandbox wants require, auto or off, not '%s'",
-					     optarg);
-			break;
-		case 'S':
-			if (number(optarg, 1, 100000, &v) < 0 || v != (double)(unsigned)v)
-				return usage(
-					"--max-sessions wants a count from 1 to 100000, not '%s'",
-					optarg);
-			cfg.max_sessions = (unsigned)v;
-			break;
-		case 'i':
-			if (number(optarg, 0.1, 31536000, &v) < 0)
-				return usage(
-					"--idle-timeout wants seconds (at least 0.1), not '%s'",
-					optarg);
-			cfg.idle_timeout_s = v;
-			break;
-		case 'r':
-			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(size_t)v)
-				return usage(
-					"--max-request wants bytes from 1024 to 1073741824, not "
-					"'%s'",
-					optarg);
-			cfg.max_request = (size_t)v;
-			break;
-		case 'o':
-			if (number(optarg, 1024, 1 << 30, &v) < 0 || v != (double)(uint64_t)v)
-				return usage(
-					"--max-output wants bytes from 1024 to 1073741824, not "
-					"'%s'",
-					optarg);
-			cfg.max_output = (uint64_t)v;
-			break;
-		case 'L':
-			if (cfg.n_libraries == sizeof(cfg.libraries) / sizeof(cfg.libraries[0]))
-				return usage("--library given more than 64 times (at '%s')",
-					     optarg);
-			cfg.libraries[cfg.n_libraries++] = optarg;
-			break;
-		case 'N':
-			cfg.node_modules = optarg;
-			break;
-		case 'w':
-			cfg.web_polyfills = true;
-			break;
-		case 'T':
-			if (number(optarg, 0, 1 << 20, &v) < 0 || v != (double)(uint64_t)v)
-				return usage("--scratch wants MiB from 0 to 1048576, not '%s'",
-					     optarg);
-			cfg.scratch_mib = (uint64_t)v;
-			break;
-		case 'M':
-			if (cfg.n_mounts == CC_MAX_MOUNTS)
-				return usage("--mount: at most 32 grants, not more ('%s')", optarg);
-			if (parse_mount(optarg, &cfg.mounts[cfg.n_mounts]) < 0)
-				return usage("--mount wants HOST:GUEST[:rw] with an absolute GUEST "
-					     "path, not '%s'",
-					     optarg);
-			cfg.n_mounts++;
-			break;
-		case 'y':
-			if (cfg.n_python_path == CC_MAX_PYTHON_PATH)
-				return usage("--python-path: at most 8 folders, not more ('%s')",
-					     optarg);
-			cfg.python_path[cfg.n_python_path++] = optarg;
-			break;
-		case 'U': {
-			const char *why = NULL;
-			struct mcp_upstream *u = mcp_upstream_parse(optarg, &why);
-			struct mcp_upstream **l =
-				u ? realloc(cfg.upstreams, (cfg.n_upstreams + 1) * sizeof(*l))
-				  : NULL;
-			if (!l) {
-				mcp_upstream_free(u);
-				return usage("%s", why ? why : "out of memory");
-			}
-			cfg.upstreams = l;
-			for (size_t i = 0; i < cfg.n_upstreams; i++)
-				if (!strcmp(mcp_upstream_name(l[i]), mcp_upstream_name(u))) {
-					mcp_upstream_free(u);
-					return usage("--upstream: the name '%s' is given twice",
-						     mcp_upstream_name(l[i]));
-				}
-			l[cfg.n_upstreams++] = u;
-			break;
-		}
-		case 'B':
-			if (number(optarg, 0, 1e9, &v) < 0 || v != (double)(uint64_t)v)
-				return usage("--max-tool-calls wants a count from 0 to 1000000000, "
-					     "not '%s'",
-					     optarg);
-			cfg.max_tool_calls = (uint64_t)v;
-			break;
-		case 'u':
-			if (n_up_limits == 64)
-				return usage(
-					"--upstream-max-calls given more than 64 times (at '%s')",
-					optarg);
-			up_limits[n_up_limits++] = optarg;
-			break;
-		case 'h':
-			fputs(mcp_usage, stdout);
-			return 0;
-		default:
-			return usage("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
+	struct flags_extra x = { 0 };
+	int st = parse_flags(argc, argv, &cfg, &x);
+	if (st < 0)
+		st = finish_flags(&cfg, &x);
+	else if (st == 0)
+		st = -2; /* --help: done */
+	if (st != 0) {
+		config_free(&cfg);
+		return st == -2 ? 0 : st;
 	}
-	if (optind != argc)
-		return usage("unexpected argument '%s'", argv[optind]);
-	if (cfg.fork_max_sessions && cfg.fork_max_sessions < cfg.pool_size)
-		return usage("%s", "--fork-max-sessions must be at least --pool (the ready "
-				   "sessions count against it)");
-	if (!route_self != !route_peers || (route_self && !cfg.http))
-		return usage("%s", "--route-self and --route-peers go together, with --http");
-	if (route_self) {
-		char why[512];
-		cfg.route = mcp_route_new(route_peers, route_self, why, sizeof(why));
-		if (!cfg.route)
-			return usage("%s", why);
-	}
-	if (token_file && !cfg.http)
-		return usage("%s", "--auth-token-file is for --http (stdio has no requests to "
-				   "authenticate)");
-	cc_net_options net;
-	cc_net_options_init(&net);
-	net.allow = cfg.allow_net;
-	net.n_allow = cfg.n_allow_net;
-	net.ca_file = cfg.ca_file;
-	cc_error nerr = { 0 };
-	if (cc_net_check(&net, &nerr) < 0) {
-		int st = usage("%s", nerr.message ? nerr.message : "bad --allow-net");
-		cc_error_clear(&nerr);
-		return st;
-	}
-	if (cfg.sandbox == CC_SANDBOX_OFF)
-		fprintf(stderr,
-			"codecage mcp: WARNING: --sandbox off: guest code runs with process "
-			"hygiene and limits only, for tests and debugging\n");
-	if (check_mounts(&cfg))
-		return 2;
-	if (token_file) {
-		char why[512];
-		cfg.auth_token = mcp_auth_read_token(token_file, why, sizeof(why));
-		if (!cfg.auth_token)
-			return usage("%s", why);
-	}
-	int st = upstream_limits(&cfg, up_limits, n_up_limits);
-	if (st || (st = start_upstreams(&cfg)))
-		return st;
 	/* A client that goes away must not kill us through a write. */
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile(&cfg);
 	struct mcp_server *srv = mcp_server_new(&cfg);
-	if (!srv) {
+	int rc = 1;
+	if (srv) {
+		rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
+		mcp_server_free(srv);
+	} else {
 		fprintf(stderr, "codecage mcp: cannot start the server (out of memory)\n");
-		free(cfg.auth_token);
-		return 1;
 	}
-	int rc = cfg.http ? mcp_serve_http(srv) : mcp_serve_stdio(srv);
-	mcp_server_free(srv);
-	free(cfg.allow_net);
-	free(cfg.auth_token);
-	mcp_route_free(cfg.route);
-	for (size_t i = 0; i < cfg.n_upstreams; i++)
-		mcp_upstream_free(cfg.upstreams[i]);
-	free(cfg.upstreams);
+	config_free(&cfg);
 	return rc;
 }

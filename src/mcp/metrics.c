@@ -10,7 +10,6 @@
 #include "pools.h"
 #include "session.h"
 
-static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
 static const char *const tool_names[MCP_LANGS + 1] = { "run_python", "run_javascript", "unknown" };
 /* Upper bounds of the duration buckets, s (+Inf follows). */
 static const double buckets[] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60 };
@@ -115,13 +114,14 @@ static void render_runtimes(struct cc_buf *b, const struct mcp_metrics *m)
 			cc_buf_printf(b,
 				      "codecage_mcp_runtimes_started_total{language=\"%s\",source="
 				      "\"%s\"} %llu\n",
-				      lang_names[l], p ? "pool" : "fresh", m->started[l][p]);
+				      cc_language_name(mcp_lang_cc(l)), p ? "pool" : "fresh",
+				      m->started[l][p]);
 	cc_buf_puts(b, "# HELP codecage_mcp_runtimes_replaced_total Runtimes started in place of "
 		       "one that ended (reset, crash, kill on timeout, cancel, idle).\n"
 		       "# TYPE codecage_mcp_runtimes_replaced_total counter\n");
 	for (int l = 0; l < MCP_LANGS; l++)
 		cc_buf_printf(b, "codecage_mcp_runtimes_replaced_total{language=\"%s\"} %llu\n",
-			      lang_names[l], m->replaced[l]);
+			      cc_language_name(mcp_lang_cc(l)), m->replaced[l]);
 }
 
 static void render_pools(struct cc_buf *b, struct mcp_server *srv)
@@ -144,14 +144,15 @@ static void render_pools(struct cc_buf *b, struct mcp_server *srv)
 		       "# TYPE codecage_mcp_pool_ready gauge\n");
 	bool started[MCP_LANGS];
 	for (int l = 0; l < MCP_LANGS; l++)
-		cc_buf_printf(b, "codecage_mcp_pool_ready{language=\"%s\"} %u\n", lang_names[l],
+		cc_buf_printf(b, "codecage_mcp_pool_ready{language=\"%s\"} %u\n",
+			      cc_language_name(mcp_lang_cc(l)),
 			      mcp_pools_ready(mcp_server_pools(srv), l, &started[l]));
 	cc_buf_puts(b,
 		    "# HELP codecage_mcp_pool_started Has the language's pool started (at server "
 		    "start; a failed one is retried).\n# TYPE codecage_mcp_pool_started gauge\n");
 	for (int l = 0; l < MCP_LANGS; l++)
-		cc_buf_printf(b, "codecage_mcp_pool_started{language=\"%s\"} %d\n", lang_names[l],
-			      started[l]);
+		cc_buf_printf(b, "codecage_mcp_pool_started{language=\"%s\"} %d\n",
+			      cc_language_name(mcp_lang_cc(l)), started[l]);
 }
 
 char *mcp_metrics_render(struct mcp_server *srv)

@@ -32,7 +32,7 @@ struct mcp_pools {
 
 void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o)
 {
-	cc_options_init(o, lang == MCP_LANG_PY ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT);
+	cc_options_init(o, mcp_lang_cc(lang));
 	o->sandbox = cfg->sandbox;
 	o->web_polyfills = cfg->web_polyfills && lang != MCP_LANG_PY;
 	o->limits.timeout_s = cfg->timeout_s;
@@ -118,9 +118,8 @@ static cc_pool *pool_get(struct mcp_pools *p, int lang)
 			fprintf(stderr,
 				"codecage mcp: the %s pool cannot start (%s: %.300s); starting "
 				"workers one by one, next try in %.0f s\n",
-				lang == MCP_LANG_PY ? "python" : "javascript",
-				cc_error_kind_name(err.kind), err.message ? err.message : "",
-				MCP_POOL_RETRY_S);
+				cc_language_name(mcp_lang_cc(lang)), cc_error_kind_name(err.kind),
+				err.message ? err.message : "", MCP_POOL_RETRY_S);
 			p->failed_at[lang] = mcp_now();
 			pool = NULL;
 		} else {
@@ -154,10 +153,11 @@ static int finish(const struct mcp_config *cfg, cc_runtime *rt, cc_error *err)
 		if (cc_runtime_set_net(rt, &net, err) < 0)
 			return -1;
 	}
-	/* Code mode: the upstreams' tools (their error texts are their
-	 * results, which the guest must see). Without upstreams no host tool
-	 * is bound; keep host error text away from the guest should one be. */
-	cc_runtime_set_redaction(rt, cfg->n_upstreams == 0);
+	/* Host error text stays away from the guest, but for the tools of
+	 * code mode's upstreams: their error texts are their results, which
+	 * the guest must see (mcp_upstreams_bind turns redaction off for each,
+	 * cc_runtime_set_tool_redaction). */
+	cc_runtime_set_redaction(rt, true);
 	if (mcp_upstreams_bind(cfg->upstreams, cfg->n_upstreams, rt, err) < 0)
 		return cc_fail_wrap(err, "binding the upstream tools");
 	/* A value with no JSON form comes back as its text, never a failure. */

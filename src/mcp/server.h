@@ -22,7 +22,7 @@
 /* Flags of `codecage mcp`; main.c fills the defaults named here. */
 struct mcp_config {
 	double timeout_s;	 /* default and largest per-call deadline, s; 30 */
-	uint64_t memory_mib;	 /* engine heap per runtime, MiB; 0 = library default (512) */
+	uint64_t memory_mib;	 /* engine heap per runtime, MiB; 0 = the library default */
 	cc_sandbox_mode sandbox; /* require */
 	unsigned max_sessions;	 /* HTTP sessions at once; 64 */
 	double idle_timeout_s;	 /* a session idle this long is reaped, s; 600 */

@@ -18,8 +18,6 @@
 #include "session.h"
 #include "upstream.h"
 
-static const char *const lang_names[MCP_LANGS] = { "python", "javascript" };
-
 bool mcp_queued_method(const char *method)
 {
 	return !strcmp(method, "tools/call") || !strcmp(method, "resources/list") ||
@@ -222,11 +220,12 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 			set_ended(s, lang, "the worker died");
 	}
 	if (reset) {
-		if (asprintf(note, "the %s state was reset (reset: true)", lang_names[lang]) < 0)
+		if (asprintf(note, "the %s state was reset (reset: true)",
+			     cc_language_name(mcp_lang_cc(lang))) < 0)
 			*note = NULL;
 	} else if (s->ended[lang]) {
 		if (asprintf(note, "the previous %s runtime ended (%s); state was reset%s",
-			     lang_names[lang], s->ended[lang],
+			     cc_language_name(mcp_lang_cc(lang)), s->ended[lang],
 			     mcp_server_config(srv)->scratch_mib ? " and its /tmp files are gone"
 								 : "") < 0)
 			*note = NULL;
@@ -244,8 +243,8 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	bool pooled = false;
 	if (mcp_runtime_start(srv, lang, &rt, &pooled, err) < 0) {
 		cc_runtime_close(old);
-		mcp_log(s, sink, MCP_ERROR, "cannot start the %s runtime: %s", lang_names[lang],
-			cc_error_kind_name(err->kind));
+		mcp_log(s, sink, MCP_ERROR, "cannot start the %s runtime: %s",
+			cc_language_name(mcp_lang_cc(lang)), cc_error_kind_name(err->kind));
 		return -1;
 	}
 	carry_scratch(srv, old, rt, lang, note);
@@ -253,8 +252,8 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 	mcp_metrics_runtime(mcp_server_metrics(srv), lang, pooled, replaced);
 	const cc_sandbox_report *sb = cc_runtime_sandbox(rt);
 	mcp_log(s, sink, MCP_INFO, "started the %s runtime%s: %s; sandbox layers: %s",
-		lang_names[lang], pooled ? " (from the pool)" : "", cc_runtime_engine_version(rt),
-		sb->applied);
+		cc_language_name(mcp_lang_cc(lang)), pooled ? " (from the pool)" : "",
+		cc_runtime_engine_version(rt), sb->applied);
 	pthread_mutex_lock(&s->lock);
 	s->rt[lang] = rt;
 	pthread_mutex_unlock(&s->lock);

@@ -14,6 +14,12 @@ enum {
 	MCP_LANGS = 2
 };
 
+/* The public language of an MCP_LANG_* index (names: cc_language_name). */
+static inline cc_language mcp_lang_cc(int lang)
+{
+	return lang == MCP_LANG_PY ? CC_LANG_PYTHON : CC_LANG_JAVASCRIPT;
+}
+
 /* Logging levels of MCP (RFC 5424 order, 0 = debug). */
 enum mcp_level {
 	MCP_DEBUG,

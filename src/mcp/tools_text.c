@@ -273,15 +273,15 @@ char *mcp_search_tools(const struct mcp_config *cfg, const json_t *args, const c
 {
 	const char *q = json_string_value(json_object_get(args, "query"));
 	const char *lang = json_string_value(json_object_get(args, "language"));
+	cc_language l = CC_LANG_PYTHON;
 	if (!json_is_object(args) || !q || json_object_size(args) > 2 ||
 	    (json_object_size(args) == 2 && !json_object_get(args, "language")) ||
-	    (lang && strcmp(lang, "python") && strcmp(lang, "javascript"))) {
+	    (lang && cc_language_parse(lang, &l) < 0)) {
 		*bad = "search_tools takes {query: string, language?: \"python\" | \"javascript\"}";
 		return NULL;
 	}
 	struct cc_buf b = { 0 };
-	size_t hits = mcp_stubs(&b, cfg->upstreams, cfg->n_upstreams,
-				lang && !strcmp(lang, "javascript"), q);
+	size_t hits = mcp_stubs(&b, cfg->upstreams, cfg->n_upstreams, l == CC_LANG_JAVASCRIPT, q);
 	cc_buf_puts(&b, hits ? "" : "(no tool matches; try a shorter word, or an empty query)\n");
 	json_t *r = json_pack("{s:[{s:s, s:s%}], s:b}", "content", "type", "text", "text",
 			      b.data ? b.data : "", b.len, "isError", 0);

@@ -85,7 +85,8 @@ struct mcp_up_counts {
 };
 
 /* Bind every tool of ups[0..n) on rt as "SERVER.TOOL" (async, keyword
- * arguments). Errors: as cc_runtime_bind_tool_async_kw. */
+ * arguments), unredacted (the guest sees their error texts). Errors: as
+ * cc_runtime_bind_tool_async_kw. */
 int mcp_upstreams_bind(struct mcp_upstream *const *ups, size_t n, cc_runtime *rt, cc_error *err);
 
 /* Around one eval on the calling thread: counts (borrowed, zeroed here) is

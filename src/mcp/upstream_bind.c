@@ -122,7 +122,8 @@ int mcp_upstreams_bind(struct mcp_upstream *const *ups, size_t n, cc_runtime *rt
 		const struct mcp_up_tool *tools = mcp_upstream_tools(ups[i], &k);
 		for (size_t j = 0; j < k; j++)
 			if (cc_runtime_bind_tool_async_kw(rt, tools[j].guest, upstream_tool,
-							  (void *)&tools[j], err) < 0)
+							  (void *)&tools[j], err) < 0 ||
+			    cc_runtime_set_tool_redaction(rt, tools[j].guest, 0, err) < 0)
 				return -1;
 	}
 	return 0;

@@ -491,8 +491,10 @@ static PyObject *shared_close(PyObject *self, PyObject *unused)
 {
 	(void)self;
 	(void)unused;
-	Py_BEGIN_ALLOW_THREADS cc_forkserver_shared_close();
-	Py_END_ALLOW_THREADS Py_RETURN_NONE;
+	Py_BEGIN_ALLOW_THREADS
+		cc_forkserver_shared_close();
+	Py_END_ALLOW_THREADS
+	Py_RETURN_NONE;
 }
 
 static PyObject *shared_pids(PyObject *self, PyObject *unused)
@@ -511,6 +513,86 @@ static PyObject *shared_pids(PyObject *self, PyObject *unused)
 	return l;
 }
 
+/* check_limits(limits): cc_options_check on a JavaScript runtime's
+ * defaults with the limits dict's entries (RuntimeConfig's check) */
+static PyObject *check_limits(PyObject *self, PyObject *limits)
+{
+	(void)self;
+	if (!PyDict_Check(limits))
+		return PyErr_SetString(PyExc_TypeError, "check_limits takes a dict"), NULL;
+	cc_options o;
+	const char *pp[CC_MAX_PYTHON_PATH];
+	if (cc_py_options("javascript", "require", limits, NULL, &o, pp) < 0)
+		return NULL;
+	cc_error err = { 0 };
+	int rc = cc_options_check(&o, &err);
+	cc_py_options_free(&o);
+	if (rc < 0)
+		return cc_py_raise_error(&err);
+	Py_RETURN_NONE;
+}
+
+/* defaults(language): cc_options_init's limits and cc_net_options_init's
+ * under RuntimeConfig's names */
+static PyObject *defaults(PyObject *self, PyObject *arg)
+{
+	(void)self;
+	cc_language lang;
+	const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+	if (!s || cc_language_parse(s, &lang) < 0)
+		return PyErr_Occurred() ? NULL
+					: cc_py_raise(CC_ERR_INVALID_INPUT,
+						      "defaults takes javascript or python");
+	cc_options o;
+	cc_options_init(&o, lang);
+	const cc_limits *l = &o.limits;
+	cc_net_options n;
+	cc_net_options_init(&n);
+	const struct {
+		const char *name;
+		unsigned long long v;
+	} ints[] = {
+		{ "max_memory", l->max_memory },
+		{ "max_stdout", l->max_stdout },
+		{ "max_stderr", l->max_stderr },
+		{ "max_result", l->max_result },
+		{ "max_source", l->max_source },
+		{ "cpu_time", l->cpu_s },
+		{ "max_open_files", l->max_open_files },
+		{ "max_file_size", l->max_file_size },
+		{ "max_pending_calls", l->max_pending_calls },
+		{ "scratch", o.scratch_bytes },
+		{ "net_max_requests", n.max_requests },
+		{ "net_max_response_bytes", n.max_response_bytes },
+		{ "net_max_total_bytes", n.max_total_bytes },
+		{ "net_max_body_bytes", n.max_body_bytes },
+	};
+	PyObject *d = Py_BuildValue("{s:d,s:d,s:d}", "timeout", l->timeout_s, "grace", l->grace_s,
+				    "net_timeout", n.timeout_s);
+	for (size_t i = 0; d && i < sizeof(ints) / sizeof(ints[0]); i++) {
+		PyObject *v = PyLong_FromUnsignedLongLong(ints[i].v);
+		if (!v || PyDict_SetItemString(d, ints[i].name, v) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(v);
+	}
+	return d;
+}
+
+/* language_name(name): cc_language_parse's canonical name, or None */
+static PyObject *language_name(PyObject *self, PyObject *arg)
+{
+	(void)self;
+	cc_language lang;
+	const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+	if (!s) {
+		PyErr_Clear();
+		Py_RETURN_NONE;
+	}
+	if (cc_language_parse(s, &lang) < 0)
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(cc_language_name(lang));
+}
+
 static PyMethodDef module_methods[] = {
 	{ "close_shared_fork_servers", shared_close, METH_NOARGS,
 	  "cc_forkserver_shared_close(): let go of the default path's fork servers." },
@@ -520,6 +602,15 @@ static PyMethodDef module_methods[] = {
 	  "Register make(kind_name, message) -> exception (codecage.errors)." },
 	{ "kind_names", kind_names, METH_NOARGS,
 	  "The closed set of error kind names, in cc_error_kind order." },
+	{ "language_name", language_name, METH_O,
+	  "language_name(name) -> 'javascript', 'python' or None: the library's spellings "
+	  "(cc_language_parse: js, py, any ASCII case)." },
+	{ "defaults", defaults, METH_O,
+	  "defaults(language) -> dict: the library's default limits (cc_options_init, "
+	  "cc_net_options_init) under RuntimeConfig's field names." },
+	{ "check_limits", check_limits, METH_O,
+	  "check_limits(limits): InvalidInputError with the library's message when a "
+	  "limit is out of its range (cc_options_check)." },
 	{ "check_net", cc_py_net_check, METH_O,
 	  "check_net(spec): InvalidInputError when the network policy is malformed." },
 	{ NULL, NULL, 0, NULL },
@@ -549,6 +640,8 @@ PyMODINIT_FUNC PyInit__codecage(void)
 	    PyModule_AddObjectRef(m, "ForkServer", (PyObject *)&cc_py_forkserver_type) < 0 ||
 	    PyModule_AddObjectRef(m, "Pool", (PyObject *)&cc_py_pool_type) < 0 ||
 	    PyModule_AddIntConstant(m, "MAX_DEPTH", CC_VALUE_MAX_DEPTH) < 0 ||
+	    PyModule_AddIntConstant(m, "MAX_TIMEOUT", CC_MAX_TIMEOUT_S) < 0 ||
+	    PyModule_AddStringConstant(m, "REDACTED_MESSAGE", CC_REDACTED_MESSAGE) < 0 ||
 	    PyModule_AddIntConstant(m, "BIGINT_MAX_DIGITS", CC_BIGINT_MAX_DIGITS) < 0) {
 		Py_DECREF(m);
 		return NULL;

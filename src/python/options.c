@@ -154,13 +154,12 @@ static int python_path(PyObject *limits, const char **pp, cc_options *o)
 int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const char *worker_dir,
 		  cc_options *o, const char **pp)
 {
-	if (!strcmp(lang, "python"))
-		cc_options_init(o, CC_LANG_PYTHON);
-	else if (!strcmp(lang, "javascript"))
-		cc_options_init(o, CC_LANG_JAVASCRIPT);
-	else
-		return cc_py_raise(CC_ERR_INVALID_INPUT, "language must be python or javascript"),
+	cc_language language;
+	if (cc_language_parse(lang, &language) < 0)
+		return cc_py_raise(CC_ERR_INVALID_INPUT,
+				   "language must be javascript (js) or python (py)"),
 		       -1;
+	cc_options_init(o, language);
 	if (cc_sandbox_mode_parse(sandbox, &o->sandbox) < 0)
 		return cc_py_raise(CC_ERR_INVALID_INPUT, "sandbox must be require, auto or off"),
 		       -1;

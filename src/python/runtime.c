@@ -59,12 +59,8 @@ static void fail_from_exception(cc_tool_call *call, const char *prefix)
 	Py_XDECREF(tb);
 }
 
-static PyObject *pending_resolve(pending_obj *self, PyObject *args)
+static PyObject *pending_resolve(pending_obj *self, PyObject *value)
 {
-	PyObject *value;
-	int redact = 0;
-	if (!PyArg_ParseTuple(args, "O|p:resolve", &value, &redact))
-		return NULL;
 	if (!self->call)
 		Py_RETURN_FALSE;
 	cc_tool_call *call = self->call;
@@ -72,16 +68,9 @@ static PyObject *pending_resolve(pending_obj *self, PyObject *args)
 	cc_value *v = NULL;
 	int rc;
 	if (cc_py_to_value(value, &v) < 0) {
-		if (redact) { /* the host's type names stay on the host */
-			PyErr_Clear();
-			cc_tool_call_fail(
-				call, "ToolResultError",
-				"the host tool returned a value that cannot cross the sandbox "
-				"boundary (details are not shown to guest code)");
-		} else {
-			fail_from_exception(call, "the host tool returned a value that cannot "
-						  "cross the sandbox boundary: ");
-		}
+		/* the supervisor redacts it when the tool's calls are redacted */
+		fail_from_exception(call, "the host tool returned a value that cannot "
+					  "cross the sandbox boundary: ");
 		Py_RETURN_TRUE;
 	}
 	rc = cc_tool_call_return(call, v);
@@ -106,10 +95,13 @@ static PyObject *pending_hold(pending_obj *self, PyObject *args)
 	double timeout;
 	if (!PyArg_ParseTuple(args, "d:hold", &timeout))
 		return NULL;
-	if (!(timeout > 0 && timeout <= 86400))
-		return cc_py_raise(CC_ERR_INVALID_INPUT,
-				   "the approval timeout must be in (0, 86400] seconds"),
-		       NULL;
+	/* cc_tool_call_hold refuses it too, but cannot say why */
+	if (!(timeout > 0 && timeout <= CC_MAX_TIMEOUT_S)) {
+		char msg[80]; /* ASCII, fits */
+		snprintf(msg, sizeof(msg), "the approval timeout must be in (0, %d] seconds",
+			 CC_MAX_TIMEOUT_S);
+		return cc_py_raise(CC_ERR_INVALID_INPUT, msg), NULL;
+	}
 	if (!self->call)
 		Py_RETURN_FALSE;
 	return PyBool_FromLong(cc_tool_call_hold(self->call, timeout) == 0);
@@ -131,10 +123,11 @@ static void pending_dealloc(pending_obj *self)
 }
 
 static PyMethodDef pending_methods[] = {
-	{ "resolve", (PyCFunction)pending_resolve, METH_VARARGS,
-	  "resolve(value, redact=False) -> bool: answer with value (converted now; a value "
-	  "that cannot cross fails the call as ToolResultError, without details when "
-	  "redact). False when already answered or the eval is over. Thread-safe." },
+	{ "resolve", (PyCFunction)pending_resolve, METH_O,
+	  "resolve(value) -> bool: answer with value (converted now; a value that cannot "
+	  "cross fails the call as ToolResultError, whose message the supervisor redacts "
+	  "as it does a failure's). False when already answered or the eval is over. "
+	  "Thread-safe." },
 	{ "reject", (PyCFunction)pending_reject, METH_VARARGS,
 	  "reject(name, message, bases=None) -> bool: fail the call; the guest sees an error "
 	  "named `name`, its class also derived from the builtin exception classes named in "
@@ -566,6 +559,23 @@ static PyObject *rt_set_tool_budget(rt_obj *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+static PyObject *rt_set_tool_redaction(rt_obj *self, PyObject *args)
+{
+	const char *name;
+	int redact;
+	if (!PyArg_ParseTuple(args, "si:set_tool_redaction", &name, &redact))
+		return NULL;
+	cc_runtime *rt = take(self);
+	if (!rt)
+		return NULL;
+	cc_error err = { 0 };
+	int rc = cc_runtime_set_tool_redaction(rt, name, redact, &err);
+	give(self);
+	if (rc < 0)
+		return cc_py_raise_error(&err);
+	Py_RETURN_NONE;
+}
+
 /* A runtime's on/off setting: on's truth passed to set. */
 static PyObject *set_switch(rt_obj *self, PyObject *on, void (*set)(cc_runtime *, bool))
 {
@@ -775,6 +785,9 @@ static PyMethodDef rt_methods[] = {
 	  "set_tool_budget(name, Budget | None): count one tool against its own budget." },
 	{ "set_redaction", (PyCFunction)rt_set_redaction, METH_O,
 	  "set_redaction(bool): hide failing tools' messages from the guest." },
+	{ "set_tool_redaction", (PyCFunction)rt_set_tool_redaction, METH_VARARGS,
+	  "set_tool_redaction(name, redact: 1 | 0 | -1): one tool's redaction (-1: the "
+	  "runtime's; cc_runtime_set_tool_redaction)." },
 	{ "set_net", (PyCFunction)rt_set_net, METH_O,
 	  "set_net(spec): the network policy (see codecage.RuntimeConfig.allow_net)." },
 	{ "set_output_handler", (PyCFunction)rt_set_output_handler, METH_O,

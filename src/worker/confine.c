@@ -44,28 +44,42 @@
 /* Without a user namespace, a worker started by root becomes nobody. */
 #define CC_NOBODY 65534
 
-static void append(char *buf, size_t cap, const char *name)
+static const char *const layer_names[CC_LAYER_COUNT] = {
+	[CC_LAYER_HYGIENE] = "hygiene",		  [CC_LAYER_RLIMITS] = "rlimits",
+	[CC_LAYER_NAMESPACES] = "namespaces",	  [CC_LAYER_CAPABILITIES] = "capabilities",
+	[CC_LAYER_NO_NEW_PRIVS] = "no_new_privs", [CC_LAYER_LANDLOCK] = "landlock",
+	[CC_LAYER_SECCOMP] = "seccomp",		  [CC_LAYER_SELF_PROBES] = "self-probes",
+};
+
+const char *cc_layer_name(enum cc_layer layer)
+{
+	return (unsigned)layer < CC_LAYER_COUNT ? layer_names[layer] : "unknown";
+}
+
+/* Add a layer's name to a comma-separated list (a report's applied or
+ * missing, or a message's). */
+static void append(char *buf, size_t cap, enum cc_layer layer)
 {
 	size_t n = strlen(buf);
-	snprintf(buf + n, cap - n, "%s%s", n ? "," : "", name);
+	snprintf(buf + n, cap - n, "%s%s", n ? "," : "", cc_layer_name(layer));
 }
 
 /* Later layers that a cheap question to the kernel already shows missing,
  * so a refusal names them all at once rather than one per attempt. */
-static void also_missing(const char *layer, char *buf, size_t n)
+static void also_missing(enum cc_layer layer, char *buf, size_t n)
 {
 	cc_error e = { 0 };
 	buf[0] = 0;
-	if (strcmp(layer, "landlock") && strcmp(layer, "seccomp") && cc_landlock_abi() <= 0)
-		append(buf, n, "landlock");
-	if (strcmp(layer, "seccomp") && cc_seccomp_available(&e) < 0)
-		append(buf, n, "seccomp");
+	if (layer < CC_LAYER_LANDLOCK && cc_landlock_abi() <= 0)
+		append(buf, n, CC_LAYER_LANDLOCK);
+	if (layer < CC_LAYER_SECCOMP && cc_seccomp_available(&e) < 0)
+		append(buf, n, CC_LAYER_SECCOMP);
 	cc_error_clear(&e);
 }
 
 /* A layer the kernel did not give us: in require mode that ends the start
  * with a message naming it; in auto mode it is reported and we go on. */
-static int missing(cc_sandbox_mode mode, struct cc_confine_report *rep, const char *layer,
+static int missing(cc_sandbox_mode mode, struct cc_confine_report *rep, enum cc_layer layer,
 		   cc_error *err)
 {
 	append(rep->missing, sizeof(rep->missing), layer);
@@ -76,10 +90,11 @@ static int missing(cc_sandbox_mode mode, struct cc_confine_report *rep, const ch
 		if (asprintf(&msg,
 			     "sandbox mode 'require': layer '%s' could not be applied (%s)%s%s; "
 			     "fix the host, or use sandbox mode 'auto' to run without it",
-			     layer, why, *also ? "; also unavailable: " : "", also) < 0)
+			     cc_layer_name(layer), why, *also ? "; also unavailable: " : "",
+			     also) < 0)
 			msg = NULL;
 		cc_error_clear(err);
-		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "%s", msg ? msg : layer);
+		cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE, "%s", msg ? msg : cc_layer_name(layer));
 		free(msg);
 		return -1;
 	}
@@ -129,7 +144,7 @@ static bool confining_template;
  * build their Landlock domain from it). */
 static struct cc_fs_policy template_pol;
 
-static void engine_policy(const struct cc_worker_limits *lim, struct cc_fs_policy *pol)
+static void engine_policy(const struct cc_init_limits *lim, struct cc_fs_policy *pol)
 {
 	memset(pol, 0, sizeof(*pol));
 	if (cc_worker_engine->fs_policy)
@@ -165,7 +180,7 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 	if (cc_ns_enter(pol, nproc, err) < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE)
 			return -1;
-		if (missing(mode, rep, "namespaces", err) < 0)
+		if (missing(mode, rep, CC_LAYER_NAMESPACES, err) < 0)
 			return -1;
 		in_ns = 0;
 		pol->scratch = NULL; /* no private tmpfs to give */
@@ -175,7 +190,7 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 				       "does not give; remove the mounts");
 		pol->cache = NULL;
 	} else {
-		append(rep->applied, sizeof(rep->applied), "namespaces");
+		append(rep->applied, sizeof(rep->applied), CC_LAYER_NAMESPACES);
 		rep->namespaces = true;
 		cc_worker_isolated = true;
 	}
@@ -189,7 +204,8 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 		return cc_fail(err, CC_ERR_INTERNAL, "setrlimit(SIGPENDING): %s", strerror(errno));
 	if (drop_privileges(in_ns, err) < 0)
 		return -1;
-	append(rep->applied, sizeof(rep->applied), "capabilities,no_new_privs");
+	append(rep->applied, sizeof(rep->applied), CC_LAYER_CAPABILITIES);
+	append(rep->applied, sizeof(rep->applied), CC_LAYER_NO_NEW_PRIVS);
 	return in_ns;
 }
 
@@ -257,21 +273,21 @@ static int install_seccomp(bool monitor, int *allowed, int *exec_breach, cc_erro
  * caller will start inside the namespace (the sweep's children, a fork
  * server's sessions); extra_sigs: pending signals and POSIX timers
  * beyond CC_MAX_SIGPENDING (a fork server's sessions' stop timers). */
-static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 				 unsigned extra_procs, unsigned extra_sigs,
 				 struct cc_confine_report *rep, cc_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
-	append(rep->applied, sizeof(rep->applied), "hygiene");
+	append(rep->applied, sizeof(rep->applied), CC_LAYER_HYGIENE);
 
 	/* Step 2: kernel-enforced resource limits. */
 	if (cc_rlimits(lim, err) < 0)
 		return -1;
-	append(rep->applied, sizeof(rep->applied), "rlimits");
+	append(rep->applied, sizeof(rep->applied), CC_LAYER_RLIMITS);
 	if (mode == CC_SANDBOX_OFF) {
 		cc_grants_close(); /* mode off binds nothing: tests only */
-		append(rep->missing, sizeof(rep->missing),
-		       "namespaces,capabilities,no_new_privs,landlock,seccomp,self-probes");
+		for (int l = CC_LAYER_NAMESPACES; l < CC_LAYER_COUNT; l++)
+			append(rep->missing, sizeof(rep->missing), (enum cc_layer)l);
 		return 0;
 	}
 
@@ -292,10 +308,10 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 				     : cc_landlock_apply(&pol, &rep->landlock_abi, err);
 	if (lr < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
-		    missing(mode, rep, "landlock", err) < 0)
+		    missing(mode, rep, CC_LAYER_LANDLOCK, err) < 0)
 			return -1;
 	} else {
-		append(rep->applied, sizeof(rep->applied), "landlock");
+		append(rep->applied, sizeof(rep->applied), CC_LAYER_LANDLOCK);
 	}
 	/* The grants' host descriptors are bound and ruled: a guest holding
 	 * one could openat() past the mount namespace. (Such a template keeps
@@ -305,7 +321,7 @@ static int confine_until_seccomp(cc_sandbox_mode mode, const struct cc_worker_li
 	return 0;
 }
 
-int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 	       struct cc_confine_report *rep, cc_error *err)
 {
 	if (confine_until_seccomp(mode, lim, 0, 0, rep, err) < 0)
@@ -324,11 +340,11 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 	int r = install_seccomp(monitor, &allowed, &exec_breach, err);
 	if (r < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
-		    missing(mode, rep, "seccomp", err) < 0)
+		    missing(mode, rep, CC_LAYER_SECCOMP, err) < 0)
 			return -1;
 	} else {
 		rep->seccomp_allowed = allowed;
-		append(rep->applied, sizeof(rep->applied), "seccomp");
+		append(rep->applied, sizeof(rep->applied), CC_LAYER_SECCOMP);
 	}
 
 	/* Step 7: try to get out. Any success refuses the start, in auto
@@ -339,7 +355,7 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 			       "self-probes got through the sandbox (%s) with layers %s; "
 			       "refusing to start",
 			       breached, rep->applied);
-	append(rep->applied, sizeof(rep->applied), "self-probes");
+	append(rep->applied, sizeof(rep->applied), CC_LAYER_SELF_PROBES);
 	/* From here a kill-list call kills (the probes' calls were refused). */
 	if (monitor && cc_monitor_arm(err) < 0)
 		return -1;
@@ -348,7 +364,7 @@ int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
 
 /* ---- the fork server (src/worker/forkserver.c) ---- */
 
-int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine_template(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err)
 {
 	memset(session_f, 0, sizeof(*session_f));
@@ -363,7 +379,7 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	unsigned extra = n + (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
 	/* It holds a pidfd and a status pipe per live session, beyond what a
 	 * session may open, and a request's two descriptors while it forks. */
-	struct cc_worker_limits tl = *lim;
+	struct cc_init_limits tl = *lim;
 	tl.max_open_files += 2 * cc_worker_max_sessions + 16;
 	confining_template = true;
 	int cr = confine_until_seccomp(mode, &tl, extra, n + CC_FORK_SHARED_THREADS, rep, err);
@@ -408,11 +424,11 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim
 	if (r < 0) {
 		cc_bpf_free(session_f);
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE ||
-		    missing(mode, rep, "seccomp", err) < 0)
+		    missing(mode, rep, CC_LAYER_SECCOMP, err) < 0)
 			return -1;
 	} else {
 		rep->seccomp_allowed = session_f->allowed;
-		append(rep->applied, sizeof(rep->applied), "seccomp");
+		append(rep->applied, sizeof(rep->applied), CC_LAYER_SECCOMP);
 	}
 	return 0;
 }
@@ -540,7 +556,7 @@ pid_t cc_session_fork(const struct cc_confine_report *rep)
 
 /* A session's own limits, lowered from the template's (SYS_setrlimit: the
  * template's filter has no prlimit64 writes). */
-static int session_limits(const struct cc_worker_limits *lim, bool own_userns, cc_error *err)
+static int session_limits(const struct cc_init_limits *lim, bool own_userns, cc_error *err)
 {
 	struct {
 		int res;
@@ -632,7 +648,7 @@ int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf 
 			return cc_fail(err, CC_ERR_INTERNAL, "waiting for the probe session: %s",
 				       strerror(errno));
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		append(rep->applied, sizeof(rep->applied), "self-probes");
+		append(rep->applied, sizeof(rep->applied), CC_LAYER_SELF_PROBES);
 		return 0;
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
@@ -743,7 +759,7 @@ static const char *sweep_one(const struct cc_bpf *notify_f, const struct cc_bpf 
 	return "allowed"; /* it ran: exited, crashed or blocked */
 }
 
-int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err)
+int cc_confine_sweep(const struct cc_init_limits *lim, cc_error *err)
 {
 	struct cc_confine_report rep;
 	if (confine_until_seccomp(CC_SANDBOX_REQUIRE, lim, 1, 0, &rep, err) < 0)

@@ -40,7 +40,26 @@ struct cc_fs_policy {
 	const char *cache;
 };
 
-/* Layers as reported to the supervisor (comma-separated names). */
+/* The confinement layers, in the order cc_confine applies them (DESIGN.md
+ * section 3); cc_layer_name gives the name the report uses. */
+enum cc_layer {
+	CC_LAYER_HYGIENE,
+	CC_LAYER_RLIMITS,
+	CC_LAYER_NAMESPACES,
+	CC_LAYER_CAPABILITIES,
+	CC_LAYER_NO_NEW_PRIVS,
+	CC_LAYER_LANDLOCK,
+	CC_LAYER_SECCOMP,
+	CC_LAYER_SELF_PROBES,
+	CC_LAYER_COUNT
+};
+
+/* "hygiene", "rlimits", ... "self-probes" (the names of the ready frame's
+ * applied and missing lists); static; "unknown" out of range. */
+const char *cc_layer_name(enum cc_layer layer);
+
+/* Layers as reported to the supervisor (comma-separated cc_layer_name
+ * names, written only by cc_layer_add). */
 struct cc_confine_report {
 	char applied[256];
 	char missing[256];
@@ -56,7 +75,7 @@ struct cc_confine_report {
  * self-probe that gets through refuses the start in require and auto.
  * With namespaces the calling process becomes a monitor and this returns
  * in its child, pid 1 of the new pid namespace. */
-int cc_confine(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 	       struct cc_confine_report *rep, cc_error *err);
 
 /* ---- the fork server: a template confines once, sessions fork from it ---- */
@@ -79,7 +98,7 @@ extern unsigned cc_worker_max_sessions;
  * filter, compiled, for each session to install (owned by the caller;
  * empty when seccomp did not apply). Self-probes are not run here: see
  * cc_confine_probe_session. Errors as cc_confine. */
-int cc_confine_template(cc_sandbox_mode mode, const struct cc_worker_limits *lim,
+int cc_confine_template(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 			struct cc_confine_report *rep, struct cc_bpf *session_f, cc_error *err);
 
 /* Fork a session from the template (the probe session too). With
@@ -115,6 +134,6 @@ int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf 
 unsigned cc_confine_seccomp_engine(void);
 
 /* Test-only entry points behind worker flags (src/worker/main.c). */
-int cc_confine_sweep(const struct cc_worker_limits *lim, cc_error *err);
+int cc_confine_sweep(const struct cc_init_limits *lim, cc_error *err);
 
 #endif

@@ -133,5 +133,7 @@ void cc_worker_display_pack(msgpack_packer *pk)
 		return;
 	cc_pack_cstr(pk, "displays");
 	msgpack_pack_array(pk, st.n);
-	msgpack_sbuffer_write(pk->data, st.sb.data, st.sb.size);
+	/* through the packer's writer (a cc_msgbuf's, message.h), not
+	 * straight into its buffer */
+	pk->callback(pk->data, st.sb.data, st.sb.size);
 }

@@ -20,7 +20,8 @@
  *    result; top-level await runs on one persistent event loop.
  *  - Host tools (bind_tool): py_tools.c.
  * Python-side glue lives in cc_py_helper_src (py_helper.c), compiled as "<codecage>"
- * so its frames never show in guest tracebacks. */
+ * at build time (py_glue.h: frozen, so a new worker does not compile it) so
+ * its frames never show in guest tracebacks. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -39,6 +40,7 @@
 #include "error.h"
 #include "py_display.h"
 #include "py_fork.h"
+#include "py_glue.h"
 #include "py_paths.h"
 #include "py_mem.h"
 #include "py_value.h"
@@ -363,7 +365,7 @@ static PyObject *emit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef emit_method = { "emit", _PyCFunction_CAST(emit), METH_FASTCALL, NULL };
 
-/* The Python-side glue: py_helper.c (cc_py_helper_src). */
+/* The Python-side glue: py_helper.c (cc_py_helper_src), frozen (py_glue.h). */
 
 /* ev's type name and str() as UTF-8 (NULL where that failed: a guest
  * __str__ may raise). Leaves no exception set. */
@@ -419,7 +421,7 @@ static PyMethodDef *const natives[] = { &emit_method, &stop_method, &tick_method
  * timer. */
 static int setup(cc_error *err)
 {
-	PyObject *ns = NULL, *code = NULL, *r = NULL, *paths = NULL, *check;
+	PyObject *ns = NULL, *r = NULL, *paths = NULL, *check;
 	PyObject *main_mod = PyImport_AddModule("__main__"); /* borrowed */
 	int rc = -1;
 
@@ -443,11 +445,8 @@ static int setup(cc_error *err)
 		Py_CLEAR(r);
 	}
 	cc_worker_output_due = output_due;
-	code = Py_CompileString(cc_py_helper_src, "<codecage>", Py_file_input);
-	r = code ? PyEval_EvalCode(code, ns, ns) : NULL;
-	if (!r)
+	if (cc_py_glue_exec(&cc_py_glue_helper, ns) < 0)
 		goto py_fail;
-	Py_CLEAR(r);
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
 		*helpers[i].fn = Py_XNewRef(PyDict_GetItemString(ns, helpers[i].name));
 		if (!*helpers[i].fn) {
@@ -509,7 +508,6 @@ py_fail:
 out:
 	Py_XDECREF(paths);
 	Py_XDECREF(r);
-	Py_XDECREF(code);
 	Py_XDECREF(ns);
 	return rc;
 }

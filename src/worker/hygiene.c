@@ -85,7 +85,7 @@ static int set_limit(int res, const char *name, rlim_t v, cc_error *err)
 	return 0;
 }
 
-int cc_rlimits(const struct cc_worker_limits *lim, cc_error *err)
+int cc_rlimits(const struct cc_init_limits *lim, cc_error *err)
 {
 	/* Hard and soft equal, so the guest cannot raise them. RLIMIT_DATA
 	 * counts brk and private mappings: the kernel's backstop under the

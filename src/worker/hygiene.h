@@ -21,6 +21,6 @@ int cc_hygiene(pid_t expected_ppid, cc_error *err);
 /* Step 2: kernel resource limits, hard equal to soft. RLIMIT_NPROC is
  * set by the namespace step (it must come after the new user namespace,
  * whose process count it then bounds). Returns 0 or -1 with err. */
-int cc_rlimits(const struct cc_worker_limits *lim, cc_error *err);
+int cc_rlimits(const struct cc_init_limits *lim, cc_error *err);
 
 #endif

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "frame.h"
 #include "confine.h"
+#include "defaults.h"
 #include "files.h"
 #include "forkserver.h"
 #include "grants.h"
@@ -94,21 +95,16 @@ static int read_init(cc_sandbox_mode *mode, uint64_t *max_source, struct init_ex
 		return -1;
 	bool ok = true;
 	const cc_value *t = get_str(m, "t"), *md = get_str(m, "mode");
-	struct cc_worker_limits *l = &cc_worker_limits;
-	l->max_memory = get_u64(m, "max_memory", &ok);
-	l->max_stdout = get_u64(m, "max_stdout", &ok);
-	l->max_stderr = get_u64(m, "max_stderr", &ok);
-	l->max_result = get_u64(m, "max_result", &ok);
-	l->cpu_s = (uint32_t)get_u64(m, "cpu_s", &ok);
-	l->max_open_files = (uint32_t)get_u64(m, "max_open_files", &ok);
-	l->max_file_size = get_u64(m, "max_file_size", &ok);
-	l->scratch_bytes = get_u64(m, "scratch_bytes", &ok);
+	struct cc_init_limits *l = &cc_worker_limits;
+#define READ_LIMIT(name) l->name = get_u64(m, #name, &ok);
+	CC_INIT_LIMITS(READ_LIMIT)
+#undef READ_LIMIT
 	const cc_value *mounts = cc_value_map_get(m, "mounts", NULL);
 	if (ok && cc_grants_parse(mounts, err) < 0) {
 		cc_value_free(m);
 		return -1;
 	}
-	*max_source = get_u64(m, "max_source", &ok);
+	*max_source = l->max_source;
 	bool found = false;
 	const cc_value *tv = cc_value_map_get(m, "template", &found);
 	if (found && (!tv || tv->type != CC_VALUE_BOOL))
@@ -448,13 +444,18 @@ int main(int argc, char **argv)
 	}
 	cc_worker_ppid = ppid;
 	if (mode_flag) {
-		/* the limits a default runtime gets */
+		/* the limits a default runtime of this engine gets
+		 * (defaults.h), with a 1 MiB scratch for --with-files */
+		cc_language lang = CC_LANG_JAVASCRIPT;
+		cc_language_parse(cc_worker_engine->name, &lang);
 		cc_worker_limits =
-			(struct cc_worker_limits){ .max_memory = 512u << 20,
-						   .max_result = 16u << 20,
-						   .cpu_s = 60,
-						   .max_open_files = 64,
-						   .scratch_bytes = with_files ? 1 << 20 : 0 };
+			(struct cc_init_limits){ .max_memory = cc_default_max_memory(lang),
+						 .max_stdout = CC_DEFAULT_MAX_OUTPUT,
+						 .max_stderr = CC_DEFAULT_MAX_OUTPUT,
+						 .max_result = CC_DEFAULT_MAX_RESULT,
+						 .cpu_s = CC_DEFAULT_CPU_S,
+						 .max_open_files = CC_DEFAULT_MAX_OPEN_FILES,
+						 .scratch_bytes = with_files ? 1 << 20 : 0 };
 		return test_mode(mode_flag);
 	}
 	if (ppid <= 0) {

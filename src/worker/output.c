@@ -25,7 +25,7 @@
 #include "worker.h"
 #include "worker_internal.h"
 
-struct cc_worker_limits cc_worker_limits;
+struct cc_init_limits cc_worker_limits;
 bool cc_worker_isolated;
 
 static struct {
@@ -171,7 +171,8 @@ cc_error_kind cc_worker_stop_reason(void)
 void cc_worker_take_clock(const cc_value *m)
 {
 	const cc_value *v = cc_value_map_get(m, "timeout_ms", NULL);
-	if (!v || v->type != CC_VALUE_INT || v->u.i < 0 || v->u.i > 86400LL * 2 * 1000)
+	if (!v || v->type != CC_VALUE_INT || v->u.i < 0 ||
+	    v->u.i > (int64_t)CC_MAX_TIMEOUT_S * 2 * 1000)
 		_exit(4);
 	if (ev.stop != CC_OK)
 		return; /* already stopping: the stop stays */

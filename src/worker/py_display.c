@@ -14,107 +14,14 @@
  * Nothing here imports matplotlib, Pillow or pandas: they are only looked
  * up in sys.modules, so a guest that never imported them pays nothing.
  * The bundles go to the worker core (display.c), which counts and caps
- * them; the supervisor checks them again. */
+ * them; the supervisor checks them again. The Python half (display(),
+ * show(), the pyplot finder) is py_helper.c's cc_py_display_src, frozen at
+ * build time (py_glue.h); this file holds its natives, room() and add(). */
 #include <Python.h>
 
 #include "py_display.h"
+#include "py_glue.h"
 #include "worker.h"
-
-/* clang-format off */
-static const char glue_src[] =
-	"import builtins, json, sys\n"
-	"REPRS = (('_repr_png_', 'image/png'), ('_repr_svg_', 'image/svg+xml'),\n"
-	"\t('_repr_html_', 'text/html'), ('_repr_json_', 'application/json'))\n"
-	"def _is(obj, mod, cls):\n"
-	"\tc = getattr(sys.modules.get(mod), cls, None)\n"
-	"\treturn isinstance(c, type) and isinstance(obj, c)\n"
-	"def _png(save):\n"
-	"\timport io\n"
-	"\tf = io.BytesIO()\n"
-	"\tsave(f)\n"
-	"\treturn f.getvalue()\n"
-	"def _text(obj, meth, r):\n"
-	"\tif not isinstance(r, str):\n"
-	"\t\traise TypeError(f'{type(obj).__name__}.{meth}() returned {type(r).__name__}, not str')\n"
-	"\treturn r\n"
-	"def bundle(obj):\n"
-	"\tb = {}\n"
-	"\tif _is(obj, 'matplotlib.figure', 'Figure'):\n"
-	"\t\tb['image/png'] = _png(lambda f: obj.savefig(f, format='png', bbox_inches='tight'))\n"
-	"\telif _is(obj, 'PIL.Image', 'Image'):\n"
-	"\t\tb['image/png'] = _png(lambda f: obj.save(f, format='PNG'))\n"
-	"\telse:\n"
-	"\t\tfor meth, mime in REPRS:\n"
-	"\t\t\tf = getattr(type(obj), meth, None)\n"
-	"\t\t\tr = f(obj) if callable(f) else None\n"
-	"\t\t\tif isinstance(r, tuple) and len(r) == 2:\n"
-	"\t\t\t\tr = r[0]  # (data, metadata)\n"
-	"\t\t\tif r is None:\n"
-	"\t\t\t\tcontinue\n"
-	"\t\t\tif mime == 'application/json':\n"
-	"\t\t\t\tr = r if isinstance(r, str) else json.dumps(r)\n"
-	"\t\t\telif mime == 'image/png':\n"
-	"\t\t\t\tif not isinstance(r, (bytes, bytearray, memoryview)):\n"
-	"\t\t\t\t\traise TypeError(f'{type(obj).__name__}._repr_png_() returned {type(r).__name__}, not bytes')\n"
-	"\t\t\telse:\n"
-	"\t\t\t\tr = _text(obj, meth, r)\n"
-	"\t\t\tb[mime] = r\n"
-	"\tb['text/plain'] = repr(obj)\n"
-	"\treturn b\n"
-	"def display(*objs, raw=False):\n"
-	"\t'''Show objects in the result as rich output (images, HTML), as\n"
-	"\tIPython's display() does. raw=True: each object is a dict of MIME\n"
-	"\ttype (image/png, image/svg+xml, text/html, text/plain,\n"
-	"\tapplication/json) to its data.'''\n"
-	"\tfor obj in objs:\n"
-	"\t\tif not room():\n"
-	"\t\t\tadd({'text/plain': ''})  # counted as dropped: the eval ends as output_limit\n"
-	"\t\t\tcontinue\n"
-	"\t\tif raw and not isinstance(obj, dict):\n"
-	"\t\t\traise TypeError(f'display(raw=True) takes dicts of MIME type to data, not {type(obj).__name__}')\n"
-	"\t\tb = dict(obj) if raw else bundle(obj)\n"
-	"\t\tif isinstance(b.get('application/json'), (dict, list)):\n"
-	"\t\t\tb['application/json'] = json.dumps(b['application/json'])\n"
-	"\t\tadd(b)\n"
-	"def _figures():\n"
-	"\th = sys.modules.get('matplotlib._pylab_helpers')\n"
-	"\tplt = sys.modules.get('matplotlib.pyplot')\n"
-	"\tif h is None or plt is None:\n"
-	"\t\treturn\n"
-	"\tfor m in h.Gcf.get_all_fig_managers():\n"
-	"\t\tdisplay(m.canvas.figure)\n"
-	"\tplt.close('all')\n"
-	"def show(*args, **kwargs):\n"
-	"\t'''Show every open figure in the result, then close them (codecage).'''\n"
-	"\t_figures()\n"
-	"def _patch(plt):\n"
-	"\tplt.show = show\n"
-	"class _Finder:\n"
-	"\t# after matplotlib.pyplot is imported, its show() is ours\n"
-	"\t@staticmethod\n"
-	"\tdef find_spec(name, path=None, target=None):\n"
-	"\t\tif name != 'matplotlib.pyplot':\n"
-	"\t\t\treturn None\n"
-	"\t\tfrom importlib.machinery import PathFinder\n"
-	"\t\tspec = PathFinder.find_spec(name, path)\n"
-	"\t\tif spec is None or spec.loader is None:\n"
-	"\t\t\treturn spec\n"
-	"\t\texec_module = spec.loader.exec_module\n"
-	"\t\tdef run(module):\n"
-	"\t\t\texec_module(module)\n"
-	"\t\t\t_patch(module)\n"
-	"\t\tspec.loader.exec_module = run\n"
-	"\t\treturn spec\n"
-	"def finish(value):\n"
-	"\tif _is(value, 'pandas', 'DataFrame') or _is(value, 'pandas', 'Series'):\n"
-	"\t\tdf = value.to_frame() if _is(value, 'pandas', 'Series') else value\n"
-	"\t\tdisplay({'text/html': df._repr_html_() or df.to_html(max_rows=60), 'text/plain': repr(value)}, raw=True)\n"
-	"\t_figures()\n"
-	"if 'matplotlib.pyplot' in sys.modules:\n"
-	"\t_patch(sys.modules['matplotlib.pyplot'])\n"
-	"sys.meta_path.insert(0, _Finder)\n"
-	"builtins.display = display\n";
-/* clang-format on */
 
 static PyObject *h_finish;
 
@@ -203,7 +110,7 @@ static PyMethodDef methods[] = {
 
 int cc_py_display_setup(void)
 {
-	PyObject *ns = PyDict_New(), *code = NULL, *r = NULL;
+	PyObject *ns = PyDict_New(), *r = NULL;
 	int rc = -1;
 
 	if (!ns || PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) < 0)
@@ -216,9 +123,7 @@ int cc_py_display_setup(void)
 		if (!r || PyDict_SetItemString(ns, methods[i].ml_name, r) < 0)
 			goto out;
 	}
-	code = Py_CompileString(glue_src, "<codecage>", Py_file_input);
-	Py_XSETREF(r, code ? PyEval_EvalCode(code, ns, ns) : NULL);
-	if (!r)
+	if (cc_py_glue_exec(&cc_py_glue_display, ns) < 0)
 		goto out;
 	h_finish = Py_XNewRef(PyDict_GetItemString(ns, "finish"));
 	rc = h_finish ? 0 : -1;
@@ -226,7 +131,6 @@ int cc_py_display_setup(void)
 		PyErr_SetString(PyExc_KeyError, "display helper finish missing");
 out:
 	Py_XDECREF(r);
-	Py_XDECREF(code);
 	Py_XDECREF(ns);
 	return rc;
 }

@@ -387,6 +387,14 @@ int cc_py_preload(const char *modules, cc_error *err)
 		if (*p == ',')
 			p++;
 	}
+	/* What the glue imports only when it formats a traceback (py_helper.c)
+	 * is imported here, so a forked session formats its first one at
+	 * once, as spawned workers used to. Optional: a failure only makes
+	 * that first traceback slower. */
+	PyObject *tb = PyImport_ImportModule("traceback");
+	if (!tb)
+		PyErr_Clear();
+	Py_XDECREF(tb);
 	if (warm_up() < 0)
 		PyErr_Clear(); /* only costs memory: never refuses the template */
 	quiet_threading();

@@ -10,9 +10,6 @@ void cc_py_before_fork(void);
 void cc_py_after_fork_parent(void);
 int cc_py_after_fork_child(cc_error *err);
 
-/* py_helper.c: the Python source of the engine's glue functions. */
-extern const char cc_py_helper_src[];
-
 /* engine_py.c: the soft-stop timer for the calling (main) thread.
  * Errors: internal. */
 int cc_py_stop_timer_create(cc_error *err);

@@ -3,7 +3,6 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,9 @@
 #include "py_paths.h"
 #include "worker.h"
 
-#if !defined(CC_PY_STDLIB) || !defined(CC_PY_DYNLOAD) || !defined(CC_PY_DISTPACKAGES)
-#error "meson.build passes CC_PY_STDLIB, CC_PY_DYNLOAD and CC_PY_DISTPACKAGES"
+#if !defined(CC_PY_STDLIB) || !defined(CC_PY_DYNLOAD) || !defined(CC_PY_DISTPACKAGES) ||           \
+	!defined(CC_PY_LIBDIR)
+#error "meson.build passes CC_PY_STDLIB, CC_PY_DYNLOAD, CC_PY_DISTPACKAGES and CC_PY_LIBDIR"
 #endif
 #define WIDE_(s) L##s
 #define WIDE(s) WIDE_(s)
@@ -36,8 +36,8 @@ int cc_py_config_home(PyConfig *config)
 }
 
 /* What the Python worker may read: the stdlib (lib-dynload is inside
- * it), Debian's python3-* packages, the directory libpython was loaded
- * from (the shared libraries extension modules need), the linker cache
+ * it), Debian's python3-* packages, libpython's library directory
+ * (CC_PY_LIBDIR: the shared libraries extension modules need), the linker cache
  * and Debian's alternatives symlinks that lead to BLAS/LAPACK, time zone
  * data, the data those packages keep outside dist-packages (such as
  * /usr/share/matplotlib and /etc/matplotlibrc: CC_PY_DATA_DIRS, derived
@@ -47,20 +47,15 @@ void cc_py_fs_policy(struct cc_fs_policy *pol)
 {
 	static char libdir[PATH_MAX];
 	static const char *const data[] = { CC_PY_DATA_DIRS };
-	Dl_info info;
 	size_t n = 0;
 	pol->read_only[n++] = CC_PY_STDLIB;
 	pol->read_only[n++] = CC_PY_DISTPACKAGES;
-	/* The loader may name it through /lib (merged /usr): resolve, so
-	 * the bind lands at the real place and /lib can be a symlink. */
-	if (dladdr((void *)Py_Initialize, &info) && info.dli_fname &&
-	    realpath(info.dli_fname, libdir)) {
-		char *slash = strrchr(libdir, '/');
-		if (slash && slash != libdir) {
-			*slash = 0;
-			pol->read_only[n++] = libdir;
-		}
-	}
+	/* libpython is linked in (meson.build), so its build's library
+	 * directory comes from pkg-config. Resolved: with merged /usr it may
+	 * be named through /lib, and the bind must land at the real place so
+	 * that /lib can be a symlink. */
+	if (realpath(CC_PY_LIBDIR, libdir))
+		pol->read_only[n++] = libdir;
 	pol->read_only[n++] = "/etc/ld.so.cache";
 	pol->read_only[n++] = "/etc/alternatives";
 	pol->read_only[n++] = "/usr/share/zoneinfo";

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "py_value.h"
+#include "py_glue.h"
 #include "value.h"
 #include "worker.h"
 
@@ -74,27 +75,9 @@ static const char TOOL_DOC[] =
 	"A host tool. Call it with positional and keyword arguments; it returns the tool's result\n"
 	"or raises the tool's error. `await atools.<name>(...)` is the awaitable form.";
 
-/* Python-side glue, compiled as "<codecage>": its frames never show in
- * guest tracebacks. `_step` is asyncio.sleep(0) without asyncio: a bare
- * yield, which an asyncio Task takes as "run me again next round". */
-/* clang-format off */
-static const char GLUE_SRC[] =
-	"import types\n"
-	"tools = types.SimpleNamespace()\n"
-	"atools = types.SimpleNamespace()\n"
-	"@types.coroutine\n"
-	"def _step():\n"
-	"\tyield\n"
-	"def make_async(name, start, wait):\n"
-	"\tasync def call(*args, **kwargs):\n"
-	"\t\tcid = start(name, args, kwargs)\n"
-	"\t\tawait _step()  # let sibling coroutines (asyncio.gather) start their calls\n"
-	"\t\treturn wait(cid)\n"
-	"\tcall.__name__ = call.__qualname__ = name\n"
-	"\tcall.__module__ = 'atools'\n"
-	"\tcall.__doc__ = 'Awaitable form of host tool ' + name + '().'\n"
-	"\treturn call\n";
-/* clang-format on */
+/* The Python-side glue (tools, atools, make_async) is py_helper.c's
+ * cc_py_tools_src, frozen as "<codecage>" (py_glue.h): its frames never
+ * show in guest tracebacks. */
 
 /* ---- one call ---- */
 
@@ -322,7 +305,7 @@ static PyMethodDef glue_methods[] = {
 static int tools_init(void)
 {
 	PyObject *bmod = PyImport_AddModule("builtins"); /* borrowed */
-	PyObject *ns = PyDict_New(), *code = NULL, *r = NULL;
+	PyObject *ns = PyDict_New(), *r = NULL;
 	PyObject *start = PyCFunction_New(&glue_methods[0], NULL);
 	PyObject *wait = PyCFunction_New(&glue_methods[1], NULL);
 	PyObject *bd = PyDict_New(), *ec = PyDict_New(), *fl = PySet_New(NULL);
@@ -334,9 +317,7 @@ static int tools_init(void)
 	    PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) < 0 ||
 	    PyDict_SetItemString(ns, "__name__", mn) < 0)
 		goto out;
-	code = Py_CompileString(GLUE_SRC, "<codecage>", Py_file_input);
-	r = code ? PyEval_EvalCode(code, ns, ns) : NULL;
-	if (!r)
+	if (cc_py_glue_exec(&cc_py_glue_tools, ns) < 0)
 		goto out;
 	t = PyDict_GetItemString(ns, "tools");
 	a = PyDict_GetItemString(ns, "atools");
@@ -364,7 +345,6 @@ out:
 	Py_XDECREF(wait);
 	Py_XDECREF(start);
 	Py_XDECREF(r);
-	Py_XDECREF(code);
 	Py_XDECREF(ns);
 	return rc;
 }

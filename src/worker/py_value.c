@@ -508,9 +508,19 @@ static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_
 	return refuse(p, obj, depth);
 }
 
+/* The C API of _datetime, the C module, not of datetime (PyDateTime_IMPORT
+ * would import datetime.py, whose pure-Python classes it then replaces
+ * with _datetime's: a few milliseconds of every start). The types are the
+ * same objects the guest's `import datetime` gives. */
 int cc_py_value_init(void)
 {
-	PyDateTime_IMPORT;
+	PyObject *mod = PyImport_ImportModule("_datetime");
+	PyObject *capi = mod ? PyObject_GetAttrString(mod, "datetime_CAPI") : NULL;
+
+	Py_XDECREF(mod);
+	/* capi is kept for the worker's life: whatever the guest does to
+	 * sys.modules, the API it points to stays */
+	PyDateTimeAPI = capi ? PyCapsule_GetPointer(capi, PyDateTime_CAPSULE_NAME) : NULL;
 	return PyDateTimeAPI ? 0 : -1;
 }
 

@@ -14,20 +14,11 @@
 
 #include "codecage.h"
 #include "frame.h"
+#include "init_frame.h"
 
-/* Limits the supervisor sent in the init frame. */
-struct cc_worker_limits {
-	uint64_t max_memory; /* engine heap cap, bytes */
-	uint64_t max_stdout; /* per eval, bytes */
-	uint64_t max_stderr;
-	uint64_t max_result; /* packed result value, bytes */
-	uint32_t cpu_s;
-	uint32_t max_open_files;
-	uint64_t max_file_size; /* RLIMIT_FSIZE, bytes */
-	uint64_t scratch_bytes; /* the private tmpfs on /tmp; 0 = none */
-};
-
-extern struct cc_worker_limits cc_worker_limits;
+/* Limits the supervisor sent in the init frame (struct cc_init_limits:
+ * the fields of CC_INIT_LIMITS, init_frame.h). */
+extern struct cc_init_limits cc_worker_limits;
 
 /* A fork server's template: the optional preload modules ('name?') that
  * did not import, each "name: Type: message" (at most

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Writes the seed corpus for fuzz_frame.c: one valid frame payload of every
-message type the worker sends, plus a few hostile ones. Uses Debian's
-python3-msgpack (an independent implementation). Run once; the fuzzer adds
-what it finds to corpus/."""
+"""Writes the seed corpora: for fuzz_frame.c (corpus/) one valid frame
+payload of every message type the worker sends, plus a few hostile ones,
+with Debian's python3-msgpack (an independent implementation); for
+fuzz_jsonrpc.c (corpus-jsonrpc/) the JSON-RPC messages an MCP client sends
+and some it should not. Run once; the fuzzer adds what it finds."""
+import json
 import os
 
 import msgpack
@@ -53,4 +55,46 @@ SEEDS = {
 os.makedirs(os.path.join(HERE, "corpus"), exist_ok=True)
 for name, data in SEEDS.items():
     with open(os.path.join(HERE, "corpus", "seed-" + name), "wb") as f:
+        f.write(data)
+
+J = lambda o: json.dumps(o, separators=(",", ":")).encode()  # noqa: E731
+
+JSONRPC_SEEDS = {
+    "initialize": J({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "seed", "version": "1"}}}),
+    "initialized": J({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    "tools-list": J({"jsonrpc": "2.0", "id": "a-1", "method": "tools/list", "params": {}}),
+    "tools-call": J({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                     "params": {"name": "run_code", "_meta": {"progressToken": 3},
+                                "arguments": {"language": "python", "code": "print(1)\n"}}}),
+    "params-array": J({"jsonrpc": "2.0", "id": -9007199254740993, "method": "x",
+                       "params": [1, 2.5e300, None, True, "\u00e9\ud83d\ude00"]}),
+    "response": J({"jsonrpc": "2.0", "id": 3, "result": {"roots": []}}),
+    "response-error": J({"jsonrpc": "2.0", "id": "s", "error": {"code": -1, "message": "m"}}),
+    "cancelled": J({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 7, "reason": "r"}}),
+    "batch": J([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
+    "scalar": b"42",
+    "version-1": J({"jsonrpc": "1.0", "id": 1, "method": "ping"}),
+    "id-null": J({"jsonrpc": "2.0", "id": None, "method": "ping"}),
+    "id-float": J({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}),
+    "method-number": J({"jsonrpc": "2.0", "id": 1, "method": 5}),
+    "params-string": J({"jsonrpc": "2.0", "id": 1, "method": "m", "params": "p"}),
+    "no-method-no-answer": J({"jsonrpc": "2.0", "id": 1}),
+    "answer-no-id": J({"jsonrpc": "2.0", "result": 1}),
+    "dup-keys": b'{"jsonrpc":"2.0","id":1,"id":"two","method":"a","method":"b"}',
+    "nul-escape": b'{"jsonrpc":"2.0","id":1,"method":"a\\u0000b"}',
+    "lone-surrogate": b'{"jsonrpc":"2.0","id":1,"method":"\\ud800"}',
+    "bad-utf8": b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}',
+    "trailing": b'{"jsonrpc":"2.0","id":1,"method":"a"} {}',
+    "truncated": b'{"jsonrpc":"2.0","id":1,"method":"a',
+    "deep": b"[" * 3000 + b"]" * 3000,
+    "long-method": J({"jsonrpc": "2.0", "id": 1, "method": "\u00e9" * 700}),
+    "big-int": b'{"jsonrpc":"2.0","id":99999999999999999999,"method":"a"}',
+}
+
+os.makedirs(os.path.join(HERE, "corpus-jsonrpc"), exist_ok=True)
+for name, data in JSONRPC_SEEDS.items():
+    with open(os.path.join(HERE, "corpus-jsonrpc", "seed-" + name), "wb") as f:
         f.write(data)

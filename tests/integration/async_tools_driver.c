@@ -123,6 +123,17 @@ static void fanout(cc_language lang)
 		     &r);
 	CHECK(strstr(s, "negative") == NULL, "redaction applies to deferred failures: %s", s);
 	cc_result_free(r);
+	cc_runtime_set_redaction(rt, false);
+	CHECK(cc_runtime_set_tool_redaction(rt, "now", 1, &err) == 0, "now's redaction on");
+	s = eval_str(rt,
+		     py ? "try:\n    now(-1)\nexcept PermissionError as e:\n    r = str(e)\nr"
+			: "try { now(-1) } catch (e) { e.message }",
+		     &r);
+	CHECK(!strcmp(s, CC_REDACTED_MESSAGE),
+	      "a tool's redaction applies to its deferred failures: %s", s);
+	cc_result_free(r);
+	CHECK(cc_runtime_set_tool_redaction(rt, "now", -1, &err) == 0, "now's redaction -1");
+	cc_runtime_set_redaction(rt, true);
 	s = eval_str(rt,
 		     py ? "try:\n    huge()\nexcept Exception as e:\n    r = type(e).__name__\nr"
 			: "try { huge() } catch (e) { e.name }",
@@ -337,7 +348,7 @@ static int report(void *user, const cc_value *args, cc_value **result, cc_tool_e
 static cc_runtime *start_capped(cc_language lang, uint32_t cap)
 {
 	cc_options o;
-	cc_options_init(&o, lang);
+	driver_options_init(&o, lang);
 	o.sandbox = CC_SANDBOX_AUTO;
 	o.limits.timeout_s = 2;
 	o.limits.max_pending_calls = cap;
@@ -352,7 +363,7 @@ static void cap(cc_language lang)
 {
 	bool py = lang == CC_LANG_PYTHON;
 	cc_options o;
-	cc_options_init(&o, lang);
+	driver_options_init(&o, lang);
 	CHECK(o.limits.max_pending_calls == 64, "the default cap is 64");
 	o.limits.max_pending_calls = 0;
 	cc_runtime *rt = NULL;

@@ -14,6 +14,33 @@
 
 static int failures;
 
+/* 1 when this driver runs under AddressSanitizer (build-asan): freed memory
+ * waits in ASan's quarantine, so the resident set's growth measures no leak
+ * there; LeakSanitizer checks for leaks at exit instead. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DRIVER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DRIVER_ASAN 1
+#endif
+#endif
+#ifndef DRIVER_ASAN
+#define DRIVER_ASAN 0
+#endif
+
+/* cc_options_init, then the worker directory $CC_DRIVER_WORKER_DIR when it
+ * is set (borrowed from the environment). The sanitized build's drivers
+ * (build-asan, tests/integration/test_sanitized.py) link the ASan/UBSan
+ * libcodecage but spawn the plain build's workers (tests/conftest.py's
+ * ASAN_BUILD says why). */
+static inline void driver_options_init(cc_options *o, cc_language lang)
+{
+	cc_options_init(o, lang);
+	const char *dir = getenv("CC_DRIVER_WORKER_DIR");
+	if (dir && *dir)
+		o->worker_dir = dir;
+}
+
 /* cond is evaluated once (it may start or close things). */
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \
@@ -42,7 +69,7 @@ static inline cc_runtime *driver_start_opts(const cc_options *o)
 static inline cc_runtime *driver_start(cc_language lang, double timeout_s, uint64_t max_result)
 {
 	cc_options o;
-	cc_options_init(&o, lang);
+	driver_options_init(&o, lang);
 	o.sandbox = CC_SANDBOX_AUTO;
 	o.limits.timeout_s = timeout_s;
 	if (max_result)

@@ -56,7 +56,9 @@ static void roundtrip(cc_language lang)
 		{ "NaN", cc_value_new_float(NAN) },
 		{ "Infinity", cc_value_new_float(-INFINITY) },
 		{ "bigint", cc_value_new_bigint("-123456789012345678901234567890", 31) },
-		{ "string", cc_value_new_string("h\xc3\xa9llo \xf0\x9f\x98\x80 \xe4\xb8\xad", 17) },
+		/* 15 bytes: the length once said 17, reading past the literal
+		 * (the ASan build of this driver caught it) */
+		{ "string", cc_value_new_string("h\xc3\xa9llo \xf0\x9f\x98\x80 \xe4\xb8\xad", 15) },
 		{ "bytes", cc_value_new_bytes("\x00\x01\xfe\xff", 4) },
 		{ "timestamp", cc_value_new_timestamp(1700000000, 123000000) },
 		{ "pre-epoch timestamp", cc_value_new_timestamp(-86400, 500000000) },
@@ -168,7 +170,10 @@ static void many(cc_language lang, int n)
 	CHECK(bad == 0, "%d runtimes each returned 2 (%d did not)", n, bad);
 	CHECK(fds1 == fds0, "open fds before %d, after %d", fds0, fds1);
 	CHECK(children() == 0, "no child process left (%ld)", children());
-	CHECK(rss1 - rss0 < 4096, "RSS grew by %ld KiB (limit 4096)", rss1 - rss0);
+	if (DRIVER_ASAN)
+		printf("skip RSS growth under ASan (LeakSanitizer checks at exit)\n");
+	else
+		CHECK(rss1 - rss0 < 4096, "RSS grew by %ld KiB (limit 4096)", rss1 - rss0);
 }
 
 /* Children of every thread of this process (orphans are handed to any
@@ -252,7 +257,7 @@ static void dead(cc_language lang)
 static void afterstop(cc_language lang)
 {
 	cc_options o;
-	cc_options_init(&o, lang);
+	driver_options_init(&o, lang);
 	o.sandbox = CC_SANDBOX_AUTO;
 	o.limits.max_memory = 64ull << 20;
 	o.limits.max_stdout = 1000;
@@ -339,7 +344,7 @@ static long status_kib(const char *field)
 static void fake(const char *dir, double timeout_s, size_t code_len)
 {
 	cc_options o;
-	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	driver_options_init(&o, CC_LANG_JAVASCRIPT);
 	o.sandbox = CC_SANDBOX_REQUIRE;
 	o.worker_dir = dir;
 	o.limits.grace_s = 0.2;
@@ -477,19 +482,19 @@ static void badopts(void)
 	cc_options o;
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
-	cc_options_init(&o, CC_LANG_PYTHON);
+	driver_options_init(&o, CC_LANG_PYTHON);
 	o.limits.timeout_s = -1;
 	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT,
 	      "negative timeout: invalid_input");
-	cc_options_init(&o, (cc_language)9);
+	driver_options_init(&o, (cc_language)9);
 	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT,
 	      "unknown language: invalid_input");
-	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	driver_options_init(&o, CC_LANG_JAVASCRIPT);
 	o.worker_dir = "/nonexistent";
 	CHECK(cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT &&
 		      strstr(err.message, "worker_dir"),
 	      "missing worker: invalid_input naming worker_dir");
-	cc_options_init(&o, CC_LANG_JAVASCRIPT);
+	driver_options_init(&o, CC_LANG_JAVASCRIPT);
 	CHECK(cc_runtime_new(&o, &rt, &err) == 0, "require starts on this kernel (%s)",
 	      err.message ? err.message : "");
 	const cc_sandbox_report *sb = rt ? cc_runtime_sandbox(rt) : NULL;
@@ -556,7 +561,7 @@ static void files(const char *dir)
 	cc_options o;
 	cc_error err = { 0 };
 	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
-		cc_options_init(&o, (cc_language)lang);
+		driver_options_init(&o, (cc_language)lang);
 		o.mounts = m;
 		o.n_mounts = 2;
 		o.scratch_bytes = 1 << 20;
@@ -575,7 +580,7 @@ static void files(const char *dir)
 		cc_runtime_close(rt);
 		cc_forkserver_close(fs);
 	}
-	cc_options_init(&o, CC_LANG_PYTHON);
+	driver_options_init(&o, CC_LANG_PYTHON);
 	m[0].guest = "/proc";
 	o.mounts = m;
 	o.n_mounts = 1;

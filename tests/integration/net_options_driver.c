@@ -55,7 +55,7 @@ static void check_reaches(cc_runtime *rt, const char *what)
 /* Options whose policy allows only *entry, with the hook. */
 static void options(cc_options *o, cc_net_options *n, const char **allow)
 {
-	cc_options_init(o, CC_LANG_JAVASCRIPT);
+	driver_options_init(o, CC_LANG_JAVASCRIPT);
 	o->sandbox = CC_SANDBOX_AUTO;
 	o->limits.timeout_s = 20;
 	cc_net_options_init(n);

@@ -8,8 +8,21 @@ when their eval ends (cc_tool_call_on_cancel); calls held for approval
 import conftest
 
 
+# (scenario, language) -> the checks it makes (language None: either);
+# test_sanitized.py runs the same scenarios.
+CHECKS = {("fanout", None): 7, ("late", None): 6, ("budget", None): 6, ("interrupt", None): 1,
+          ("cap", "javascript"): 9, ("cap", "python"): 7, ("approval", None): 9,
+          ("keywords", None): 6}
+
+
+def checks(scenario, lang=None):
+    return CHECKS.get((scenario, lang), CHECKS.get((scenario, None)))
+
+
 def drive(*args, timeout=300):
-    return conftest.drive("cc-asyncdriver", *args, timeout=timeout)
+    lang = args[1] if len(args) > 1 else None
+    return conftest.drive("cc-asyncdriver", *args, checks=checks(args[0], lang),
+                          timeout=timeout)
 
 
 def test_deferred_replies_fan_out(lang):

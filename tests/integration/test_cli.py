@@ -42,6 +42,28 @@ def test_language_from_extension(tmp_path):
     assert (r.rc, r.value) == (0, "undefined"), r
 
 
+def test_lang_takes_the_librarys_spellings():
+    """--lang is cc_language_parse: python/py, javascript/js, any ASCII case."""
+    for spelling, want in (("py", 3), ("PY", 3), ("Python", 3), ("js", "object"),
+                           ("JS", "object"), ("JavaScript", "object")):
+        code = "import sys\nsys.version_info[0]" if want == 3 else "typeof globalThis"
+        r = cli("eval", "--lang", spelling, "--sandbox", "auto", "--json", code)
+        assert (r.rc, r.value) == (0, want), (spelling, r)
+    r = cli("eval", "--lang", "python3", "1")
+    assert r.rc == 2 and "unknown language 'python3'" in r.stderr, r
+
+
+def test_javascript_default_heap_is_the_packages():
+    """One source of defaults (src/common/defaults.h): JavaScript gets
+    128 MiB here too, as in the Python package, so 200 MiB is too much
+    unless --memory raises it."""
+    code = "new Uint8Array(200 << 20).length"
+    r = cli("eval", "--lang", "js", "--sandbox", "auto", "--json", code)
+    assert r.rc == 5 and r.json["error"]["kind"] == "memory_limit", r
+    r = cli("eval", "--lang", "js", "--sandbox", "auto", "--memory", "512", "--json", code)
+    assert (r.rc, r.value) == (0, 200 << 20), r
+
+
 def test_stdin_source():
     r = cli("run", "--lang", "python", "--sandbox", "auto", "--json", "-", input="6 * 7")
     assert r.value == 42, r

@@ -13,13 +13,24 @@ from conftest import BUILD
 DRIVER = os.path.join(BUILD, "tests", "cc-libdriver")
 
 
-def drive(*args, timeout=300):
-    return conftest.drive("cc-libdriver", *args, timeout=timeout)
+def drive(*args, checks, timeout=300):
+    return conftest.drive("cc-libdriver", *args, checks=checks, timeout=timeout)
+
+
+# (scenario, language) -> the checks it makes (language None: either);
+# test_sanitized.py runs the same scenarios.
+CHECKS = {("roundtrip", None): 35, ("state", None): 2, ("afterstop", None): 17,
+          ("dead", "javascript"): 3, ("dead", "python"): 5, ("thread", None): 2,
+          ("stream", None): 5, ("badopts", None): 7, ("many", None): 4,
+          ("subreaper", None): 1, ("files", None): 37}
+
+
+def checks(scenario, lang=None):
+    return CHECKS.get((scenario, lang), CHECKS.get((scenario, None)))
 
 
 def test_value_roundtrip(lang):
-    out = drive("roundtrip", lang)
-    assert out.count("ok   ") >= 30
+    drive("roundtrip", lang, checks=checks("roundtrip", lang))
 
 
 def test_shared_fork_server_option(lang):
@@ -30,41 +41,51 @@ def test_shared_fork_server_option(lang):
 
 
 def test_state_persists(lang):
-    drive("state", lang)
+    drive("state", lang, checks=checks("state", lang))
 
 
 def test_soft_stops_keep_the_runtime(lang):
-    drive("afterstop", lang)
+    drive("afterstop", lang, checks=checks("afterstop", lang))
 
 
 def test_dead_runtime_then_new(lang):
-    drive("dead", lang)
+    drive("dead", lang, checks=checks("dead", lang))
 
 
 def test_runtime_outlives_the_thread_that_made_it(lang):
-    drive("thread", lang)
+    drive("thread", lang, checks=checks("thread", lang))
 
 
 def test_output_streams_and_values_fall_back_through_the_c_api(lang):
     """cc_runtime_set_output_handler sees a line while the eval runs (the
     handler stops the eval; the guest would wait 120 s, past the driver's
     60 s test timeout); cc_runtime_set_value_fallback (issue 16)."""
-    drive("stream", lang)
+    drive("stream", lang, checks=checks("stream", lang))
 
 
 def test_bad_options():
-    drive("badopts")
+    drive("badopts", checks=checks("badopts"))
+
+
+def test_drive_counts_the_checks():
+    """conftest.drive refuses a scenario that made fewer checks than it
+    should (one that stopped early, or ran none), and every call must say
+    how many."""
+    with pytest.raises(AssertionError, match="7 checks ran, 8 expected"):
+        drive("badopts", checks=8)
+    with pytest.raises(TypeError):
+        conftest.drive("cc-libdriver", "badopts")
 
 
 @pytest.mark.slow
 def test_500_runtimes_no_leak(lang):
-    drive("many", lang, "500", timeout=600)
+    drive("many", lang, "500", checks=checks("many", lang), timeout=600)
 
 
 def test_subreaper_host_collects_no_zombies(lang):
     """Regression (red team): a host that is a subreaper got every closed
     runtime's namespace child as a zombie."""
-    drive("subreaper", lang, "5")
+    drive("subreaper", lang, "5", checks=checks("subreaper", lang))
 
 
 # Lying workers (tests/integration/fake_worker.py): the supervisor ends them
@@ -180,6 +201,11 @@ def test_lying_worker(tmp_path, mode):
 def test_files_from_c():
     """Grants, scratch and cc_runtime_write_file/read_file/list_files through
     the C API, spawned and forked, both languages (issue 14)."""
+    files_from_c()
+
+
+def files_from_c(sanitized=False):
+    """The "files" scenario (also test_sanitized.py's, under ASan)."""
     import shutil
     import tempfile
     d = tempfile.mkdtemp(prefix="cc-libfiles-")
@@ -190,7 +216,7 @@ def test_files_from_c():
         os.chmod(os.path.join(d, "out"), 0o777)
         with open(os.path.join(d, "in", "in.txt"), "w") as f:
             f.write("in")
-        out = drive("files", d)
-        assert out.count("\nok   ") + out.startswith("ok   ") == 37, out  # (1 + 8 checks) x 4 sessions, + 1
+        # (1 + 8 checks) x 4 sessions, + 1
+        conftest.drive("cc-libdriver", "files", d, checks=checks("files"), sanitized=sanitized)
     finally:
         shutil.rmtree(d, ignore_errors=True)

@@ -5,11 +5,14 @@ against a local server."""
 import conftest
 import netsrv
 
+# the checks each driver makes (test_sanitized.py runs them too)
+NET_CHECKS, NETOPT_CHECKS = 10, 27
+
 
 def test_network_from_c():
     s = netsrv.Server("127.0.0.1")
     try:
-        out = conftest.drive("cc-netdriver", str(s.port), timeout=120)
+        out = conftest.drive("cc-netdriver", str(s.port), checks=NET_CHECKS, timeout=120)
         assert "javascript fetch with the hook's header" in out
     finally:
         s.close()
@@ -20,7 +23,7 @@ def test_network_in_options_from_c():
     without cc_runtime_set_net; a bad entry is refused at their _new."""
     s = netsrv.Server("127.0.0.1")
     try:
-        out = conftest.drive("cc-netoptdriver", str(s.port), timeout=240)
+        out = conftest.drive("cc-netoptdriver", str(s.port), checks=NETOPT_CHECKS, timeout=240)
         assert "a forked pool session reaches the server" in out
         assert "a fork server's session reaches the server" in out
         assert "cc_pool_new refuses a bad entry" in out

@@ -209,6 +209,16 @@ def test_hostile_upstream_does_not_harm_the_server():
         r = s.request({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {
             "name": "search_tools", "arguments": {"query": "weather"}}})
         assert "def get_weather_v2(" in r["result"]["content"][0]["text"]
+        # the language takes the library's spellings (cc_language_parse)
+        r = s.request({"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {
+            "name": "search_tools", "arguments": {"query": "DEEP", "language": "JS"}}})
+        assert "deep_schema(input: { x:" in r["result"]["content"][0]["text"], r
+        r = s.request({"jsonrpc": "2.0", "id": 14, "method": "tools/call", "params": {
+            "name": "search_tools", "arguments": {"query": "weather", "language": "py"}}})
+        assert "def get_weather_v2(" in r["result"]["content"][0]["text"], r
+        r = s.request({"jsonrpc": "2.0", "id": 15, "method": "tools/call", "params": {
+            "name": "search_tools", "arguments": {"query": "x", "language": "ts"}}})
+        assert r["error"]["code"] == -32602, r
         # a description cut at 600 bytes inside a character stays UTF-8
         r = s.request({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {
             "name": "search_tools", "arguments": {"query": "answers properly"}}})

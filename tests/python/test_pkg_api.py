@@ -26,6 +26,42 @@ def test_runtime_basics_both_languages():
     assert not js.alive and js.closed
 
 
+def test_language_spellings_are_the_librarys():
+    """The package and the extension accept cc_language_parse's spellings
+    (js, py, any ASCII case), and only those."""
+    from codecage import _codecage
+    for name, want in (("js", "javascript"), ("JS", "javascript"), ("JavaScript", "javascript"),
+                       ("py", "python"), ("PY", "python"), ("python", "python")):
+        assert _codecage.language_name(name) == want, name
+        rt = _codecage.Runtime(name, "auto", {"timeout": 5.0})
+        try:
+            assert rt.engine_version.startswith("QuickJS" if want == "javascript" else "CPython")
+        finally:
+            rt.close()
+    for bad in ("", "typescript", "python3", " py", "cobol", 3, None):
+        assert _codecage.language_name(bad) is None, bad
+        with pytest.raises(InvalidInputError, match="language must be"):
+            IsolatedRuntime(language=bad)
+    with pytest.raises(InvalidInputError, match=r"javascript \(js\) or python \(py\)"):
+        _codecage.Runtime("typescript", "auto", {})
+
+
+def test_defaults_are_the_librarys():
+    """RuntimeConfig's defaults and DEFAULT_MAX_MEMORY are cc_options_init's."""
+    from codecage import _codecage
+    js, py = _codecage.defaults("javascript"), _codecage.defaults("python")
+    assert codecage.DEFAULT_MAX_MEMORY == {"javascript": js["max_memory"],
+                                           "python": py["max_memory"]}
+    assert js["max_memory"] < py["max_memory"]
+    cfg = RuntimeConfig()
+    for name, value in js.items():
+        if name != "max_memory":
+            assert getattr(cfg, name) == value == py[name], name
+    assert cfg.max_memory is None
+    with pytest.raises(InvalidInputError):
+        _codecage.defaults("ruby")
+
+
 def test_run_returns_output_and_duration():
     with IsolatedRuntime(language="python") as rt:
         r = rt.run("import sys\nprint('out')\nprint('err', file=sys.stderr)\n6 * 7")
@@ -149,10 +185,29 @@ def test_redacted_bridge_hides_unconvertible_results():
         bridge.attach(rt)
         name, msg = rt.eval("try { conn() } catch (e) { [e.name, e.message] }")
     assert name == "ToolResultError" and "postgres" not in msg and "Conn" not in msg
+    from codecage import _codecage  # the supervisor's text (CC_REDACTED_MESSAGE)
+    assert msg == _codecage.REDACTED_MESSAGE
     open_bridge = ToolBridge({"conn": lambda: Conn_postgres_prod_10_0_0_5()})
     with IsolatedRuntime() as rt:
         open_bridge.attach(rt)
         assert "Conn_postgres" in rt.eval("try { conn() } catch (e) { e.message }")
+
+
+def test_redaction_is_per_tool_in_the_supervisor():
+    """A redacting bridge's tools and an open tool share a runtime; each
+    call is redacted (or not) by the supervisor, by its tool's setting."""
+    def fail():
+        raise ValueError("secret detail")
+
+    from codecage import _codecage
+    bridge = ToolBridge({"hidden": fail}, redact_host_errors=True)
+    with IsolatedRuntime() as rt:
+        bridge.attach(rt)
+        rt.bind_function("shown", fail)
+        got = rt.eval("[hidden, shown].map(f => { try { f() } catch (e) { return e.message } })")
+        assert got == [_codecage.REDACTED_MESSAGE, "secret detail"]
+        with pytest.raises(InvalidInputError, match="no tool named"):
+            rt._rt.set_tool_redaction("nope", 1)
 
 
 def test_typing_files_ship_with_the_package():

@@ -218,6 +218,26 @@ def test_bad_config(kwargs, exc):
         IsolatedRuntime(**kwargs)
 
 
+def test_timeout_bounds_are_the_librarys():
+    """The package's timeouts take the library's bound (CC_MAX_TIMEOUT_S):
+    its constant, cc_options_check's message, cc_runtime_eval's refusal."""
+    from codecage import _codecage
+    top = _codecage.MAX_TIMEOUT
+    assert RuntimeConfig(timeout=top).timeout == top
+    for bad in (top + 1, 0, -1, float("nan"), float("inf")):
+        with pytest.raises(InvalidInputError) as ei:
+            RuntimeConfig(timeout=bad)
+        assert str(ei.value) == f"RuntimeConfig.timeout must be in (0, {top}] seconds", bad
+    with pytest.raises(InvalidInputError, match=r"RuntimeConfig.grace must be in \[0, 60\]"):
+        RuntimeConfig(grace=61)
+    with pytest.raises(InvalidInputError, match=r"timeout must be in \(0, 86400\] seconds"):
+        _codecage.check_limits({"timeout": 1e9})
+    with IsolatedRuntime() as rt:
+        with pytest.raises(InvalidInputError, match=rf"\(0, {top}\]"):
+            rt.eval("1", timeout=top + 1)
+        assert rt.eval("1", timeout=top) == 1
+
+
 def test_invalid_input_from_calls():
     with IsolatedRuntime() as rt:
         with pytest.raises(InvalidInputError, match="UTF-8"):

@@ -30,6 +30,11 @@ def test_pip_install_target_then_import(tmp_path):
     for f in ("_bin/codecage-worker-js", "_bin/codecage-worker-py", "_bin/libcodecage.so.0"):
         assert os.access(pkg / f, os.X_OK), f
     assert (pkg / "py.typed").exists() and (pkg / "_codecage.pyi").exists()
+    # The wheel's Python worker is the meson build's: CPython linked in
+    # (tests/integration/test_py_worker_link.py), no libpython3.11.so.
+    dyn = subprocess.run(["readelf", "-d", str(pkg / "_bin/codecage-worker-py")],
+                         capture_output=True, text=True, check=True).stdout
+    assert "libc.so.6" in dyn and "libpython" not in dyn, dyn
     run = subprocess.run([sys.executable, "-c", SNIPPET], cwd=str(tmp_path),
                          env=dict(os.environ, PYTHONPATH=str(target)), capture_output=True,
                          text=True, timeout=300)
