@@ -349,3 +349,47 @@ def test_a_forked_session_renames_exactly_what_a_spawned_worker_does(base):
             rt.close()
     assert got[True][0] == "shared" and got[False][0] is None
     assert got[True][1] == got[False][1] == ["ok", 18, 18, "ok", 30, 18, "ok", "ok"]
+
+
+# --- a scratch template's filter: its extra calls are exact ---------------
+
+def _scratch_filters(engine):
+    import bpf
+    import test_seccomp_bpf as t
+    tmpl = bpf.Program.from_bytes(t.worker(engine, "--with-files", "--export-bpf-template"))
+    sess = bpf.Program.from_bytes(t.worker(engine, "--with-files", "--export-bpf-session"))
+    return t, tmpl, bpf.Stack(tmpl, sess)
+
+
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REMOUNT, MS_MOVE = 2, 4, 8, 4096, 32, 8192
+MS_SESSION = MS_NOSUID | MS_NODEV | MS_NOEXEC
+PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_CAP_AMBIENT, PR_SET_NO_NEW_PRIVS = 4, 22, 47, 38
+SIGCHLD_ONLY = 17
+
+
+@pytest.mark.parametrize("engine", ["js", "py"])
+def test_a_scratch_templates_clone_mount_and_prctl_are_exact(engine):
+    """A template whose sessions have scratch also clones with
+    CLONE_NEWNS, mounts (flags exactly nosuid|nodev|noexec: no bind,
+    remount or move) and calls prctl (PR_SET_DUMPABLE only); each
+    compared on all 64 bits. Its sessions kill mount and refuse the rest."""
+    t, tmpl, session = _scratch_filters(engine)
+    NR = dict(t.NR, mount=165, prctl=157, landlock_add_rule=445)
+    ns = t.SESSION | t.CLONE_NEWNS
+    assert tmpl.run(NR["clone"], args=(ns,)) == t.ALLOW
+    assert tmpl.run(NR["mount"], args=(0, 0, 0, MS_SESSION)) == t.ALLOW
+    assert tmpl.run(NR["prctl"], args=(PR_SET_DUMPABLE, 1)) == t.ALLOW
+    assert tmpl.run(NR["landlock_add_rule"]) == t.ALLOW
+    for flags in (ns | t.CLONE_NEWNET, ns | t.HI, ns | t.CLONE_VM, ns | t.CLONE_PARENT,
+                  t.CLONE_NEWNS | SIGCHLD_ONLY, ns | t.CLONE_NEWIPC):
+        assert tmpl.run(NR["clone"], args=(flags,)) == t.EPERM, hex(flags)
+    for flags in (MS_SESSION | MS_BIND, MS_SESSION | MS_REMOUNT, MS_MOVE, MS_BIND, 0,
+                  MS_SESSION | t.HI, MS_NOSUID | MS_NODEV):
+        assert tmpl.run(NR["mount"], args=(0, 0, 0, flags)) == t.EPERM, hex(flags)
+    for opt in (PR_SET_SECCOMP, PR_CAP_AMBIENT, PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE | t.HI):
+        assert tmpl.run(NR["prctl"], args=(opt, 0)) == t.EPERM, hex(opt)
+    assert session.run(NR["mount"], args=(0, 0, 0, MS_SESSION)) == t.KILL
+    assert session.run(NR["clone"], args=(ns,)) == t.EPERM
+    assert session.run(NR["prctl"], args=(PR_SET_DUMPABLE, 1)) == t.EPERM
+    assert session.run(NR["landlock_add_rule"]) == t.EPERM
+
