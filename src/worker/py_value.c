@@ -382,18 +382,14 @@ static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
 				       "datetime.utcoffset() did not return a timedelta");
 		}
 		/* A subclass's utcoffset may return any timedelta: only what
-		 * CPython's own allows (under a day either way), so civil.c's
-		 * arithmetic cannot overflow. */
-		int days = off != Py_None ? PyDateTime_DELTA_GET_DAYS(off) : 0;
-		if (off != Py_None && days >= -1 && days <= 0)
-			off_us = ((int64_t)days * 86400 + PyDateTime_DELTA_GET_SECONDS(off)) *
-					 1000000 +
-				 PyDateTime_DELTA_GET_MICROSECONDS(off);
+		 * CPython's own allows, so nothing overflows. */
+		int bad = off != Py_None &&
+			  cc_civil_offset_us(PyDateTime_DELTA_GET_DAYS(off),
+					     PyDateTime_DELTA_GET_SECONDS(off),
+					     PyDateTime_DELTA_GET_MICROSECONDS(off), &off_us) < 0;
 		Py_DECREF(off);
-		if (days < -1 || days > 0 || (days == -1 && off_us == -86400000000LL))
-			return fail_at(p, depth, PyExc_ValueError,
-				       "datetime.utcoffset() must be strictly between "
-				       "-timedelta(hours=24) and timedelta(hours=24)");
+		if (bad)
+			return fail_at(p, depth, PyExc_ValueError, CC_CIVIL_OFFSET_ERROR);
 	}
 	cc_civil_to_timestamp(&c, off_us, &sec, &nsec);
 	cc_pack_timestamp(&p->pk, sec, nsec);

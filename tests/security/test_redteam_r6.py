@@ -393,3 +393,26 @@ def test_a_scratch_templates_clone_mount_and_prctl_are_exact(engine):
     assert session.run(NR["prctl"], args=(PR_SET_DUMPABLE, 1)) == t.EPERM
     assert session.run(NR["landlock_add_rule"]) == t.EPERM
 
+
+
+@pytest.mark.parametrize("days", [1, -1, 999999999, -999999999])
+def test_the_host_refuses_a_datetime_subclass_offset_of_a_day_or_more(days):
+    # Before the fix: the host's conversion (values.c) took any timedelta
+    # too: 1 day gave the guest 2019-12-31, and 999999999 days overflowed
+    # int64 in the host process before a range check caught the result.
+    import datetime
+    from codecage import InvalidInputError
+
+    class D(datetime.datetime):
+        def utcoffset(self):
+            return datetime.timedelta(days=days)
+    rt = IsolatedRuntime(language="python")
+    try:
+        with pytest.raises(InvalidInputError, match="utcoffset.. must be strictly between"):
+            rt.set_global("x", D(2020, 1, 1, tzinfo=datetime.timezone.utc))
+        # reverse: within the bound the same subclass crosses
+        D.utcoffset = lambda self: datetime.timedelta(hours=-23, minutes=-59)
+        rt.set_global("x", D(2020, 1, 1, tzinfo=datetime.timezone.utc))
+        assert rt.eval("x.isoformat()", timeout=BOUND) == "2020-01-01T23:59:00+00:00"
+    finally:
+        rt.close()
