@@ -104,6 +104,18 @@ static int resolve_one(const cc_mount *m, size_t i, struct cc_grant *g, cc_error
 			       e == EINVAL ? "is neither a directory nor a regular file"
 					   : strerror(e));
 	}
+	/* What host names must be what was opened: realpath's path may lead
+	 * elsewhere by now (a directory moved or mounted over on the way).
+	 * Exact for the package's /proc/self/fd/N, the object itself. */
+	struct stat hs;
+	if (stat(m->host, &hs) < 0 || hs.st_dev != st.st_dev || hs.st_ino != st.st_ino) {
+		close(fd);
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "mount %zu (%s:%s): the host path %s no longer leads to what it "
+			       "named (moved, swapped or mounted over while it was resolved); "
+			       "grant a path that stays put",
+			       i, m->host, m->guest, real);
+	}
 	/* Above the descriptors the spawn moves into place (spawn.c). */
 	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CC_GRANT_FD0 + 2 * CC_MAX_MOUNTS);
 	close(fd);

@@ -416,3 +416,43 @@ def test_the_host_refuses_a_datetime_subclass_offset_of_a_day_or_more(days):
         assert rt.eval("x.isoformat()", timeout=BOUND) == "2020-01-01T23:59:00+00:00"
     finally:
         rt.close()
+
+
+# --- Mount(): the object it named, or nothing -----------------------------
+
+OVERMOUNT = r'''import os, pathlib, subprocess, sys
+sys.path.insert(0, %(pkg)r)
+from codecage import IsolatedRuntime, InvalidInputError, Mount, RuntimeConfig
+b = pathlib.Path(%(base)r)
+d, e = b / "d", b / "e"
+for x, t in ((d, "D"), (e, "E")):
+    x.mkdir(); x.chmod(0o755); (x / "which").write_text(t); (x / "which").chmod(0o644)
+m = Mount(str(d), "/data")
+if %(cover)r:
+    subprocess.run(["mount", "--bind", str(e), str(d)], check=True)
+for fork_server in (False, True):
+    try:
+        rt = IsolatedRuntime(RuntimeConfig(mounts=[m]), language="python",
+                             fork_server=fork_server)
+        print(rt.eval("open('/data/which').read()"))
+        rt.close()
+    except InvalidInputError as ex:
+        print("refused:", "no longer leads to what it named" in str(ex))
+'''
+
+
+@pytest.mark.parametrize("cover", [True, False])
+def test_a_mount_whose_path_was_mounted_over_grants_nothing_else(base, cover):
+    # Before the fix: Mount(D) keeps D's descriptor, but the library
+    # resolved it to D's path and opened that path again, so a directory
+    # mounted over D (or moved there, racing the start) was granted
+    # instead: E's files at /data, spawned and forked alike.
+    if os.geteuid() != 0:
+        pytest.skip("mounting over a directory needs root")
+    script = OVERMOUNT % {"pkg": ccpkg.PKG_DIR, "base": str(base), "cover": cover}
+    r = subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable,
+                        "-c", script], capture_output=True, text=True, timeout=BOUND)
+    assert r.returncode == 0, r.stderr
+    # Reverse (not covered): the same script reads D's file both ways.
+    want = ["refused: True"] * 2 if cover else ["D", "D"]
+    assert r.stdout.split("\n")[:2] == want, r.stdout + r.stderr
