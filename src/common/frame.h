@@ -1,7 +1,7 @@
 /* Length-prefixed frames on a stream socket (DESIGN.md section 4):
  * a 4-byte little-endian payload length, then a MessagePack payload.
  * Constants and the header's encoding only: the supervisor reads and
- * writes frames in src/lib/channel.c, the worker in src/worker/tools.c
+ * writes frames in src/lib/channel.c, the worker in src/worker/channel.c
  * (both with read-ahead). */
 #ifndef CC_COMMON_FRAME_H
 #define CC_COMMON_FRAME_H

@@ -46,6 +46,47 @@ void cc_pack_cstr(msgpack_packer *pk, const char *s)
 	msgpack_pack_str_body(pk, s ? s : "", n);
 }
 
+void cc_pack_kv_str(msgpack_packer *pk, const char *key, const char *s)
+{
+	cc_pack_cstr(pk, key);
+	cc_pack_cstr(pk, s);
+}
+
+void cc_pack_kv_strn(msgpack_packer *pk, const char *key, const char *s, size_t n)
+{
+	cc_pack_cstr(pk, key);
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}
+
+void cc_pack_kv_bin(msgpack_packer *pk, const char *key, const void *p, size_t n)
+{
+	cc_pack_cstr(pk, key);
+	msgpack_pack_bin(pk, n);
+	msgpack_pack_bin_body(pk, p, n);
+}
+
+void cc_pack_kv_u64(msgpack_packer *pk, const char *key, uint64_t v)
+{
+	cc_pack_cstr(pk, key);
+	msgpack_pack_uint64(pk, v);
+}
+
+void cc_pack_kv_int(msgpack_packer *pk, const char *key, int64_t v)
+{
+	cc_pack_cstr(pk, key);
+	msgpack_pack_int64(pk, v);
+}
+
+void cc_pack_kv_bool(msgpack_packer *pk, const char *key, bool v)
+{
+	cc_pack_cstr(pk, key);
+	if (v)
+		msgpack_pack_true(pk);
+	else
+		msgpack_pack_false(pk);
+}
+
 bool cc_identifier_ok(const char *s, size_t n)
 {
 	if (!s || n == 0 || n > 256)

@@ -6,6 +6,7 @@
 #include <msgpack.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A message being built: a growable buffer with a packer writing into it.
  * Free with cc_msgbuf_free. When the buffer cannot grow, that write and
@@ -29,6 +30,18 @@ int cc_msgbuf_check(const struct cc_msgbuf *m, const char *what, struct cc_error
 
 /* Pack a NUL-terminated string (NULL packs as ""). */
 void cc_pack_cstr(msgpack_packer *pk, const char *s);
+
+/* One field of a map being packed: the key (a NUL-terminated string),
+ * then its value. The map's header, with the count of fields, is the
+ * caller's (cc_msgbuf_begin, msgpack_pack_map). str: NUL-terminated, NULL
+ * packs as ""; strn: n bytes of s; bin: n bytes as MessagePack bin. No
+ * allocation of their own: a failure shows in the buffer (cc_msgbuf). */
+void cc_pack_kv_str(msgpack_packer *pk, const char *key, const char *s);
+void cc_pack_kv_strn(msgpack_packer *pk, const char *key, const char *s, size_t n);
+void cc_pack_kv_bin(msgpack_packer *pk, const char *key, const void *p, size_t n);
+void cc_pack_kv_u64(msgpack_packer *pk, const char *key, uint64_t v);
+void cc_pack_kv_int(msgpack_packer *pk, const char *key, int64_t v);
+void cc_pack_kv_bool(msgpack_packer *pk, const char *key, bool v);
 
 /* A global name both engines accept: [A-Za-z_][A-Za-z0-9_]*, 1..256 bytes. */
 bool cc_identifier_ok(const char *s, size_t n);

@@ -22,7 +22,7 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "read", BOTH, CC_SC_ALLOW, "frames from the channel; Python reads module files" },
 	{ "write", BOTH, CC_SC_ALLOW, "frames to the channel; Python writes scratch files" },
 	{ "recvfrom", BOTH, CC_SC_ARGS,
-	  "recv(MSG_PEEK|MSG_DONTWAIT) polls the channel; no MSG_OOB" },
+	  "recv(MSG_DONTWAIT) reads the channel while waiting for a frame; no MSG_OOB" },
 	{ "sendto", BOTH, CC_SC_ARGS, "send() of frames: never to an address, no MSG_OOB" },
 	{ "poll", BOTH, CC_SC_ALLOW, "waiting for the next frame" },
 	/* memory */

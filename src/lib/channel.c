@@ -99,15 +99,21 @@ int cc_chan_send(struct cc_child *c, const void *payload, size_t len, int64_t de
 	return 0;
 }
 
-/* Look for input without sleeping for up to CC_SPIN_NS (frame.h). */
-static bool spin_for_input(int fd)
+/* Look for input without sleeping for up to CC_SPIN_NS (frame.h). The
+ * look is a real read into the empty read-ahead buffer, so what arrives
+ * costs no second system call; end of file or an error is left for the
+ * read that follows (it sees the same again). */
+static bool spin_for_input(struct cc_child *c)
 {
 	int64_t until = cc_now_ns() + CC_SPIN_NS;
-	char b;
 	do {
-		ssize_t r = recv(fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
-		if (r > 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ||
-		    r == 0)
+		ssize_t r = recv(c->sock, c->ra, sizeof(c->ra), MSG_DONTWAIT);
+		if (r > 0) {
+			c->ra_len = (size_t)r;
+			c->ra_off = 0;
+			return true;
+		}
+		if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
 			return true;
 		cc_cpu_relax();
 	} while (cc_now_ns() < until);
@@ -118,7 +124,7 @@ int cc_chan_wait_input(struct cc_child *c, int other_fd, int64_t deadline_ns, cc
 {
 	/* Bytes already read ahead are input; the worker usually answers
 	 * within microseconds: look before sleeping, as recv_exact does. */
-	if (c->ra_off < c->ra_len || spin_for_input(c->sock))
+	if (c->ra_off < c->ra_len || spin_for_input(c))
 		return 0;
 	return wait_fds(c, POLLIN, other_fd, deadline_ns, err);
 }
@@ -156,8 +162,8 @@ static int recv_exact(struct cc_child *c, char *p, size_t n, int64_t deadline_ns
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!spin_for_input(c->sock) &&
-			    cc_chan_wait(c, POLLIN, deadline_ns, err) < 0)
+			/* the read-ahead buffer is empty here: the spin fills it */
+			if (!spin_for_input(c) && cc_chan_wait(c, POLLIN, deadline_ns, err) < 0)
 				return -1;
 			continue;
 		}

@@ -176,7 +176,16 @@ void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id)
 	cancel_live(q);
 	pthread_mutex_lock(&q->lock);
 	q->eval_id = eval_id;
+	/* Answers that came after the eval's last flush are dropped, and so
+	 * is their count on the eventfd: cc_replyq_flush reads it only when
+	 * it takes answers, and a count left behind would keep the next
+	 * eval's wait waking for nothing. */
+	bool dropped = q->head != NULL;
 	drop_all(q);
+	uint64_t n;
+	if (dropped && read(q->efd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: a flush that raced with the answer drained it */
+	}
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -362,15 +371,20 @@ int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err)
 	struct cc_replyq *q = rt->replyq;
 	if (!q)
 		return 0;
-	uint64_t n;
-	if (read(q->efd, &n, sizeof(n)) < 0) {
-		/* EAGAIN: nothing new since the last flush. */
-	}
 	pthread_mutex_lock(&q->lock);
 	struct answer *list = q->head;
 	q->head = NULL;
 	q->tail = &q->head;
 	pthread_mutex_unlock(&q->lock);
+	/* Each answer is queued and counted on the eventfd under the lock:
+	 * with none queued the counter is 0 (an earlier flush drained it
+	 * after taking the answers), so the common case, a synchronous tool
+	 * or no answer yet, costs no system call. One counted after the take
+	 * is queued too, and the eval's loop flushes again before it waits. */
+	uint64_t n;
+	if (list && read(q->efd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: drained already, by a flush that raced with it */
+	}
 	int rc = 0;
 	while (list) {
 		struct answer *a = list;

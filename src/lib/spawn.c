@@ -24,6 +24,7 @@
 #include "error.h"
 #include "seccomp_policy.h"
 #include "supervisor.h"
+#include "worker_exit.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -427,6 +428,10 @@ char *cc_child_describe(const struct cc_child *c)
 		 * forked session's filter kills outright: SIGSYS, below). */
 		r = asprintf(&out, "was killed by seccomp for calling %s, which no guest may call",
 			     cc_sc_kill_name(c->wstatus));
+	} else if (c->wstatus_code == CLD_EXITED && cc_worker_exit_meaning(c->wstatus)) {
+		/* The worker's word only: guest code can exit with any status. */
+		r = asprintf(&out, "exited with status %d (%s, or the guest's own exit)",
+			     c->wstatus, cc_worker_exit_meaning(c->wstatus));
 	} else if (c->wstatus_code == CLD_EXITED) {
 		r = asprintf(&out, "exited with status %d", c->wstatus);
 	} else if (c->wstatus_code == CLD_KILLED || c->wstatus_code == CLD_DUMPED) {

@@ -310,10 +310,41 @@ void cc_forkserver_forget(struct cc_forkserver *fs);
 int cc_shared_session(const cc_options *opts, const struct cc_libset *libs,
 		      struct cc_net_policy *net, cc_runtime **out, char **why);
 
+/* runtime.c, for request.c: */
+/* The worker is done for: kill it and say why in rt->death (why: copied).
+ * When it closed the channel itself (wait_exit), give it a moment to
+ * finish dying so the message can say how it died: a crashing process
+ * closes its fds before it becomes reapable. */
+void cc_runtime_mark_dead(cc_runtime *rt, const char *why, bool wait_exit);
+/* The largest frame the worker may send, bytes: a result of max_result
+ * bytes or an output chunk, plus the envelope. */
+size_t cc_runtime_recv_cap(const cc_runtime *rt);
+/* A string value's text as a new heap string ("" for anything else;
+ * NULL only when out of memory). */
+char *cc_dup_str(const cc_value *s);
+
+static inline int64_t cc_secs_to_ns(double s)
+{
+	return (int64_t)(s * 1e9);
+}
+
 /* Take the runtime for one request; false (and err = invalid_input) when
  * a request is already in flight. */
 bool cc_runtime_enter(cc_runtime *rt, cc_error *err);
 void cc_runtime_leave(cc_runtime *rt);
+
+/* ---- request.c ---- */
+
+/* Send one request (req: the whole encoded message, borrowed; its "id"
+ * field is id) and take the worker's frames until its result, within
+ * timeout_s seconds plus the grace. is_eval: tool calls and waits may come
+ * (answered here), and asynchronous answers are accepted for this id only.
+ * Fills r (borrowed): the value or error, the captured output of both
+ * streams, the duration. A worker that breaks the protocol, dies or
+ * misses the hard deadline is killed and rt marked dead; r says why
+ * (timeout, worker_crashed, protocol_violation, output_limit, internal). */
+void cc_round_trip(cc_runtime *rt, uint64_t id, const msgpack_sbuffer *req, double timeout_s,
+		   bool is_eval, cc_result *r);
 
 /* Send a request other than eval (m: the whole message, its "id" field
  * being id = rt->next_id++), wait for its result. Returns 0, or -1 with err

@@ -224,10 +224,8 @@ static int bind_tool(cc_runtime *rt, const char *name, struct tool_fns f, void *
 	uint64_t id = rt->next_id++;
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 3, "bind");
-	cc_pack_cstr(&m.pk, "id");
-	msgpack_pack_uint64(&m.pk, id);
-	cc_pack_cstr(&m.pk, "name");
-	cc_pack_cstr(&m.pk, name);
+	cc_pack_kv_u64(&m.pk, "id", id);
+	cc_pack_kv_str(&m.pk, "name", name);
 	int rc = cc_runtime_request(rt, id, &m, err);
 	cc_msgbuf_free(&m);
 	if (rc < 0)
@@ -379,8 +377,7 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 {
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 4, "reply");
-	cc_pack_cstr(&m.pk, "call");
-	msgpack_pack_uint64(&m.pk, call);
+	cc_pack_kv_u64(&m.pk, "call", call);
 	cc_pack_cstr(&m.pk, "ok");
 	if (!ename) {
 		msgpack_pack_true(&m.pk);
@@ -417,11 +414,8 @@ int cc_tool_send_reply(cc_runtime *rt, uint64_t call, const cc_value *value, con
 		msgpack_pack_false(&m.pk);
 		cc_pack_cstr(&m.pk, "error");
 		msgpack_pack_map(&m.pk, nb ? 3 : 2);
-		cc_pack_cstr(&m.pk, "name");
-		cc_pack_cstr(&m.pk, ename);
-		cc_pack_cstr(&m.pk, "message");
-		msgpack_pack_str(&m.pk, n);
-		msgpack_pack_str_body(&m.pk, emsg, n);
+		cc_pack_kv_str(&m.pk, "name", ename);
+		cc_pack_kv_strn(&m.pk, "message", emsg, n);
 		if (nb) {
 			cc_pack_cstr(&m.pk, "bases");
 			msgpack_pack_array(&m.pk, nb);

@@ -36,6 +36,7 @@
 #include "seccomp_filter.h"
 #include "seccomp_policy.h"
 #include "worker_internal.h"
+#include "worker_exit.h"
 
 /* Pending signals and POSIX timers a worker may hold (the engine's stop
  * timer is one). */
@@ -219,9 +220,9 @@ static int exec_probe_in_child(const struct cc_bpf *f)
 	if (c == 0) {
 		cc_error e = { 0 };
 		if (f && cc_seccomp_install(f, false, &e) < 0)
-			_exit(10);
+			_exit(CC_WORKER_EXIT_PROBE_BLOCKED);
 		cc_probe_exec(cc_worker_ppid);
-		_exit(10);
+		_exit(CC_WORKER_EXIT_PROBE_BLOCKED);
 	}
 	int st = 0;
 	if (c < 0 || waitpid(c, &st, 0) < 0)
@@ -481,7 +482,7 @@ static int session_scratch(void)
 	if (!r)
 		r = write_self("gid_map", line);
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		_exit(1); /* never run a dumpable session */
+		_exit(CC_WORKER_EXIT_FAILED); /* never run a dumpable session */
 	if (r)
 		return r;
 	char opts[96];
@@ -627,7 +628,7 @@ int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf 
 		int exec_breach = session_f->prog.filter ? exec_probe_in_child(session_f) : 0;
 		char breached[160];
 		if (cc_confine_session(rep, session_f, &e) < 0)
-			_exit(2);
+			_exit(CC_WORKER_EXIT_SESSION_UNCONFINED);
 		int n = cc_probes_run(cc_worker_ppid, rep->namespaces, false, breached,
 				      sizeof(breached));
 		/* Nothing else may be reachable: not the template, not a
@@ -640,18 +641,18 @@ int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf 
 		}
 		if (exec_breach)
 			n++;
-		_exit(n ? 3 : 0);
+		_exit(n ? CC_WORKER_EXIT_SESSION_BREACHED : CC_WORKER_EXIT_PROBES_HELD);
 	}
 	int st = 0;
 	while (waitpid(c, &st, 0) < 0)
 		if (errno != EINTR)
 			return cc_fail(err, CC_ERR_INTERNAL, "waiting for the probe session: %s",
 				       strerror(errno));
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+	if (WIFEXITED(st) && WEXITSTATUS(st) == CC_WORKER_EXIT_PROBES_HELD) {
 		append(rep->applied, sizeof(rep->applied), CC_LAYER_SELF_PROBES);
 		return 0;
 	}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
+	if (WIFEXITED(st) && WEXITSTATUS(st) == CC_WORKER_EXIT_SESSION_UNCONFINED)
 		return cc_fail(err, CC_ERR_SANDBOX_UNAVAILABLE,
 			       "a forked session could not add its own layers (Landlock domain, "
 			       "seccomp filter); refusing to start the fork server");
@@ -706,11 +707,11 @@ static const char *sweep_one(const struct cc_bpf *notify_f, const struct cc_bpf 
 		cc_error e = { 0 };
 		int l = cc_seccomp_install(notify_f, true, &e);
 		if (l < 0 || cc_send_fd(sv[1], l) < 0 || cc_seccomp_install(main_f, false, &e) < 0)
-			_exit(90);
+			_exit(CC_WORKER_EXIT_SWEEP_SETUP);
 		long r = syscall(nr, 0L, 0L, 0L, 0L, 0L, 0L);
 		long out[2] = { r, r < 0 ? errno : 0 };
 		if (write(p[1], out, sizeof(out)) != sizeof(out))
-			_exit(91);
+			_exit(CC_WORKER_EXIT_SWEEP_REPORT);
 		_exit(0);
 	}
 	close(p[1]);

@@ -705,9 +705,10 @@ static void js_syntax_hint(struct cc_outcome *o, const char *code, size_t len)
  * nothing when there are none); when that fails too, its error is the one
  * reported: the lines are the same, and it points past the fs imports at
  * what is really wrong. */
-static JSValue js_compile(const char *code, size_t len)
+static JSValue js_compile(const char *code, size_t len, bool async)
 {
-	const int flags = JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_COMPILE_ONLY;
+	const int flags =
+		JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY | (async ? JS_EVAL_FLAG_ASYNC : 0);
 	JSValue fn = JS_Eval(ctx, code, len, "<code>", flags);
 	size_t n;
 	char *re;
@@ -723,12 +724,18 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	JSValue fn, p, done = JS_UNDEFINED, v = JS_UNDEFINED;
 	int r;
+	/* Top-level await needs the script compiled as an async function,
+	 * whose promise and { value } wrapper cost a few microseconds of
+	 * every eval: only source with "await" somewhere in it (a comment or
+	 * a string counts too; a false positive only takes the longer way)
+	 * pays that. Without it the two ways give the same outcome. */
+	bool async = memmem(code, len, "await", 5) != NULL;
 	js_begin(true);
 	/* Compiled first, so a parse error is told apart from a runtime
 	 * SyntaxError such as JSON.parse('{'). With FLAG_ASYNC the script may
 	 * use top-level await; its top-level let/const/class/function still
-	 * land in the global scope and persist across evals. */
-	fn = js_compile(code, len);
+	 * land in the global scope and persist across evals, as without. */
+	fn = js_compile(code, len, async);
 	if (JS_IsException(fn)) {
 		js_fail(o, JS_GetException(ctx), true);
 		js_syntax_hint(o, code, len);
@@ -739,12 +746,17 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 		js_fail(o, JS_GetException(ctx), false);
 		goto out;
 	}
-	if (js_await(p, &done, o))
+	if (!async) {
+		v = p; /* the completion value itself */
+	} else if (js_await(p, &done, o)) {
 		goto out;
-	/* An async script resolves to { value: completion } (quickjs.c,
-	 * js_parse_program), so a Promise completion arrives unawaited:
-	 * await it here, as the contract asks. */
-	v = JS_GetPropertyStr(ctx, done, "value");
+	} else {
+		/* An async script resolves to { value: completion } (quickjs.c,
+		 * js_parse_program). */
+		v = JS_GetPropertyStr(ctx, done, "value");
+	}
+	/* A Promise completion arrives unawaited either way: await it here,
+	 * as the contract asks. */
 	p = JS_IsException(v) ? JS_EXCEPTION : js_thenable(v);
 	if (JS_IsException(p)) {
 		js_fail(o, JS_GetException(ctx), false);

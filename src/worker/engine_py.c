@@ -50,6 +50,7 @@
 #include "grants.h"
 #include "seccomp_policy.h"
 #include "worker.h"
+#include "worker_exit.h"
 
 /* The engine's empty cache folder (confine.h's cc_fs_policy.cache):
  * matplotlib's config folder. */
@@ -97,7 +98,7 @@ static char version[64];
  * When, at a tick after the deadline, the main thread has spent
  * STUCK_CPU_NS of CPU time since the stop was asked and has not taken it
  * (so about one STOP_REPEAT_NS after the deadline), the worker ends
- * itself (exit status CC_PY_EXIT_STUCK) and the supervisor reports the
+ * itself (exit status CC_WORKER_EXIT_STUCK, worker_exit.h) and the supervisor reports the
  * eval as a timeout with the runtime dead. A waiting thread spends no CPU
  * time, so a sleep or a slow tool is never taken for such a call, however
  * loaded the machine. A guest that replaced SIGINT's handler ends the
@@ -108,7 +109,6 @@ static char version[64];
  * EINTR so CPython runs the handler; the worker core's own I/O retries on
  * EINTR. */
 #define STUCK_CPU_NS (20 * 1000000LL)
-#define CC_PY_EXIT_STUCK 124
 static timer_t stop_timer;
 static volatile sig_atomic_t output_tick; /* the next tick is for held output */
 static volatile sig_atomic_t stop_asked;  /* a stop is pending, not taken */
@@ -172,7 +172,7 @@ static void on_stop_signal(int sig)
 		stop_asked_cpu = cpu;
 	} else if (cpu - stop_asked_cpu >= STUCK_CPU_NS && cc_worker_deadline_ns() > 0 &&
 		   now_ns() >= cc_worker_deadline_ns()) {
-		_exit(CC_PY_EXIT_STUCK); /* async-signal-safe; see above */
+		_exit(CC_WORKER_EXIT_STUCK); /* async-signal-safe; see above */
 	}
 	PyErr_SetInterruptEx(SIGINT);
 	errno = saved;
@@ -233,12 +233,18 @@ static PyMethodDef tick_method = { "output_tick", _PyCFunction_CAST(output_tick_
 static PyMethodDef flush_method = { "flush_out", _PyCFunction_CAST(flush_out), METH_FASTCALL,
 				    NULL };
 
+/* When the timer's first tick is due (abs ns), 0 when disarmed: what the
+ * last stop_timer_arm asked for. Written by the signal handler too, on
+ * this thread (the timer is aimed at it). */
+static volatile int64_t timer_at;
+
 /* First tick at abs_ns (CLOCK_MONOTONIC), then every STOP_REPEAT_NS;
  * abs_ns <= 0 disarms. A time already past fires at once. */
 static void stop_timer_arm(int64_t abs_ns)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 
+	timer_at = abs_ns > 0 ? abs_ns : 0;
 	if (abs_ns > 0) {
 		its.it_value.tv_sec = abs_ns / 1000000000;
 		its.it_value.tv_nsec = abs_ns % 1000000000;
@@ -273,6 +279,7 @@ int cc_py_stop_timer_create(cc_error *err)
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGRTMIN;
 	sev._sigev_un._tid = gettid(); /* glibc lacks sigev_notify_thread_id */
+	timer_at = 0;		       /* a new timer is disarmed */
 	if (timer_create(CLOCK_MONOTONIC, &sev, &stop_timer) == 0)
 		return 0;
 	if (errno == EAGAIN)
@@ -772,8 +779,12 @@ static void guest_enter(void)
 	if (!r)
 		PyErr_Clear();
 	Py_XDECREF(r);
-	int64_t deadline = cc_worker_deadline_ns();
-	if (deadline > 0)
+	/* A timer still armed from an earlier eval for a time that is yet to
+	 * come and no later than this deadline is left alone (no system call):
+	 * its tick finds the deadline ahead and moves the timer there
+	 * (on_stop_signal), so the stop is never late, at most one tick early. */
+	int64_t deadline = cc_worker_deadline_ns(), at = timer_at;
+	if (deadline > 0 && !(at > now_ns() && at <= deadline))
 		stop_timer_arm(deadline);
 }
 
@@ -834,7 +845,9 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 		goto out;
 	}
 	cc_py_mem_glue(false);
-	value = run_code(PyTuple_GET_ITEM(parts, 0));
+	/* (None, last) when the source is one expression: nothing to run first */
+	value = PyTuple_GET_ITEM(parts, 0) == Py_None ? Py_NewRef(Py_None)
+						      : run_code(PyTuple_GET_ITEM(parts, 0));
 	if (value) {
 		PyObject *last = PyTuple_GET_ITEM(parts, 1);
 		Py_SETREF(value, last == Py_None ? Py_NewRef(Py_None) : run_code(last));

@@ -40,6 +40,7 @@
 #include "hygiene.h"
 #include "seccomp_filter.h"
 #include "worker_internal.h"
+#include "worker_exit.h"
 
 static struct cc_bpf session_filter;
 static struct cc_confine_report template_report;
@@ -101,13 +102,13 @@ static int recv_request(int fds[2])
 		}
 		return 1;
 	}
-	_exit(4);
+	_exit(CC_WORKER_EXIT_BAD_FRAME);
 }
 
 static void send_reply(int32_t pid, int pidfd)
 {
 	if (cc_fd_send(CC_CHANNEL_FD, &pid, sizeof(pid), pidfd, 0) != (ssize_t)sizeof(pid))
-		_exit(0); /* the supervisor is gone */
+		_exit(CC_WORKER_EXIT_CLOSED); /* the supervisor is gone */
 }
 
 /* In the child: become the session. */
@@ -168,14 +169,14 @@ int cc_template_serve(cc_error *err)
 	/* The supervisor sends nothing between init and our "ready": read-
 	 * ahead holding bytes here would be a request read the wrong way. */
 	if (cc_worker_input_buffered())
-		_exit(4);
+		_exit(CC_WORKER_EXIT_BAD_FRAME);
 	polled[0] = (struct pollfd){ CC_CHANNEL_FD, POLLIN, 0 };
 	for (;;) {
 		for (size_t i = 0; i < n_polled; i++)
 			polled[i].revents = 0;
 		int r = poll(polled, n_polled, -1);
 		if (r < 0 && errno != EINTR)
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		if (r <= 0)
 			continue;
 		reap_ended();
@@ -183,7 +184,7 @@ int cc_template_serve(cc_error *err)
 			continue;
 		int fds[2];
 		if (recv_request(fds) == 0)
-			_exit(0);
+			_exit(CC_WORKER_EXIT_CLOSED);
 		if (fds[0] < 0) {
 			send_reply(-EMFILE, -1);
 			continue;

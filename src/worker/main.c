@@ -28,6 +28,7 @@
 #include "value.h"
 #include "worker.h"
 #include "worker_internal.h"
+#include "worker_exit.h"
 
 /* The init frame is small; later frames are bounded by the source and
  * result caps it announces. */
@@ -43,14 +44,12 @@ static __attribute__((noreturn)) void send_fail_and_exit(const cc_error *err)
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
 	cc_msgbuf_begin(&m, 3, "fail");
-	cc_pack_cstr(pk, "kind");
-	cc_pack_cstr(pk, cc_error_kind_name(err->kind));
-	cc_pack_cstr(pk, "message");
-	cc_pack_cstr(pk, err->message ? err->message : "unknown failure");
+	cc_pack_kv_str(pk, "kind", cc_error_kind_name(err->kind));
+	cc_pack_kv_str(pk, "message", err->message ? err->message : "unknown failure");
 	/* send(), not sendmsg: this may run under the seccomp
 	 * filter (a self-probe got through), whose allow-list has sendto only. */
 	cc_worker_send_frame(m.sb.data, m.sb.size);
-	_exit(1);
+	_exit(CC_WORKER_EXIT_FAILED);
 }
 
 static uint64_t get_u64(const cc_value *m, const char *key, bool *ok)
@@ -156,18 +155,12 @@ static void send_ready(const char *version, const struct cc_confine_report *rep)
 		for (size_t i = 0; i < ns; i++)
 			cc_pack_cstr(pk, cc_worker_preload_skipped[i]);
 	}
-	cc_pack_cstr(pk, "engine");
-	cc_pack_cstr(pk, cc_worker_engine->name);
-	cc_pack_cstr(pk, "version");
-	cc_pack_cstr(pk, version);
-	cc_pack_cstr(pk, "applied");
-	cc_pack_cstr(pk, rep->applied);
-	cc_pack_cstr(pk, "missing");
-	cc_pack_cstr(pk, rep->missing);
-	cc_pack_cstr(pk, "landlock_abi");
-	msgpack_pack_int(pk, rep->landlock_abi);
-	cc_pack_cstr(pk, "seccomp_allowed");
-	msgpack_pack_int(pk, rep->seccomp_allowed);
+	cc_pack_kv_str(pk, "engine", cc_worker_engine->name);
+	cc_pack_kv_str(pk, "version", version);
+	cc_pack_kv_str(pk, "applied", rep->applied);
+	cc_pack_kv_str(pk, "missing", rep->missing);
+	cc_pack_kv_int(pk, "landlock_abi", rep->landlock_abi);
+	cc_pack_kv_int(pk, "seccomp_allowed", rep->seccomp_allowed);
 	send_frame(&m.sb);
 	cc_msgbuf_free(&m);
 }
@@ -196,8 +189,7 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 	msgpack_packer *pk = &m.pk;
 	cc_msgbuf_begin(&m, (o->ok && o->value_type ? 5 : 4) + (cc_worker_display_count() > 0),
 			"result");
-	cc_pack_cstr(pk, "id");
-	msgpack_pack_uint64(pk, id);
+	cc_pack_kv_u64(pk, "id", id);
 	cc_pack_cstr(pk, "ok");
 	if (o->ok) {
 		msgpack_pack_true(pk);
@@ -207,21 +199,16 @@ static void send_result(uint64_t id, struct cc_outcome *o)
 		else
 			msgpack_pack_nil(pk);
 		if (o->value_type) {
-			cc_pack_cstr(pk, "value_type");
-			cc_pack_cstr(pk, o->value_type);
+			cc_pack_kv_str(pk, "value_type", o->value_type);
 		}
 	} else {
 		msgpack_pack_false(pk);
 		cc_pack_cstr(pk, "error");
 		msgpack_pack_map(pk, 4);
-		cc_pack_cstr(pk, "kind");
-		cc_pack_cstr(pk, cc_error_kind_name(o->kind));
-		cc_pack_cstr(pk, "type");
-		cc_pack_cstr(pk, o->type);
-		cc_pack_cstr(pk, "message");
-		cc_pack_cstr(pk, o->message);
-		cc_pack_cstr(pk, "traceback");
-		cc_pack_cstr(pk, o->traceback);
+		cc_pack_kv_str(pk, "kind", cc_error_kind_name(o->kind));
+		cc_pack_kv_str(pk, "type", o->type);
+		cc_pack_kv_str(pk, "message", o->message);
+		cc_pack_kv_str(pk, "traceback", o->traceback);
 	}
 	cc_worker_display_pack(pk);
 	cc_worker_display_reset();
@@ -234,17 +221,17 @@ static void serve_file(const char *t, const cc_value *m, struct cc_outcome *o)
 {
 	const cc_value *path = get_str(m, "path");
 	if (!path || memchr(path->u.str.ptr, 0, path->u.str.len))
-		_exit(4);
+		_exit(CC_WORKER_EXIT_BAD_FRAME);
 	if (!strcmp(t, "fwrite")) {
 		const cc_value *d = cc_value_map_get(m, "data", NULL);
 		if (!d || d->type != CC_VALUE_BYTES)
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		cc_files_write(path->u.str.ptr, d->u.str.ptr, d->u.str.len, o);
 	} else if (!strcmp(t, "fread")) {
 		bool ok = true;
 		uint64_t max = get_u64(m, "max", &ok);
 		if (!ok)
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		cc_files_read(path->u.str.ptr, max, o);
 	} else {
 		cc_files_list(path->u.str.ptr, o);
@@ -257,12 +244,12 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 	bool ok = true;
 	uint64_t id = get_u64(m, "id", &ok);
 	if (!t || !ok)
-		_exit(4); /* the supervisor never sends this: do not guess */
+		_exit(CC_WORKER_EXIT_BAD_FRAME); /* the supervisor never sends this: do not guess */
 	if (!strcmp(t->u.str.ptr, "eval")) {
 		const cc_value *code = get_str(m, "code");
 		uint64_t timeout_ms = get_u64(m, "timeout_ms", &ok);
 		if (!code || !ok || memchr(code->u.str.ptr, 0, code->u.str.len))
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		const cc_value *fb = cc_value_map_get(m, "fallback", NULL);
 		cc_worker_value_fallback = cc_value_type_of(fb) == CC_VALUE_BOOL && fb->u.b;
 		cc_worker_begin_eval(id, timeout_ms);
@@ -275,13 +262,13 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		bool found = false;
 		const cc_value *v = cc_value_map_get(m, "value", &found);
 		if (!name || !found || !cc_identifier_ok(name->u.str.ptr, name->u.str.len))
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		cc_worker_begin_eval(id, 10000);
 		cc_worker_engine->set_global(name->u.str.ptr, v, o);
 	} else if (!strcmp(t->u.str.ptr, "bind")) {
 		const cc_value *name = get_str(m, "name");
 		if (!name || !cc_tool_name_ok(name->u.str.ptr, name->u.str.len))
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		cc_worker_begin_eval(id, 10000);
 		if (cc_worker_engine->bind_tool)
 			cc_worker_engine->bind_tool(name->u.str.ptr, o);
@@ -292,7 +279,7 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 		   !strcmp(t->u.str.ptr, "flist")) {
 		serve_file(t->u.str.ptr, m, o);
 	} else {
-		_exit(4);
+		_exit(CC_WORKER_EXIT_BAD_FRAME);
 	}
 	cc_worker_flush_output();
 	send_result(id, o);
@@ -443,6 +430,8 @@ int main(int argc, char **argv)
 			mode_flag = argv[i];
 	}
 	cc_worker_ppid = ppid;
+	/* A send that would block files what comes in meanwhile (tools.c). */
+	cc_worker_channel_init(cc_worker_file_incoming);
 	if (mode_flag) {
 		/* the limits a default runtime of this engine gets
 		 * (defaults.h), with a 1 MiB scratch for --with-files */
@@ -504,15 +493,15 @@ int main(int argc, char **argv)
 		cc_worker_spin_for_input();
 		int rc = cc_worker_read_frame(&buf, &len, cap);
 		if (rc == -1)
-			_exit(0); /* runtime closed */
+			_exit(CC_WORKER_EXIT_CLOSED); /* runtime closed */
 		if (rc < 0)
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		cc_value *m = NULL;
 		cc_value_caps caps = cc_value_frame_caps(cc_worker_limits.max_result);
 		caps.mem_cap = 0; /* the worker's own memory: its rlimits bound it */
 		cc_error derr = { 0 };
 		if (cc_value_decode_all(buf, len, &m, &caps, &derr) < 0)
-			_exit(4);
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		free(buf);
 		const cc_value *t = get_str(m, "t");
 		if (t && !strcmp(t->u.str.ptr, "reply")) {

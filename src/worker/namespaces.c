@@ -38,6 +38,7 @@
 #include "grants.h"
 #include "hygiene.h"
 #include "monitor.h"
+#include "worker_exit.h"
 
 /* What a root host maps it to: nobody/nogroup (65534 on Debian). */
 #define CC_NS_HOST_NOBODY 65534
@@ -269,7 +270,7 @@ static int map_then_monitor(pid_t child_pid, int ready, int go, int mon, cc_erro
 }
 
 /* The child's side of the handshake: say it is ready on ready, wait for
- * the maps on go; _exit(70) when the monitor is gone. */
+ * the maps on go; exits CC_WORKER_EXIT_NO_MONITOR when the monitor is gone. */
 static void wait_for_maps(int ready, int go)
 {
 	/* Die with the monitor. The handshake also fails if it is already
@@ -280,7 +281,7 @@ static void wait_for_maps(int ready, int go)
 	char c;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 1) < 0 ||
 	    write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
-		_exit(70);
+		_exit(CC_WORKER_EXIT_NO_MONITOR);
 	prctl(PR_SET_DUMPABLE, 0);
 }
 
@@ -332,7 +333,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err)
 	struct pollfd p = { .fd = go[0], .events = POLLIN };
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
 	    poll(&p, 1, 0) != 0)
-		_exit(70);
+		_exit(CC_WORKER_EXIT_NO_MONITOR);
 	cc_closep(&go[0]);
 
 	/* Processes and threads of the guest's uid in this user namespace (the

@@ -24,6 +24,7 @@
 #include "value.h"
 #include "worker.h"
 #include "worker_internal.h"
+#include "worker_exit.h"
 
 struct cc_init_limits cc_worker_limits;
 bool cc_worker_isolated;
@@ -66,13 +67,9 @@ static void flush_stream(int fd)
 		return;
 	struct cc_msgbuf m;
 	cc_msgbuf_begin(&m, 4, "out");
-	cc_pack_cstr(&m.pk, "id");
-	msgpack_pack_uint64(&m.pk, ev.id);
-	cc_pack_cstr(&m.pk, "fd");
-	msgpack_pack_int(&m.pk, fd);
-	cc_pack_cstr(&m.pk, "data");
-	msgpack_pack_bin(&m.pk, ev.used[fd]);
-	msgpack_pack_bin_body(&m.pk, ev.buf[fd], ev.used[fd]);
+	cc_pack_kv_u64(&m.pk, "id", ev.id);
+	cc_pack_kv_int(&m.pk, "fd", fd);
+	cc_pack_kv_bin(&m.pk, "data", ev.buf[fd], ev.used[fd]);
 	cc_worker_send_frame(m.sb.data, m.sb.size);
 	cc_msgbuf_free(&m);
 	ev.used[fd] = 0;
@@ -173,7 +170,7 @@ void cc_worker_take_clock(const cc_value *m)
 	const cc_value *v = cc_value_map_get(m, "timeout_ms", NULL);
 	if (!v || v->type != CC_VALUE_INT || v->u.i < 0 ||
 	    v->u.i > (int64_t)CC_MAX_TIMEOUT_S * 2 * 1000)
-		_exit(4);
+		_exit(CC_WORKER_EXIT_BAD_FRAME);
 	if (ev.stop != CC_OK)
 		return; /* already stopping: the stop stays */
 	ev.deadline_ns = now_ns() + (int64_t)v->u.i * 1000000;

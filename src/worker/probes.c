@@ -25,6 +25,7 @@
 
 #include "grants.h"
 #include "seccomp_policy.h"
+#include "worker_exit.h"
 
 struct probe {
 	const char *name;
@@ -236,11 +237,12 @@ int cc_probes_report(pid_t ppid, FILE *out)
 		fflush(out);
 		pid_t p = fork();
 		if (p == 0)
-			_exit(probes[i].run(ppid) ? 11 : 10);
+			_exit(probes[i].run(ppid) ? CC_WORKER_EXIT_PROBE_BREACH
+						  : CC_WORKER_EXIT_PROBE_BLOCKED);
 		int st = 0;
 		if (p < 0 || waitpid(p, &st, 0) < 0)
 			return -1;
-		bool breach = WIFEXITED(st) && WEXITSTATUS(st) == 11;
+		bool breach = WIFEXITED(st) && WEXITSTATUS(st) == CC_WORKER_EXIT_PROBE_BREACH;
 		breaches += breach;
 		fprintf(out, "%s %s\n", probes[i].name, breach ? "breach" : "blocked");
 	}

@@ -135,8 +135,23 @@ out:
 	return rc;
 }
 
+/* Whether finish() has anything to look at: pandas (the last value's
+ * table) or matplotlib.pyplot (open figures) in sys.modules, as finish()
+ * itself reads them. A sys.modules that is not a dict: ask finish(). */
+static bool finish_needed(void)
+{
+	PyObject *mods = PySys_GetObject("modules"); /* borrowed */
+
+	if (!mods || !PyDict_CheckExact(mods))
+		return true;
+	return PyDict_GetItemString(mods, "pandas") ||
+	       PyDict_GetItemString(mods, "matplotlib.pyplot");
+}
+
 int cc_py_display_finish(PyObject *value)
 {
+	if (h_finish && !finish_needed())
+		return 0; /* the common case: no Python call at all */
 	PyObject *r = h_finish ? PyObject_CallOneArg(h_finish, value ? value : Py_None) : NULL;
 
 	Py_XDECREF(r);

@@ -1,4 +1,5 @@
-/* Worker core internals shared by main.c and output.c (not for engines). */
+/* Worker core internals shared by main.c, output.c, tools.c and
+ * channel.c (not for engines). */
 #ifndef CC_WORKER_INTERNAL_H
 #define CC_WORKER_INTERNAL_H
 
@@ -19,16 +20,29 @@ void cc_worker_tools_begin(uint64_t eval_id);
 void cc_worker_tools_end(void);
 /* File a "reply" frame read outside an eval (a late reply is dropped). */
 void cc_worker_take_reply(cc_value *m);
+/* Read one frame that must be a reply or a clock (the only things the
+ * supervisor sends while a request is being served) and file it
+ * (tools.c). Blocking; anything else ends the worker. */
+void cc_worker_file_incoming(void);
+
+/* ---- channel.c: frames on the channel ---- */
+
+/* What to call when a send would block and a frame is coming in
+ * (cc_worker_file_incoming; main.c sets it before the first frame). */
+void cc_worker_channel_init(void (*incoming)(void));
 /* Look for input on the channel for up to CC_SPIN_NS (frame.h) without
- * sleeping. True when something (or EOF) is there. */
+ * sleeping (reading it ahead). True when something (or EOF) is there. */
 bool cc_worker_spin_for_input(void);
+/* Sleep until the channel is readable (true) or deadline_ns
+ * (CLOCK_MONOTONIC) passes or a signal lands (false). */
+bool cc_worker_poll_input(int64_t deadline_ns);
 /* Read one frame from the channel (blocking), whose length must be <=
  * cap; *buf is the caller's. Returns 0, -1 on end of file or an I/O error,
  * -2 over the cap. Reads ahead: see cc_worker_input_buffered. */
 int cc_worker_read_frame(char **buf, size_t *len, size_t cap);
 /* Bytes of the next frame already read from the socket. */
 bool cc_worker_input_buffered(void);
-/* Send one frame; while the write would block, file incoming replies. */
+/* Send one frame; while the write would block, file incoming frames. */
 void cc_worker_send_frame(const void *payload, size_t len);
 /* display.c: the eval's displays. reset at the start of an eval; settle
  * turns a refused display (count or bytes) or a value that no longer fits

@@ -4,7 +4,7 @@
  *
  * usage: cc-libdriver roundtrip LANG | state LANG | many LANG N | dead LANG
  *        | files DIR | shared LANG
- *        | afterstop LANG | thread LANG | badopts | fake WORKER_DIR TIMEOUT */
+ *        | afterstop LANG | deadlines LANG | thread LANG | badopts | fake WORKER_DIR TIMEOUT */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
@@ -307,6 +307,42 @@ static void afterstop(cc_language lang)
 			CHECK(cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 3,
 			      "state survived every stop");
 		}
+		cc_result_free(r);
+	}
+	cc_runtime_close(rt);
+}
+
+/* Every eval's own deadline bounds it, whatever the evals before it
+ * asked for: the Python worker leaves its stop timer armed between evals
+ * and re-arms it only when the new deadline comes sooner (engine_py.c,
+ * guest_enter). A short timeout after a long one must still stop the
+ * loop in time (soft stop: the runtime lives on), and a long one after
+ * many short ones must not be stopped by their stale ticks. */
+static void deadlines(cc_language lang)
+{
+	cc_runtime *rt = start(lang);
+	bool py = lang == CC_LANG_PYTHON;
+	const char *spin = py ? "while True: pass" : "while (true) {}";
+	const char *wait =
+		py ? "import time\nt = time.monotonic()\nwhile time.monotonic() - t < 0.3: pass\n7"
+		   : "{ const t = Date.now(); while (Date.now() - t < 300) {} } 7";
+	for (int round = 0; round < 2; round++) {
+		cc_result *r = cc_runtime_eval(rt, "1+1", 3, 30);
+		CHECK(cc_result_ok(r), "round %d: 1+1 with a 30 s timeout", round);
+		cc_result_free(r);
+		r = cc_runtime_eval(rt, spin, strlen(spin), 0.3);
+		CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT && cc_runtime_alive(rt),
+		      "round %d: a 0.3 s loop after a 30 s eval is stopped softly (got %s: %s)",
+		      round, cc_error_kind_name(cc_result_error_kind(r)),
+		      cc_result_error_message(r));
+		cc_result_free(r);
+		for (int i = 0; i < 200; i++)
+			cc_result_free(cc_runtime_eval(rt, "1+1", 3, 0.05));
+		r = cc_runtime_eval(rt, wait, strlen(wait), 10);
+		const cc_value *v = cc_result_value(r);
+		CHECK(cc_result_ok(r) && cc_value_type_of(v) == CC_VALUE_INT && v->u.i == 7,
+		      "round %d: 0.3 s of work after 200 evals of 0.05 s runs to its end (%s)",
+		      round, cc_result_error_message(r));
 		cc_result_free(r);
 	}
 	cc_runtime_close(rt);
@@ -688,6 +724,8 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (argc >= 3 && !strcmp(argv[1], "thread"))
 		thread(lang_of(argv[2]));
+	else if (argc >= 3 && !strcmp(argv[1], "deadlines"))
+		deadlines(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "afterstop"))
 		afterstop(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "dead"))

@@ -2,6 +2,7 @@
 frames only, deadlines (plain loops and long native builtins), memory bombs,
 a segfault, output caps, and state across evals."""
 import os
+import re
 
 import pytest
 
@@ -346,3 +347,61 @@ def test_syntax_error_in_the_other_language_says_so(lang, code, hint):
 def test_plain_syntax_errors_get_no_language_hint(lang, code):
     err = ev(lang, code).json["error"]
     assert err["kind"] == "syntax_error" and "looks like" not in err["message"], err
+
+
+@pytest.mark.parametrize("code", [
+    "1+1", "'doc'", " 1+1", "\t1", "(yield 1)", "1/0", "[i * i for i in range(4)]",
+    "print('hi') or 3", "await __import__('asyncio').sleep(0, 5)", "(x := 4) + x",
+    "x := 4", "1+1;", "lambda: 1", "undefined_name", "f'{1/0}'", "b'\\xff'",
+    "1 is 1",  # a SyntaxWarning, shown with its source line from linecache
+])
+def test_one_line_expression_fast_path_matches_the_ast_path_python(code):
+    """Issue 19: a short one-line expression compiles straight from its
+    text (py_helper.c, _one_expr); "pass" on a line before it sends the
+    same expression down the AST path. Both give the same outcome: value,
+    output, error kind, type and message (line numbers shifted by one)."""
+    fast, slow = ev("python", code).json, ev("python", "pass\n" + code).json
+    slow["stderr"] = slow["stderr"].replace("<code>:2:", "<code>:1:")
+    for r in (fast, slow):
+        r.pop("duration_ms", None)
+        r.pop("sandbox", None)
+        if r["error"]:
+            r["error"]["traceback"] = None
+            r["error"]["message"] = r["error"]["message"].replace("line 2", "line 1")
+    assert fast == slow
+
+
+@pytest.mark.parametrize("code", [
+    "1+1", "let a1 = 2; a1 * 3", "throw new Error('x')", "null.x",
+    "function f1() { throw new TypeError('y') }\nf1()", "Promise.resolve(3)",
+    "({ then(r) { r(4) } })", "Promise.reject(new Error('z'))",
+    "var p1 = Promise.reject(new Error('w')); 1", "console.log('a'); 2",
+    "Promise.resolve().then(() => console.log('job')); 5", "this === globalThis",
+    "(function g() {})", "JSON.parse('{')", "x = ", "return 1", "undefinedName",
+    "new Promise(() => {})", "let [q1] = [7]; q1",
+])
+def test_no_await_sync_path_matches_the_async_path_javascript(code):
+    """Issue 19: source without "await" runs as a plain script, not an
+    async one (engine_js.c, js_eval); an "await" in a comment on a line
+    after it sends the same code down the async path. Both give the same
+    outcome: value, output, error kind, type, message and stack (but for
+    the line an error at the end of the input is reported at)."""
+    fast, slow = ev("javascript", code).json, ev("javascript", code + "\n// await").json
+    for r in (fast, slow):
+        r.pop("duration_ms", None)
+        r.pop("sandbox", None)
+        if r["error"] and r["error"]["traceback"]:
+            r["error"]["traceback"] = re.sub(r"<code>(:\d+)+", "<code>", r["error"]["traceback"])
+    assert fast == slow
+
+
+def test_worker_exit_status_is_explained_and_hedged():
+    """Issue 22: the worker's exit statuses have names (worker_exit.h) and
+    the supervisor says what one means, as the worker's word only: guest
+    code can exit with any status."""
+    err = ev("python", "import os\nos._exit(4)").json["error"]
+    assert err["kind"] == "worker_crashed", err
+    assert ("exited with status 4 (the worker's status for a frame from the supervisor it "
+            "refused, or the guest's own exit)") in err["message"], err
+    err = ev("python", "import os\nos._exit(7)").json["error"]
+    assert "(the worker exited with status 7)" in err["message"], err

@@ -47,6 +47,13 @@ def test_soft_stops_keep_the_runtime(lang):
     drive("afterstop", lang, checks=checks("afterstop", lang))
 
 
+def test_each_eval_keeps_its_own_deadline(lang):
+    """Issue 19: the Python worker no longer re-arms its stop timer for
+    every eval; a short timeout after a long one still stops in time, and
+    stale ticks of short ones do not stop a long one."""
+    drive("deadlines", lang)
+
+
 def test_dead_runtime_then_new(lang):
     drive("dead", lang, checks=checks("dead", lang))
 
