@@ -282,10 +282,24 @@ def test_a_datetime_subclass_offset_of_a_day_or_more_is_refused(days):
 
 # --- max_sessions: a larger total is not a larger share -------------------
 
+# the highest descriptor a session can reach, +1, and why the next failed
+FD_BOMB = '''import errno, os
+fds = []
+try:
+    while True:
+        fds.append(os.dup(0))
+except OSError as e:
+    out = [max(fds) + 1, errno.errorcode[e.errno]]
+for fd in fds:
+    os.close(fd)
+out'''
+
+
 def test_a_session_of_the_largest_server_gets_a_spawned_workers_threads_and_timers():
     """max_sessions 4096 sizes the template's totals (RLIMIT_NPROC and
     RLIMIT_SIGPENDING of its user namespace) for 4096 sessions: one session
-    still gets 64 threads and 63 timers, as a spawned worker does, and
+    still gets 64 threads, 63 timers and 64 descriptors, as a spawned
+    worker does, and
     while it holds them its siblings start threads and new sessions fork."""
     from checklist_cases import THREAD_BOMB_SMALL, TIMER_BOMB
     hold = THREAD_BOMB_SMALL.replace("ev.set()\nfor t in ts:\n    t.join()\n", "")
@@ -293,12 +307,15 @@ def test_a_session_of_the_largest_server_gets_a_spawned_workers_threads_and_time
     try:
         want = [spawned.eval(THREAD_BOMB_SMALL, timeout=BOUND),
                 spawned.eval(TIMER_BOMB, timeout=BOUND)]
+        fds = spawned.eval(FD_BOMB, timeout=BOUND)
     finally:
         spawned.close()
-    assert want == [[64, "can't start new thread"], 63]
+    assert want == [[64, "can't start new thread"], 63] and fds == [64, "EMFILE"]
     with ForkServer(language="python", preload="", max_sessions=4096) as fs:
         bomb, sibling = fs.session(), fs.session()
         assert [bomb.eval(hold, timeout=BOUND), bomb.eval(TIMER_BOMB, timeout=BOUND)] == want
+        # the template's own table is 64 + 2 * 4096 + 16: the session's is 64
+        assert bomb.eval(FD_BOMB, timeout=BOUND) == fds
         assert sibling.eval(THREAD_BOMB_SMALL, timeout=BOUND) == want[0]
         fresh = fs.session()
         assert fresh.eval(TIMER_BOMB, timeout=BOUND) == want[1]
