@@ -473,3 +473,39 @@ def test_a_mount_whose_path_was_mounted_over_grants_nothing_else(base, cover):
     # Reverse (not covered): the same script reads D's file both ways.
     want = ["refused: True"] * 2 if cover else ["D", "D"]
     assert r.stdout.split("\n")[:2] == want, r.stdout + r.stderr
+
+
+# --- a thread shares the descriptor table: RLIMIT_NOFILE is per session ---
+
+# A raw thread (libc's clone(), running pause() on a stack of its own) with
+# FLAGS; "ok" when it was made.
+RAW_THREAD = r'''import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+libc.clone.restype = ctypes.c_int
+libc.clone.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+stacks = globals().setdefault("_stacks", [])
+stacks.append(ctypes.create_string_buffer(1 << 16))
+top = ctypes.addressof(stacks[-1]) + (1 << 16) - 256
+r = libc.clone(ctypes.cast(libc.pause, ctypes.c_void_p), top, FLAGS, None)
+"ok" if r > 0 else errno.errorcode[ctypes.get_errno()]'''
+CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND, CLONE_THREAD = 0x100, 0x200, 0x400, 0x800, 0x10000
+BARE_THREAD = CLONE_THREAD | CLONE_VM | CLONE_SIGHAND
+
+
+@pytest.mark.parametrize("fork_server", [True, False])
+def test_a_thread_without_the_descriptor_table_is_refused(fork_server):
+    # Before the fix: a thread could be made without CLONE_FILES, with a
+    # descriptor table of its own, so each of a session's 64 threads could
+    # hold another 64 descriptors (socketpairs whose buffers are kernel
+    # memory outside RLIMIT_AS): RLIMIT_NOFILE bound a thread, not the
+    # session.
+    rt = IsolatedRuntime(language="python", fork_server=fork_server)
+    try:
+        assert rt.eval(RAW_THREAD.replace("FLAGS", str(BARE_THREAD)), timeout=BOUND) == "EPERM"
+        assert rt.eval(RAW_THREAD.replace("FLAGS", str(BARE_THREAD | CLONE_FS)),
+                       timeout=BOUND) == "EPERM"
+        # reverse: with the table shared, the same raw thread is made
+        assert rt.eval(RAW_THREAD.replace("FLAGS", str(BARE_THREAD | CLONE_FILES)),
+                       timeout=BOUND) == "ok"
+    finally:
+        rt.close()
