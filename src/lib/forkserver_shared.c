@@ -26,6 +26,7 @@
  * its template starts, so two first users of one key start one template.
  * After fork() the child forgets the parent's servers (pthread_atfork):
  * it never writes to, signals or closes the parent's templates. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -246,7 +247,7 @@ static void test_pause(void)
 	long ms = v ? strtol(v, NULL, 10) : 0;
 	if (ms > 0 && ms <= 10000) {
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-		while (nanosleep(&ts, &ts) < 0)
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
 }
