@@ -351,7 +351,8 @@ typedef struct cc_options {
 	 * already running are unaffected. Each session also holds three
 	 * descriptors in the host process (its socket, pidfd and status pipe;
 	 * a fourth with asynchronous tools or a network policy), counted
-	 * against the host's own RLIMIT_NOFILE. Ignored by cc_runtime_new. */
+	 * against the host's own RLIMIT_NOFILE. Ignored by cc_runtime_new (the
+	 * templates of fork_server are always sized for the default). */
 	uint32_t max_sessions;
 	/* cc_runtime_new only: take the session from a library-wide fork
 	 * server (cc_forkserver_new with preload ""), started on the first

@@ -77,9 +77,11 @@ class Mount:
     ``Mount()`` opens the host path at once (``O_PATH``) and keeps that
     descriptor: a runtime, fork server or pool started later grants the very
     directory or file it names now, wherever it has moved since, and a path
-    swapped for a symlink after ``Mount()`` cannot redirect it. A host path
-    that does not exist raises ``InvalidInputError`` here; a bad guest path
-    raises it when the runtime starts, before any worker exists."""
+    swapped for a symlink after ``Mount()`` cannot redirect it; where its
+    path no longer leads to it (another directory mounted over it), the
+    runtime is refused with ``InvalidInputError``. A host path that does not
+    exist raises ``InvalidInputError`` here; a bad guest path raises it when
+    the runtime starts, before any worker exists."""
 
     __slots__ = ("host", "guest", "writable", "_fd", "__weakref__")
 

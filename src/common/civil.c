@@ -43,6 +43,15 @@ void cc_civil_to_timestamp(const struct cc_civil *c, int64_t offset_us, int64_t 
 	*nsec = (uint32_t)us * 1000;
 }
 
+int cc_civil_offset_us(int days, int seconds, int usec, int64_t *us)
+{
+	if (days < -1 || days > 0 || seconds < 0 || seconds >= 86400 || usec < 0 ||
+	    usec >= 1000000 || (days == -1 && seconds == 0 && usec == 0))
+		return -1;
+	*us = ((int64_t)days * 86400 + seconds) * 1000000 + usec;
+	return 0;
+}
+
 int cc_civil_from_timestamp(int64_t sec, uint32_t nsec, struct cc_civil *c)
 {
 	int64_t days = sec / 86400, rem = sec % 86400;

@@ -28,6 +28,19 @@ void cc_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
 void cc_civil_to_timestamp(const struct cc_civil *c, int64_t offset_us, int64_t *sec,
 			   uint32_t *nsec);
 
+/* A UTC offset given as a normalized timedelta (days, seconds 0..86399,
+ * microseconds 0..999999: what PyDateTime_DELTA_GET_* read) in
+ * microseconds into *us. Returns 0, or -1 unless it is strictly between
+ * -1 and +1 day, the range Python's own utcoffset() allows (a datetime
+ * subclass may return any timedelta; nothing is computed then, so nothing
+ * overflows). */
+int cc_civil_offset_us(int days, int seconds, int usec, int64_t *us);
+
+/* What a caller says when cc_civil_offset_us refuses. */
+#define CC_CIVIL_OFFSET_ERROR                                                                      \
+	"datetime.utcoffset() must be strictly between -timedelta(hours=24) and "                  \
+	"timedelta(hours=24)"
+
 /* The UTC date and time of sec + nsec (nsec < 1e9; the nanoseconds below
  * a microsecond are dropped). Returns 0, or -1 when the instant is outside
  * Python's datetime range, 0001-01-01 to 9999-12-31 (c is then unset). */

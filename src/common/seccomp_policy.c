@@ -45,7 +45,8 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	  "deadlines (the vDSO falls back to it): fixed clocks only, no other pid's CPU clock" },
 	{ "getrandom", BOTH, CC_SC_ALLOW, "hash seeds, Math.random, os.urandom" },
 	{ "clone", PY, CC_SC_ARGS,
-	  "threads only: CLONE_THREAD|CLONE_VM|CLONE_SIGHAND, no namespaces" },
+	  "threads only: CLONE_THREAD|CLONE_VM|CLONE_SIGHAND|CLONE_FILES (one descriptor table, "
+	  "so RLIMIT_NOFILE bounds the worker), no namespaces" },
 	{ "set_robust_list", PY, CC_SC_ALLOW, "glibc's thread start registers its robust futexes" },
 	{ "rseq", PY, CC_SC_ALLOW, "glibc's thread start registers restartable sequences" },
 	{ "sched_yield", PY, CC_SC_ALLOW, "OpenBLAS and lock back-off" },

@@ -251,6 +251,11 @@ bool cc_forkserver_alive(cc_forkserver *fs)
 	return alive;
 }
 
+bool cc_forkserver_grants_are(const cc_forkserver *fs, const uint64_t *ids, size_t n)
+{
+	return fs->tmpl->n_grant_ids == n && !memcmp(fs->tmpl->grant_ids, ids, n * sizeof(*ids));
+}
+
 static int spawn(cc_forkserver *fs, const cc_options *o, struct cc_net_policy *net,
 		 cc_runtime **out, cc_error *err);
 

@@ -9,7 +9,9 @@
  * spawned worker's), the web polyfills, the libraries (by their bytes, read anew by each
  * cc_runtime_new), the mounts and python_path (by the object each host
  * path names now, device and inode, so a new directory at an old path is
- * a new key) and the worker directory; timeout_s too when there are
+ * a new key; a template whose own grants are not those objects, a path
+ * moved between the key and its start, is never kept) and the worker
+ * directory; timeout_s too when there are
  * libraries (they load within it). The rest is the session's own:
  * timeout_s, grace_s, max_pending_calls and the network policy.
  *
@@ -24,12 +26,14 @@
  * its template starts, so two first users of one key start one template.
  * After fork() the child forgets the parent's servers (pthread_atfork):
  * it never writes to, signals or closes the parent's templates. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -61,6 +65,10 @@ struct key {
 	char *p;
 	size_t n, cap;
 	bool bad; /* out of memory */
+	/* the objects keyed, as cc_grants_ids words: the template started
+	 * for this key must have bound exactly these */
+	uint64_t ids[2 * CC_MAX_MOUNTS];
+	size_t n_ids;
 };
 
 static void key_add(void *u, const void *p, size_t n)
@@ -93,13 +101,15 @@ static void key_str(struct key *k, const char *s)
 static int key_object(struct key *k, const char *host, char **why)
 {
 	struct stat st;
-	if (!host || stat(host, &st) < 0) {
-		/* the spawned runtime reports the path properly */
+	if (!host || stat(host, &st) < 0 || k->n_ids + 2 > 2 * CC_MAX_MOUNTS) {
+		/* the spawned runtime reports the path (or the count) properly */
 		*why = strdup("a mount or python_path entry could not be looked up");
 		return -1;
 	}
 	key_add(k, &st.st_dev, sizeof(st.st_dev));
 	key_add(k, &st.st_ino, sizeof(st.st_ino));
+	k->ids[k->n_ids++] = (uint64_t)st.st_dev;
+	k->ids[k->n_ids++] = (uint64_t)st.st_ino;
 	return 0;
 }
 
@@ -219,9 +229,36 @@ static bool forced_failure(void)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
+/* Test hook: a pause between the key and the template's start, to move
+ * a path in between (tests/security/test_redteam_r6.py). */
+static void test_pause(void)
+{
+	const char *v = getenv("CODECAGE_TEST_SHARED_START_PAUSE_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+	if (ms > 0 && ms <= 10000) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+}
+
+/* A template just started for key k whose grants are not the objects k
+ * names (a path was moved between the key and the start): it never
+ * serves k, nor is it kept. 0 when they are k's. */
+static int check_grants(struct shared *e, const struct key *k, char **why)
+{
+	if (cc_forkserver_grants_are(e->fs, k->ids, k->n_ids))
+		return 0;
+	cc_forkserver_close(e->fs);
+	e->fs = NULL;
+	*why = strdup("a mount or python_path entry named another object when the template "
+		      "started than when its key was made (it was moved meanwhile)");
+	return -1;
+}
+
 /* The entry's server, started (or started again, if its template died)
  * under e->start. NULL with *why when it cannot be had. */
-static cc_forkserver *entry_server(struct shared *e, const cc_options *o,
+static cc_forkserver *entry_server(struct shared *e, const struct key *k, const cc_options *o,
 				   const struct cc_libset *libs, char **why)
 {
 	pthread_mutex_lock(&e->start);
@@ -231,15 +268,25 @@ static cc_forkserver *entry_server(struct shared *e, const cc_options *o,
 	}
 	if (!e->fs && !e->failed) {
 		cc_error err = { 0 };
-		if (forced_failure())
+		if (forced_failure()) {
 			cc_fail(&err, CC_ERR_INTERNAL, "CODECAGE_TEST_FORK_SERVER_BROKEN is set");
-		else
-			cc_forkserver_start(o, "", libs, NULL, &e->fs, &err);
+		} else {
+			/* cc_runtime_new ignores max_sessions: one caller's
+			 * never sizes the template its key's others share */
+			cc_options so = *o;
+			so.max_sessions = 0;
+			test_pause();
+			cc_forkserver_start(&so, "", libs, NULL, &e->fs, &err);
+		}
 		if (!e->fs &&
 		    asprintf(&e->failed, "the template did not start (%s: %s)",
 			     cc_error_kind_name(err.kind), err.message ? err.message : "?") < 0)
 			e->failed = NULL;
 		cc_error_clear(&err);
+		if (e->fs && check_grants(e, k, why) < 0) {
+			pthread_mutex_unlock(&e->start);
+			return NULL;
+		}
 	}
 	cc_forkserver *fs = e->fs;
 	if (!fs)
@@ -258,7 +305,7 @@ int cc_shared_session(const cc_options *opts, const struct cc_libset *libs,
 	struct shared *e = NULL;
 	cc_forkserver *fs = NULL;
 	if (make_key(opts, libs, &k, why) < 0 || !(e = lookup(&k)) ||
-	    !(fs = entry_server(e, opts, libs, why))) {
+	    !(fs = entry_server(e, &k, opts, libs, why))) {
 		if (!*why)
 			*why = strdup("out of memory");
 		free(k.p);

@@ -104,6 +104,18 @@ static int resolve_one(const cc_mount *m, size_t i, struct cc_grant *g, cc_error
 			       e == EINVAL ? "is neither a directory nor a regular file"
 					   : strerror(e));
 	}
+	/* What host names must be what was opened: realpath's path may lead
+	 * elsewhere by now (a directory moved or mounted over on the way).
+	 * Exact for the package's /proc/self/fd/N, the object itself. */
+	struct stat hs;
+	if (stat(m->host, &hs) < 0 || hs.st_dev != st.st_dev || hs.st_ino != st.st_ino) {
+		close(fd);
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "mount %zu (%s:%s): the host path %s no longer leads to what it "
+			       "named (moved, swapped or mounted over while it was resolved); "
+			       "grant a path that stays put",
+			       i, m->host, m->guest, real);
+	}
 	/* Above the descriptors the spawn moves into place (spawn.c). */
 	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CC_GRANT_FD0 + 2 * CC_MAX_MOUNTS);
 	close(fd);
@@ -205,6 +217,18 @@ int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err)
 		}
 	}
 	return 0;
+}
+
+size_t cc_grants_ids(const struct cc_grants *gs, uint64_t *ids)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < gs->n && i < CC_MAX_MOUNTS; i++) {
+		struct stat st;
+		bool ok = gs->g[i].fd >= 0 && fstat(gs->g[i].fd, &st) == 0;
+		ids[n++] = ok ? (uint64_t)st.st_dev : 0;
+		ids[n++] = ok ? (uint64_t)st.st_ino : 0;
+	}
+	return n;
 }
 
 void cc_grants_free(struct cc_grants *gs)

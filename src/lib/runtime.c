@@ -269,6 +269,7 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 		cc_grants_free(&gs);
 		return -1;
 	}
+	rt->n_grant_ids = cc_grants_ids(&gs, rt->grant_ids);
 	int rc = cc_spawn_worker(opts, &gs, &rt->child, err);
 	if (rc < 0) {
 		cc_grants_free(&gs);

@@ -39,6 +39,10 @@ struct cc_grants {
  * python_path entry. */
 int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err);
 void cc_grants_free(struct cc_grants *gs);
+/* The objects the grants name (device and inode of each descriptor, in
+ * order: two words each, 0 0 for one that cannot be looked up) into ids,
+ * room for 2 * CC_MAX_MOUNTS words; returns how many words. */
+size_t cc_grants_ids(const struct cc_grants *gs, uint64_t *ids);
 
 /* A NULL-terminated deep copy of n strings (NULL when n is 0 or out of
  * memory, or a string is NULL); free with cc_strv_free. */
@@ -190,6 +194,9 @@ struct cc_runtime {
 	char *applied, *missing;
 	char *preload_skipped; /* a template's: entries joined by '\n', or NULL */
 	bool is_template;      /* started with a preload list (cc_runtime_start) */
+	/* what its grants named when it started (cc_grants_ids) */
+	uint64_t grant_ids[2 * CC_MAX_MOUNTS];
+	size_t n_grant_ids;
 	cc_sandbox_report report;
 	/* tools.c */
 	struct cc_tool *tools;
@@ -278,6 +285,9 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err);
 void cc_forkserver_unref(struct cc_forkserver *fs);
 /* Whether the template still runs (a pool restarts a dead one). */
 bool cc_forkserver_alive(struct cc_forkserver *fs);
+/* Whether the template's grants named exactly the n words of ids
+ * (cc_grants_ids) when it started. */
+bool cc_forkserver_grants_are(const struct cc_forkserver *fs, const uint64_t *ids, size_t n);
 /* cc_forkserver_spawn with the session's own options o (borrowed: their
  * template-fixed fields must be the server's; timeout_s, grace_s and
  * max_pending_calls are the session's) and network policy net (the

@@ -41,12 +41,15 @@ static cc_value *from_datetime(PyObject *o)
 		PyErr_SetString(PyExc_TypeError, "datetime.utcoffset() did not return a timedelta");
 		return NULL;
 	}
-	if (off != Py_None)
-		off_us = ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
-			  PyDateTime_DELTA_GET_SECONDS(off)) *
-				 1000000 +
-			 PyDateTime_DELTA_GET_MICROSECONDS(off);
+	int bad = off != Py_None &&
+		  cc_civil_offset_us(PyDateTime_DELTA_GET_DAYS(off),
+				     PyDateTime_DELTA_GET_SECONDS(off),
+				     PyDateTime_DELTA_GET_MICROSECONDS(off), &off_us) < 0;
 	Py_DECREF(off);
+	if (bad) { /* a subclass's utcoffset: refused as CPython's own would */
+		PyErr_SetString(PyExc_ValueError, CC_CIVIL_OFFSET_ERROR);
+		return NULL;
+	}
 	cc_civil_to_timestamp(&c, off_us, &sec, &nsec);
 	cc_value *v = cc_value_new_timestamp(sec, nsec);
 	if (!v)

@@ -381,12 +381,15 @@ static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
 			return fail_at(p, depth, PyExc_TypeError,
 				       "datetime.utcoffset() did not return a timedelta");
 		}
-		if (off != Py_None)
-			off_us = ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
-				  PyDateTime_DELTA_GET_SECONDS(off)) *
-					 1000000 +
-				 PyDateTime_DELTA_GET_MICROSECONDS(off);
+		/* A subclass's utcoffset may return any timedelta: only what
+		 * CPython's own allows, so nothing overflows. */
+		int bad = off != Py_None &&
+			  cc_civil_offset_us(PyDateTime_DELTA_GET_DAYS(off),
+					     PyDateTime_DELTA_GET_SECONDS(off),
+					     PyDateTime_DELTA_GET_MICROSECONDS(off), &off_us) < 0;
 		Py_DECREF(off);
+		if (bad)
+			return fail_at(p, depth, PyExc_ValueError, CC_CIVIL_OFFSET_ERROR);
 	}
 	cc_civil_to_timestamp(&c, off_us, &sec, &nsec);
 	cc_pack_timestamp(&p->pk, sec, nsec);

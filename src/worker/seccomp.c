@@ -50,8 +50,10 @@
 /* ---- argument checks for the CC_SC_ARGS rules ---- */
 
 /* Flags a thread-creating clone must carry, and flags it must not: any
- * namespace, or a new process sharing nothing. */
-#define CLONE_MUST (CLONE_THREAD | CLONE_VM | CLONE_SIGHAND)
+ * namespace, or a new process sharing nothing. A thread shares the
+ * descriptor table too (glibc's always does): one of its own would give
+ * every thread another RLIMIT_NOFILE of descriptors. */
+#define CLONE_MUST (CLONE_THREAD | CLONE_VM | CLONE_SIGHAND | CLONE_FILES)
 #define CLONE_CHECKED                                                                              \
 	(CLONE_MUST | CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |   \
 	 CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PARENT | CLONE_VFORK)

@@ -631,16 +631,23 @@ static void files(const char *dir)
 /* cc_options.fork_server: runtimes from a library-wide fork server per
  * template-fixed options, started on first use; a spawned worker, noted,
  * when its template cannot start. */
-static cc_runtime *shared_rt(cc_language lang, double timeout_s, uint64_t max_memory)
+static cc_runtime *shared_rt_max(cc_language lang, double timeout_s, uint64_t max_memory,
+				 uint32_t max_sessions)
 {
 	cc_options o;
 	cc_options_init(&o, lang);
+	o.max_sessions = max_sessions;
 	o.sandbox = CC_SANDBOX_AUTO;
 	o.limits.timeout_s = timeout_s;
 	if (max_memory)
 		o.limits.max_memory = max_memory;
 	o.fork_server = true;
 	return driver_start_opts(&o);
+}
+
+static cc_runtime *shared_rt(cc_language lang, double timeout_s, uint64_t max_memory)
+{
+	return shared_rt_max(lang, timeout_s, max_memory, 0);
 }
 
 static bool evals(cc_runtime *rt)
@@ -688,6 +695,14 @@ static void shared(cc_language lang)
 	cc_runtime *all[] = { a, b, c, d, e, f, g };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		cc_runtime_close(all[i]);
+	cc_forkserver_shared_close();
+	/* max_sessions is ignored by cc_runtime_new: the first user's does not
+	 * size the template every later one of its key shares */
+	cc_runtime *h = shared_rt_max(lang, 10, 0, 1), *k = shared_rt(lang, 10, 0);
+	note = cc_runtime_sandbox(k)->fork_server;
+	CHECK(note && !strcmp(note, "shared"), "a max_sessions of 1 did not size it (%s)", note);
+	cc_runtime_close(h);
+	cc_runtime_close(k);
 	cc_forkserver_shared_close();
 }
 

@@ -22,7 +22,7 @@ def drive(*args, checks, timeout=300):
 CHECKS = {("roundtrip", None): 35, ("state", None): 2, ("afterstop", None): 17,
           ("dead", "javascript"): 3, ("dead", "python"): 5, ("thread", None): 2,
           ("stream", None): 5, ("badopts", None): 7, ("many", None): 4,
-          ("subreaper", None): 1, ("files", None): 37, ("shared", None): 12,
+          ("subreaper", None): 1, ("files", None): 37, ("shared", None): 13,
           ("deadlines", None): 6}
 
 

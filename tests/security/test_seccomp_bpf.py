@@ -544,11 +544,11 @@ def test_any_foreign_arch_is_killed(engine, arch, nr):
 # What the argument-checked rules allow, said independently of
 # src/worker/seccomp.c (arguments as the 64-bit registers hold them):
 def clone_allowed(a):
-    # "threads only": a thread shares memory and signal handlers and joins
-    # the thread group; no namespace, no vfork wait, no re-parenting. The
-    # kernel's clone() reads only the low 32 bits of the flags.
+    # "threads only": a thread shares memory, handlers and descriptors and
+    # joins the thread group; no namespace, no vfork wait, no re-parenting.
+    # The kernel's clone() reads only the low 32 bits of the flags.
     a &= 0xFFFFFFFF
-    must = CLONE_THREAD | CLONE_VM | CLONE_SIGHAND
+    must = CLONE_THREAD | CLONE_VM | CLONE_SIGHAND | CLONE_FILES
     return a & must == must and not a & (CLONE_NEWSPACES | CLONE_PARENT | CLONE_VFORK)
 
 

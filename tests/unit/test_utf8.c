@@ -130,3 +130,110 @@ Test(utf8, valid_prefix)
 	cr_assert_eq(cc_utf8_valid_prefix("ab\xed\xa0\x80", 5), 2);
 	cr_assert_eq(cc_utf8_valid_prefix("\xff", 1), 0);
 }
+
+/* ---- fuzz: cc_utf8_fix_surrogates against the decoder's invariants ---- */
+
+static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t fuzz_next(void)
+{
+	fuzz_state ^= fuzz_state << 13;
+	fuzz_state ^= fuzz_state >> 7;
+	fuzz_state ^= fuzz_state << 17;
+	return (uint32_t)(fuzz_state >> 16);
+}
+
+/* c as UTF-8, surrogates too (as Python's "surrogatepass" writes them). */
+static size_t put_code_point(unsigned char *p, uint32_t c)
+{
+	if (c < 0x80) {
+		p[0] = (unsigned char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		p[0] = (unsigned char)(0xc0 | c >> 6);
+		p[1] = (unsigned char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		p[0] = (unsigned char)(0xe0 | c >> 12);
+		p[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+		p[2] = (unsigned char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	p[0] = (unsigned char)(0xf0 | c >> 18);
+	p[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
+	p[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+	p[3] = (unsigned char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+static uint32_t fuzz_code_point(bool *surrogate)
+{
+	static const uint32_t lo[] = { 0, 0x80, 0x800, 0xd800, 0xe000, 0x10000 };
+	static const uint32_t hi[] = { 0x7f, 0x7ff, 0xd7ff, 0xdfff, 0xffff, 0x10ffff };
+	unsigned k = fuzz_next() % 6;
+	*surrogate = k == 3;
+	return lo[k] + fuzz_next() % (hi[k] - lo[k] + 1);
+}
+
+/* Code points with surrogates among them, each string in a buffer of
+ * exactly its length (the ASan build sees any read past it): after the
+ * repair it is well-formed UTF-8, the same length, with U+FFFD exactly
+ * where the surrogates were. */
+Test(utf8, fix_surrogates_fuzz_code_points)
+{
+	for (int round = 0; round < 20000; round++) {
+		unsigned char in[64], want[64];
+		size_t n = 0, surrogates = 0, ncp = fuzz_next() % 16;
+		for (size_t i = 0; i < ncp; i++) {
+			bool sur;
+			uint32_t c = fuzz_code_point(&sur);
+			size_t l = put_code_point(in + n, c);
+			memcpy(want + n, sur ? (const unsigned char *)FFFD : in + n, l);
+			n += l;
+			surrogates += sur;
+		}
+		char *b = malloc(n ? n : 1);
+		memcpy(b, in, n);
+		cr_assert_eq(cc_utf8_fix_surrogates(b, n), surrogates, "round %d", round);
+		cr_assert(cc_utf8_valid(b, n), "round %d: not well-formed", round);
+		cr_assert(!memcmp(b, want, n), "round %d", round);
+		free(b);
+	}
+}
+
+/* Arbitrary bytes, many of them ED, A0..BF and 80..BF: well-formed input is
+ * never changed, the length never, and only whole ED A0..BF 80..BF triples
+ * become U+FFFD (checked byte by byte against a plain scan). */
+Test(utf8, fix_surrogates_fuzz_bytes)
+{
+	static const unsigned char pick[] = { 0xed, 0xa0, 0xbf, 0x80, 0x9f, 0xc0, 0xf0, 'a' };
+	for (int round = 0; round < 50000; round++) {
+		unsigned char in[16], want[16];
+		size_t n = fuzz_next() % 13, fixed = 0;
+		for (size_t i = 0; i < n; i++)
+			in[i] = fuzz_next() % 3 ? pick[fuzz_next() % sizeof(pick)]
+						: (unsigned char)fuzz_next();
+		memcpy(want, in, n);
+		for (size_t i = 0; i < n;) {
+			if (want[i] == 0xed && n - i >= 3 && want[i + 1] >= 0xa0 &&
+			    want[i + 1] <= 0xbf && want[i + 2] >= 0x80 && want[i + 2] <= 0xbf) {
+				memcpy(want + i, FFFD, 3);
+				fixed++;
+				i += 3;
+			} else {
+				i++;
+			}
+		}
+		bool valid = cc_utf8_valid((const char *)in, n);
+		char *b = malloc(n ? n : 1);
+		memcpy(b, in, n);
+		cr_assert_eq(cc_utf8_fix_surrogates(b, n), fixed, "round %d", round);
+		cr_assert(!memcmp(b, want, n), "round %d", round);
+		if (valid)
+			cr_assert(!fixed && !memcmp(b, in, n),
+				  "round %d: well-formed input changed", round);
+		free(b);
+	}
+}
