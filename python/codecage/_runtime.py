@@ -530,8 +530,8 @@ class IsolatedRuntime:
     runtime (a Python template imports nothing more); its server's sessions
     share a hash secret, address-space layout and a thread allowance
     (SECURITY.md). Never refused by the path: when a server cannot serve
-    (its template did not start, it cannot fork: 256 live sessions, its
-    process quota), the worker is spawned and ``rt.sandbox["fork_server"]``
+    (its template did not start, it cannot fork: its ``max_sessions`` (1024)
+    live, its process quota), the worker is spawned and ``rt.sandbox["fork_server"]``
     says why (``"spawned: ..."``; ``"shared"`` when forked).
     ``fork_server=False`` spawns (no ``fork_server`` key). At most 8 servers
     are kept (the least recently used goes first; its live sessions keep

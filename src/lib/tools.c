@@ -290,16 +290,29 @@ CC_EXPORT void cc_runtime_set_budget(cc_runtime *rt, cc_budget *b)
 	rt->budget = b;
 }
 
-CC_EXPORT int cc_runtime_set_tool_budget(cc_runtime *rt, const char *name, cc_budget *b,
-					 cc_error *err)
+/* The bound tool NAME of an idle runtime, whose WHAT is about to change;
+ * NULL with invalid_input when there is none or the runtime is busy. */
+static struct cc_tool *tool_to_change(cc_runtime *rt, const char *name, const char *what,
+				      cc_error *err)
 {
 	struct cc_tool *t = rt && name ? find_tool(rt, name) : NULL;
 	if (!t)
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "no tool named '%s' is bound",
-			       name ? name : "(null)");
+			       name ? name : "(null)"),
+		       NULL;
 	if (__atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "cannot change a budget while the runtime runs a request");
+			       "cannot change %s while the runtime runs a request", what),
+		       NULL;
+	return t;
+}
+
+CC_EXPORT int cc_runtime_set_tool_budget(cc_runtime *rt, const char *name, cc_budget *b,
+					 cc_error *err)
+{
+	struct cc_tool *t = tool_to_change(rt, name, "a budget", err);
+	if (!t)
+		return -1;
 	cc_budget_ref(b);
 	cc_budget_unref(t->budget);
 	t->budget = b;
@@ -320,13 +333,9 @@ CC_EXPORT int cc_runtime_set_tool_redaction(cc_runtime *rt, const char *name, in
 			err, CC_ERR_INVALID_INPUT,
 			"a tool's redaction is 1 (on), 0 (off) or -1 (the runtime's), not %d",
 			redact);
-	struct cc_tool *t = rt && name ? find_tool(rt, name) : NULL;
+	struct cc_tool *t = tool_to_change(rt, name, "a tool's redaction", err);
 	if (!t)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "no tool named '%s' is bound",
-			       name ? name : "(null)");
-	if (__atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE))
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "cannot change a tool's redaction while the runtime runs a request");
+		return -1;
 	t->redact = redact;
 	return 0;
 }

@@ -490,8 +490,8 @@ static int session_scratch(void)
 	if (r)
 		return r;
 	char opts[96];
-	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=4096",
-		 (unsigned long long)cc_worker_limits.scratch_bytes);
+	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=%u",
+		 (unsigned long long)cc_worker_limits.scratch_bytes, CC_SCRATCH_INODES);
 	if (mount("scratch", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
 		return -errno;
 	return 0;

@@ -47,9 +47,6 @@
  * Linux host has, covered by a tmpfs in our mount namespace only. */
 #define CC_NEWROOT "/tmp"
 
-/* Files and directories one scratch tmpfs may hold. */
-#define CC_SCRATCH_INODES 4096
-
 #define NS_FLAGS                                                                                   \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
 	 CLONE_NEWCGROUP)

@@ -35,4 +35,7 @@ int cc_ns_enter(const struct cc_fs_policy *pol, rlim_t nproc, cc_error *err);
  * mount points of the minimal root and of the file grants. */
 int cc_ns_mkparents(char *path);
 
+/* Files and directories one scratch tmpfs may hold (spawned and forked). */
+#define CC_SCRATCH_INODES 4096
+
 #endif
