@@ -35,9 +35,10 @@ of 10,000 calls (median of 9 loops), next to build/cc-pingpong (two bare
 processes bouncing 8 bytes over a socketpair).
 The default path (issue 19): bench/default_path.py, from Python: the second
 and later `IsolatedRuntime()` + `1+1` of one process (the close not
-counted), forked from
-the process-wide fork server, beside `fork_server=False` (each spawned), the
-two taking turns; --cold of each, the first dropped.
+counted), forked from the process-wide fork server, beside
+`fork_server=False` (each spawned), each way in processes of its own, the
+two taking turns in 3 passes of --cold each, a second apart, the first of
+each process dropped.
 Memory: private memory of an idle forked Python session with numpy
 (`cc-bench python 1 1 fork-mem` prints KiB), when cc-bench has that mode.
 Compute: bench/workloads/compute.py and compute.js time themselves inside
@@ -387,7 +388,8 @@ def default_path_section(a, out):
         rows.append([name, ms(v.get("default")), ms(v.get("spawned")),
                      ratio(v.get("default"), v.get("spawned")), target])
     out.append("The default path: `IsolatedRuntime()` + first `1+1`, the second and "
-               "later in one process (bench/default_path.py; median of %d)\n" % a.cold)
+               "later in one process (bench/default_path.py; median of 3 passes' medians "
+               "of %d)\n" % a.cold)
     out.append(table(["language", "default (forked, shared server)",
                       "`fork_server=False` (spawned)", "ratio", "target"], rows) + "\n")
 
