@@ -39,6 +39,16 @@ class Run:
         return "Run(rc=%r, stdout=%r, stderr=%r)" % (self.rc, self.stdout[:2000], self.stderr[:2000])
 
 
+
+def need(module, why):
+    """Import MODULE, a dependency scripts/install-deps installs; its
+    absence fails the test (CI never skips) with WHY, never skips it."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise AssertionError("%s: %s" % (why, e)) from None
+
 def cli(*args, input=None, timeout=60):
     """Run build/codecage with args; returns a Run."""
     proc = subprocess.run([CLI, *args], input=input, capture_output=True, timeout=timeout,

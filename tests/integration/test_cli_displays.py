@@ -5,6 +5,8 @@ import os
 
 import pytest
 
+import conftest
+
 from conftest import cli, ev
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -18,7 +20,7 @@ display({'text/html': '<b>total</b>'}, raw=True)
 
 
 def _mpl():
-    pytest.importorskip("matplotlib", reason="python3-matplotlib (scripts/install-deps) is needed")
+    conftest.need("matplotlib", "python3-matplotlib (scripts/install-deps) is needed")
 
 
 def test_json_displays_python_chart():

@@ -7,6 +7,8 @@ import base64
 
 import pytest
 
+import conftest
+
 from conftest import CLI
 from mcp_util import Stdio, node
 
@@ -39,8 +41,8 @@ def test_blocks_after_the_text_in_order():
 
 
 def test_python_chart_and_dataframe_table():
-    pytest.importorskip("matplotlib", reason="python3-matplotlib is needed")
-    pytest.importorskip("pandas", reason="python3-pandas is needed")
+    conftest.need("matplotlib", "python3-matplotlib is needed")
+    conftest.need("pandas", "python3-pandas is needed")
     s = Stdio()
     r = s.call("run_python", "import matplotlib.pyplot as plt\n_ = plt.plot([1, 2])\n7")
     assert r["structuredContent"]["value"] == 7
@@ -69,6 +71,6 @@ def test_image_over_the_result_cap_is_output_limit():
 
 
 def test_sdk_parses_the_blocks():
-    pytest.importorskip("matplotlib", reason="python3-matplotlib is needed")
+    conftest.need("matplotlib", "python3-matplotlib is needed")
     proc = node("sdk_displays.mjs", CLI)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stdout + proc.stderr

@@ -5,6 +5,8 @@ caps (count, and bytes toward max_result)."""
 import ccpkg  # noqa: F401  (builds the package)
 import pytest
 
+import conftest
+
 from codecage import ForkServer, IsolatedRuntime, OutputLimitError, RuntimeConfig
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -59,7 +61,7 @@ def test_display_refuses_bad_bundles():
 
 
 def test_pillow_image():
-    pytest.importorskip("PIL", reason="python3-pil (scripts/install-deps) is needed")
+    conftest.need("PIL", "python3-pil (scripts/install-deps) is needed")
     with py() as rt:
         r = rt.run("from PIL import Image\ndisplay(Image.new('RGB', (4, 3), 'red'))")
     png = r.displays[0]["image/png"]
@@ -139,7 +141,7 @@ def test_javascript_display_refuses_bad_input():
 
 
 def _mpl():
-    pytest.importorskip("matplotlib", reason="python3-matplotlib (scripts/install-deps) is needed")
+    conftest.need("matplotlib", "python3-matplotlib (scripts/install-deps) is needed")
 
 
 FIG = """
@@ -199,7 +201,7 @@ def test_figure_in_a_forked_session_with_matplotlib_preloaded():
 
 
 def test_dataframe_value_gives_an_html_display():
-    pytest.importorskip("pandas", reason="python3-pandas is needed")
+    conftest.need("pandas", "python3-pandas is needed")
     with py() as rt:
         with pytest.raises(Exception) as e:
             rt.eval("import pandas as pd\npd.DataFrame({'a': [1, 2], 'b': ['x', 'y']})")
@@ -219,7 +221,7 @@ def test_dataframe_value_gives_an_html_display():
 def test_dataframe_with_value_fallback_gives_its_text_and_its_table():
     """16a's fallback and the displays together: the value is the frame's
     text with value_type, and its HTML table is a display as well."""
-    pytest.importorskip("pandas", reason="python3-pandas is needed")
+    conftest.need("pandas", "python3-pandas is needed")
     with IsolatedRuntime(RuntimeConfig(value_fallback=True), language="python") as rt:
         r = rt.run("import pandas as pd\ndf = pd.DataFrame({'a': [1, 2], 'b': ['x', 'y']})\ndf")
         assert r.value_type == "DataFrame" and r.value == rt.eval("repr(df)")

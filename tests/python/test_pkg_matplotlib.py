@@ -6,9 +6,11 @@ session forked from a template that preloaded it."""
 import ccpkg  # noqa: F401  (builds the package)
 import pytest
 
+import conftest
+
 from codecage import ForkServer, IsolatedRuntime
 
-pytest.importorskip("matplotlib", reason="python3-matplotlib (scripts/install-deps) is needed")
+conftest.need("matplotlib", "python3-matplotlib (scripts/install-deps) is needed")
 
 DRAW = """
 import io

@@ -18,6 +18,8 @@ import tempfile
 
 import pytest
 
+import conftest
+
 from conftest import ROOT
 from grant_probe import DEGRADE, attempt, guest
 
@@ -154,7 +156,7 @@ def sessions(sandbox, deny=None, scratches=(0, 1 << 20)):
 
 @pytest.fixture(scope="module")
 def mpl():
-    pytest.importorskip("matplotlib", reason="python3-matplotlib (scripts/install-deps)")
+    conftest.need("matplotlib", "python3-matplotlib (scripts/install-deps)")
 
 
 @pytest.mark.parametrize("deny", [None, "landlock"])
