@@ -29,7 +29,6 @@ from .errors import (CodecageError, GuestSyntaxError, InternalError, InvalidInpu
 
 _codecage._set_error_factory(make)
 
-MiB = 1 << 20
 
 #: The library's default limits (cc_options_init, src/common/defaults.h),
 #: under RuntimeConfig's field names: the one source of the defaults.
