@@ -198,10 +198,12 @@ static void upstream_text(struct cc_buf *d, const struct mcp_config *cfg, int la
 }
 
 static json_t *tool(const char *name, const char *title, const char *fmt,
-		    const struct mcp_config *cfg)
+		    const struct mcp_config *cfg, cc_language lang)
 {
 	char desc[4096];
-	unsigned long long mib = cfg->memory_mib ? cfg->memory_mib : 512;
+	cc_options dflt; /* without --memory: the library's default for LANG */
+	cc_options_init(&dflt, lang);
+	unsigned long long mib = cfg->memory_mib ? cfg->memory_mib : dflt.limits.max_memory >> 20;
 	char result[32];
 	if (cfg->max_result >= (1u << 20) && !(cfg->max_result & ((1u << 20) - 1)))
 		snprintf(result, sizeof(result), "%llu MiB",
@@ -253,10 +255,11 @@ static json_t *search_tool(void)
 
 json_t *mcp_tools_list(const struct mcp_config *cfg, const char *py_env)
 {
-	json_t *list =
-		json_pack("{s:[o, o]}", "tools", tool("run_python", "Run Python", python_desc, cfg),
-			  tool("run_javascript", "Run JavaScript",
-			       cfg->web_polyfills ? js_web_desc : js_desc, cfg));
+	json_t *list = json_pack("{s:[o, o]}", "tools",
+				 tool("run_python", "Run Python", python_desc, cfg, CC_LANG_PYTHON),
+				 tool("run_javascript", "Run JavaScript",
+				      cfg->web_polyfills ? js_web_desc : js_desc, cfg,
+				      CC_LANG_JAVASCRIPT));
 	json_t *py = json_array_get(json_object_get(list, "tools"), 0);
 	const char *d = json_string_value(json_object_get(py, "description"));
 	char *text = NULL;

@@ -219,3 +219,19 @@ def test_a_long_message_of_multibyte_characters_is_not_cut_into_invalid_utf8():
     assert "resources/list names the files of this session" in msg, msg
     assert msg.count("\u20ac") == 60 and "\ufffd" in msg, msg
     assert s.close() == []
+
+
+def test_descriptions_state_each_languages_own_memory_limit():
+    """Without --memory each tool's description gives its language's
+    default heap (the library's: JavaScript 128 MiB, Python 512 MiB), the
+    one a call then gets; with --memory, that (found by a new user: both
+    said 512 MiB)."""
+    # README's defaults (src/common/defaults.h): 128 and 512 MiB
+    for flags, want in (((), {"run_javascript": 128, "run_python": 512}),
+                        (("--memory", "256"), {"run_javascript": 256, "run_python": 256})):
+        s = Stdio(*flags)
+        tools = s.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"]["tools"]
+        got = {t["name"]: t["description"] for t in tools if t["name"] in want}
+        s.close()
+        for name, mib in want.items():
+            assert "%d MiB of memory" % mib in got[name], (flags, name, got[name][:400])
