@@ -476,8 +476,9 @@ static int setup(cc_error *err)
 		goto py_fail;
 	Py_CLEAR(r);
 
-	/* matplotlib's backend and folders, set when it is imported. */
-	check = PyDict_GetItemString(ns, "mpl_setup");
+	/* matplotlib's backend and folders, numpy's BLAS threads: set when
+	 * each is imported (py_helper.c's import_setup). */
+	check = PyDict_GetItemString(ns, "import_setup");
 	r = check ? PyObject_CallFunction(check, "s", cc_worker_isolated ? PY_CACHE : "") : NULL;
 	if (!r)
 		goto py_fail;

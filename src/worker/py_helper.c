@@ -26,11 +26,13 @@
  * isolation really apply? fs_hints: failed writes and network calls say
  * why (scratch is off, the network is off) and what turns scratch on,
  * with the same exception classes as before; messages only, no layer
- * depends on it. mpl_setup: matplotlib, when the guest (or a template's
+ * depends on it. import_setup: matplotlib, when the guest (or a template's
  * preload) imports it, draws with Agg and keeps its config folder in the
  * engine's empty cache folder (MPLBACKEND and MPLCONFIGDIR are set only
  * while it imports, so the guest's environment stays empty), and saves no
- * font list there (it cannot: the folder takes no file). */
+ * font list there (it cannot: the folder takes no file); numpy's BLAS
+ * (OpenBLAS where Debian's libopenblas0-pthread is installed) starts no
+ * threads of its own: a fork server's template must stay one thread. */
 /* clang-format off */
 const char cc_py_helper_src[] =
 	"import _ast, _signal, io, sys\n"
@@ -276,36 +278,45 @@ const char cc_py_helper_src[] =
 	"\t\texcept OSError:\n"
 	"\t\t\tpass  # the folder takes no file: the font list stays in memory\n"
 	"\tcb._lock_path = _lock_path\n"
-	"class _MplFinder:\n"
-	"\t# matplotlib, once imported: Agg, its folders in the engine's cache\n"
-	"\t# (the variables only while it imports: the environment stays as it was)\n"
-	"\tdef __init__(self, cache):\n"
-	"\t\tself.cache = cache\n"
+	"class _EnvFinder:\n"
+	"\t# a module, once imported, with variables set only while it imports\n"
+	"\t# (the environment stays as it was), then after(module) if given\n"
+	"\tdef __init__(self, name, want, after=None):\n"
+	"\t\tself.name, self.want, self.after = name, want, after\n"
 	"\tdef find_spec(self, name, path=None, target=None):\n"
-	"\t\tif name != 'matplotlib':\n"
+	"\t\tif name != self.name:\n"
 	"\t\t\treturn None\n"
 	"\t\timport importlib.machinery\n"
 	"\t\tspec = importlib.machinery.PathFinder.find_spec(name, path)\n"
 	"\t\tif spec is None or spec.loader is None:\n"
 	"\t\t\treturn spec\n"
-	"\t\tload, cache = spec.loader.exec_module, self.cache\n"
+	"\t\tload, want, after = spec.loader.exec_module, self.want, self.after\n"
 	"\t\tdef exec_module(m):\n"
 	"\t\t\timport os\n"
-	"\t\t\twant = {'MPLBACKEND': 'agg', 'MPLCONFIGDIR': cache}\n"
-	"\t\t\twant = {k: v for k, v in want.items() if v and k not in os.environ}\n"
-	"\t\t\tos.environ.update(want)\n"
+	"\t\t\tw = {k: v for k, v in want.items() if v and k not in os.environ}\n"
+	"\t\t\tos.environ.update(w)\n"
 	"\t\t\ttry:\n"
 	"\t\t\t\tload(m)\n"
-	"\t\t\t\tif 'MPLCONFIGDIR' in want:\n"
-	"\t\t\t\t\t_mpl_no_cache(m, cache)\n"
+	"\t\t\t\tif after is not None:\n"
+	"\t\t\t\t\tafter(m, w)\n"
 	"\t\t\tfinally:\n"
-	"\t\t\t\tfor k in want:\n"
+	"\t\t\t\tfor k in w:\n"
 	"\t\t\t\t\tos.environ.pop(k, None)\n"
 	"\t\tspec.loader.exec_module = exec_module\n"
 	"\t\treturn spec\n"
-	"def mpl_setup(cache):\n"
+	"def import_setup(cache):\n"
+	"\t# matplotlib: Agg, its folders in the engine's cache, no font list saved\n"
 	"\tif 'matplotlib' not in sys.modules:\n"
-	"\t\tsys.meta_path.insert(0, _MplFinder(cache))\n"
+	"\t\tsys.meta_path.insert(0, _EnvFinder('matplotlib',\n"
+	"\t\t\t{'MPLBACKEND': 'agg', 'MPLCONFIGDIR': cache},\n"
+	"\t\t\tlambda m, w: 'MPLCONFIGDIR' in w and _mpl_no_cache(m, cache)))\n"
+	"\t# numpy: its BLAS (OpenBLAS, MKL, OpenMP) starts no threads of its own;\n"
+	"\t# they would hold a fork server's template in fork's atfork handlers\n"
+	"\t# and count against the session's threads\n"
+	"\tif 'numpy' not in sys.modules:\n"
+	"\t\tone = {k: '1' for k in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS',\n"
+	"\t\t\t'MKL_NUM_THREADS', 'BLIS_NUM_THREADS')}\n"
+	"\t\tsys.meta_path.insert(0, _EnvFinder('numpy', one))\n"
 	"class _LinecacheFinder:\n"
 	"\t# linecache, once imported (by traceback, warnings, inspect or the guest),\n"
 	"\t# has the latest eval's source, as if it had been imported at start\n"
