@@ -5,6 +5,7 @@
  * prints: errors travel to the supervisor as "fail" frames. Only this
  * process may _exit. Protocol: DESIGN.md section 4 and src/lib/protocol.c. */
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +465,13 @@ int main(int argc, char **argv)
 		cc_fail(&err, CC_ERR_INTERNAL, "worker started without --ppid");
 		send_fail_and_exit(&err);
 	}
+
+	/* One malloc arena for every thread: glibc gives each new thread an
+	 * arena of its own (up to 8 per core), each reserving 64 MiB of
+	 * address space, so under RLIMIT_AS a few dozen threads that use
+	 * almost no memory exhausted the session's limit (and a thread whose
+	 * start then failed could leave CPython waiting for it). */
+	mallopt(M_ARENA_MAX, 1);
 
 	/* Confinement first, engine after: DESIGN.md section 3. */
 	if (cc_hygiene(ppid, &err) < 0)

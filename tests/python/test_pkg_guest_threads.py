@@ -1,4 +1,5 @@
-"""numpy's BLAS starts no threads of its own in the guest.
+"""Threads in the Python guest: numpy's BLAS starts none of its own, and a
+guest's threads cost their stacks, not the session's memory limit.
 
 Where Debian's libopenblas0-pthread is installed (it is on the polyglot
 machines), OpenBLAS starts one thread per core when numpy loads it. A fork
@@ -16,10 +17,18 @@ from codecage import ForkServer, IsolatedRuntime, RuntimeConfig
 
 
 
+def status(rt, field):
+    """A field of the engine process's /proc status, as the host sees it
+    (the guest has no /proc): the spawned worker's child, or the session."""
+    pid = rt.pid
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+        kids = f.read().split()
+    with open("/proc/%s/status" % (kids[0] if kids else pid)) as f:
+        return int(next(ln for ln in f if ln.startswith(field + ":")).split()[1])
+
+
 def threads(rt):
-    """The worker's threads, as the host sees them (the guest has no /proc)."""
-    with open("/proc/%d/status" % rt.pid) as f:
-        return int(next(ln for ln in f if ln.startswith("Threads:")).split()[1])
+    return status(rt, "Threads")
 
 
 def test_a_template_preloading_numpy_starts_and_forks_sessions():
@@ -56,3 +65,45 @@ def test_the_variables_are_set_exactly_while_numpy_imports():
             assert seen == {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                             "MKL_NUM_THREADS": "1", "BLIS_NUM_THREADS": "1"}
             assert rt.eval("import os; dict(os.environ)") == {}
+
+
+HOLD_THREADS = """import threading
+threading.stack_size(65536)
+ev = threading.Event()
+ts = [threading.Thread(target=ev.wait) for _ in range(48)]
+for t in ts:
+    t.start()
+"""
+
+
+def test_a_guests_threads_cost_their_stacks_not_the_address_space_limit():
+    # glibc gave each thread a malloc arena of its own, each reserving
+    # 64 MiB of address space: with pandas imported, 40 threads exhausted
+    # a session's 768 MiB RLIMIT_AS, and in a forked session the 41st left
+    # CPython waiting for it until the deadline (the checklist's
+    # py-thread-bomb-small-stacks over MCP). One arena for all threads.
+    with IsolatedRuntime(language="python", sandbox="require", fork_server=False) as rt:
+        before = status(rt, "VmSize")
+        rt.eval(HOLD_THREADS)
+        assert threads(rt) == 49
+        grown_kib = status(rt, "VmSize") - before
+        assert grown_kib < 48 * 1024, grown_kib  # 48 stacks of 64 KiB and their guards
+        rt.eval("ev.set()\nfor t in ts:\n    t.join()")
+
+
+def test_threads_after_pandas_in_a_forked_session_reach_the_thread_limit():
+    with ForkServer(language="python", sandbox="require", preload="pandas") as fs:
+        with fs.session() as rt:
+            got = rt.eval("""import threading
+threading.stack_size(65536)
+ev, ts = threading.Event(), []
+try:
+    while True:
+        t = threading.Thread(target=ev.wait); t.start(); ts.append(t)
+except RuntimeError as e:
+    out = [len(ts) + 1, str(e)]
+ev.set()
+for t in ts:
+    t.join()
+out""", timeout=20)
+            assert got == [64, "can't start new thread"]
