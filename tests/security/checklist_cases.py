@@ -187,10 +187,11 @@ for fd in fds:
     os.close(fd)
 out'''
 
-# Thread bombs: with the default 8 MiB stacks the address-space limit ends
-# it first (how soon varies, so the value says "fewer than 64"); with small
-# stacks RLIMIT_NPROC in the worker's user namespace does, at 64 tasks, the
-# main thread included. Either way a clean RuntimeError, never a hang.
+# Thread bombs: RLIMIT_NPROC in the worker's user namespace ends them at 64
+# tasks, the main thread included, or the address-space limit first (default
+# 8 MiB stacks under a smaller max_memory: how soon varies, so the value
+# says "at most 64"; threads share one malloc arena, so their stacks are
+# all they cost). Either way a clean RuntimeError, never a hang.
 THREAD_BOMB = '''import threading
 ev = threading.Event()
 ts = []
@@ -198,7 +199,7 @@ try:
     while True:
         t = threading.Thread(target=ev.wait); t.start(); ts.append(t)
 except RuntimeError as e:
-    out = [len(ts) + 1 < 64, str(e)]
+    out = [len(ts) + 1 <= 64, str(e)]
 ev.set()
 for t in ts:
     t.join()
