@@ -170,7 +170,10 @@ def test_readme_python_block_prints_what_it_shows(first, code, package_dir, tmp_
     assert want, "README.md line %d: a block with no `print(...)  # output` line" % first
     env = dict(os.environ, PYTHONPATH=package_dir)
     env.pop("CODECAGE_WORKER_DIR", None)
-    proc = subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env,
+    # from a file, not -c: inspect.getsource works there (smolagents' @tool needs it)
+    script = tmp_path / "readme_block.py"
+    script.write_text(code, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=env,
                           capture_output=True, text=True, timeout=300)
     where = "README.md line %d\nstdout:\n%s\nstderr:\n%s" % (first, proc.stdout, proc.stderr)
     assert proc.returncode == 0, where
