@@ -8,12 +8,11 @@ installed codecage is called) and prints its `# text` lines."""
 import os
 import re
 import subprocess
-import sys
 
 import pytest
 
 from conftest import BUILD, ROOT
-from test_readme import INSTALLS, PRINT_COMMENT, fenced_blocks, package_dir  # noqa: F401
+from test_readme import INSTALLS, check_python_block, fenced_blocks, package_dir  # noqa: F401
 
 SKILL = os.path.join(ROOT, "skills", "codecage", "SKILL.md")
 
@@ -49,19 +48,7 @@ def test_skill_has_what_this_test_runs():
 
 @pytest.mark.parametrize("first,lines", blocks("python"), ids=["L%d" % b[0] for b in blocks("python")])
 def test_skill_python_block_prints_what_it_shows(first, lines, package_dir, tmp_path):  # noqa: F811
-    code = "\n".join(lines)
-    want = [m.group(1) for m in map(PRINT_COMMENT.match, lines) if m]
-    assert want, "SKILL.md line %d: a block with no `print(...)  # output` line" % first
-    env = dict(os.environ, PYTHONPATH=package_dir)
-    env.pop("CODECAGE_WORKER_DIR", None)
-    # from a file, not -c: inspect.getsource works there (smolagents' @tool needs it)
-    script = tmp_path / "skill_block.py"
-    script.write_text(code, encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=env,
-                          capture_output=True, text=True, timeout=300)
-    where = "SKILL.md line %d\nstdout:\n%s\nstderr:\n%s" % (first, proc.stdout, proc.stderr)
-    assert proc.returncode == 0, where
-    assert proc.stdout.splitlines() == want, where
+    check_python_block("SKILL.md", first, "\n".join(lines), package_dir, tmp_path)
 
 
 @pytest.mark.parametrize("first,lines", blocks("sh"), ids=["L%d" % b[0] for b in blocks("sh")])
