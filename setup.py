@@ -88,7 +88,7 @@ setup(
     license="MIT",
     python_requires=">=3.11",
     package_dir={"": "python"},
-    packages=["codecage"],
+    packages=["codecage", "codecage.integrations"],
     package_data={"codecage": ["py.typed", "*.pyi", "web_polyfills/*.js"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},

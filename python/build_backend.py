@@ -23,6 +23,17 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAME = "codecage"
 
+# The optional extras, one per agent framework that codecage.integrations
+# plugs into (`pip install .[pydantic-ai]`): extra -> requirements. The
+# floors are the versions requirements/host.txt pins and the tests run
+# against (tests/python/test_int_*.py); the ceilings the next major.
+EXTRAS = {
+    "pydantic-ai": ["pydantic-ai-slim>=2.68.0,<3"],
+    "fastmcp": ["fastmcp>=4.2.3,<5"],
+    "smolagents": ["smolagents>=1.26.0,<2"],
+    "langchain": ["langchain-core>=1.8.3,<2"],
+}
+
 
 def _version():
     with open(os.path.join(ROOT, "python", "codecage", "__init__.py"), encoding="utf-8") as f:
@@ -41,7 +52,17 @@ def _metadata():
             "Version: %s\n"
             "Summary: Run the Python and JavaScript that AI agents write in a confined worker\n"
             "License: MIT\n"
-            "Requires-Python: >=3.11\n" % (NAME, _version()))
+            "Requires-Python: >=3.11\n" % (NAME, _version()) + _extras_metadata())
+
+
+def _extras_metadata():
+    """EXTRAS as METADATA lines (core metadata 2.1: Provides-Extra, then
+    each requirement marked with its extra)."""
+    out = []
+    for extra, reqs in EXTRAS.items():
+        out.append("Provides-Extra: %s\n" % extra)
+        out += ['Requires-Dist: %s ; extra == "%s"\n' % (r, extra) for r in reqs]
+    return "".join(out)
 
 
 def _dist_info():

@@ -163,18 +163,27 @@ def package_dir():
 PRINT_COMMENT = re.compile(r"^\s*print\(.*\)\s+# (.*)$")
 
 
+def check_python_block(doc, first, code, package_dir, tmp_path):
+    """Run a doc's ```python block as its own program (from a file, not -c:
+    inspect.getsource works there, and smolagents' @tool needs it) with the
+    package importable; its output must be its `print(...)  # text` lines."""
+    want = [m.group(1) for m in map(PRINT_COMMENT.match, code.split("\n")) if m]
+    assert want, "%s line %d: a block with no `print(...)  # output` line" % (doc, first)
+    env = dict(os.environ, PYTHONPATH=package_dir)
+    env.pop("CODECAGE_WORKER_DIR", None)
+    script = tmp_path / "doc_block.py"
+    script.write_text(code, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), env=env,
+                          capture_output=True, text=True, timeout=300)
+    where = "%s line %d\nstdout:\n%s\nstderr:\n%s" % (doc, first, proc.stdout, proc.stderr)
+    assert proc.returncode == 0, where
+    assert proc.stdout.splitlines() == want, where
+
+
 @pytest.mark.parametrize("first,code", python_blocks(),
                          ids=["L%d" % b[0] for b in python_blocks()])
 def test_readme_python_block_prints_what_it_shows(first, code, package_dir, tmp_path):
-    want = [m.group(1) for m in map(PRINT_COMMENT.match, code.split("\n")) if m]
-    assert want, "README.md line %d: a block with no `print(...)  # output` line" % first
-    env = dict(os.environ, PYTHONPATH=package_dir)
-    env.pop("CODECAGE_WORKER_DIR", None)
-    proc = subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env,
-                          capture_output=True, text=True, timeout=300)
-    where = "README.md line %d\nstdout:\n%s\nstderr:\n%s" % (first, proc.stdout, proc.stderr)
-    assert proc.returncode == 0, where
-    assert proc.stdout.splitlines() == want, where
+    check_python_block("README.md", first, code, package_dir, tmp_path)
 
 
 def c_code(line):

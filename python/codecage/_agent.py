@@ -199,13 +199,7 @@ class AgentSession:
     def _check_tools(self, tools: Optional[Mapping[str, Any]], approval_required: Iterable[str],
                      approval_timeout: float) -> None:
         self._tools: Dict[str, Tool] = {}
-        for name, t in (tools or {}).items():
-            if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
-                raise InvalidInputError(f"tool name {name!r} is not an ASCII identifier")
-            t = t if isinstance(t, Tool) else Tool(t)
-            if not callable(t.fn):
-                raise TypeError(f"tool {name!r} is not callable")
-            self._tools[name] = t
+        self._tools.update(self._checked_tools(tools or {}))
         if isinstance(approval_required, str):
             approval_required = (approval_required,)
         self.approval_required = frozenset(approval_required)
@@ -218,6 +212,42 @@ class AgentSession:
             raise InvalidInputError("approval_timeout must be a number of seconds in "
                                     f"(0, {_codecage.MAX_TIMEOUT}]")
         self.approval_timeout = float(approval_timeout)
+
+    @staticmethod
+    def _checked_tools(tools: Mapping[str, Any]) -> Dict[str, Tool]:
+        out: Dict[str, Tool] = {}
+        for name, t in tools.items():
+            # an identifier, or GROUP.TOOL as ToolBridge takes (tools.GROUP.TOOL)
+            if not isinstance(name, str) or not name.isascii() or not all(
+                    p.isidentifier() for p in name.split(".", 1)):
+                raise InvalidInputError(f"tool name {name!r} is not an ASCII identifier "
+                                        "(or two joined by a dot: GROUP.TOOL)")
+            t = t if isinstance(t, Tool) else Tool(t)
+            if not callable(t.fn):
+                raise TypeError(f"tool {name!r} is not callable")
+            out[name] = t
+        return out
+
+    def add_tools(self, tools: Mapping[str, Any]) -> None:
+        """Give the session more tools between evals: ``{name: fn or Tool}``
+        as the constructor's ``tools`` takes (a name may be ``GROUP.TOOL``
+        too, ``tools.GROUP.TOOL`` in the guest). Their calls count against
+        the session's budget and go into its journal (:meth:`load` needs
+        them among its ``tools``). Raises ``InvalidInputError`` (a bad name
+        or one the session has, an eval paused, the session closed),
+        ``TypeError`` (not callable)."""
+        self._check_open()
+        if self._thread is not None:
+            raise InvalidInputError("an eval of this session is paused: answer its pending "
+                                    "calls with resume() before adding tools")
+        new = self._checked_tools(tools)
+        for name in new:
+            if name in self._tools:
+                raise InvalidInputError(f"this session has a tool named {name!r} already")
+        for name, t in new.items():
+            self._rt._rt.bind(name, self._callback(name))
+            self._rt._rt.set_tool_budget(name, self._budget)
+            self._tools[name] = t
 
     def _make_budget(self, max_calls: Optional[int],
                      per_tool: Optional[Mapping[str, int]]) -> Dict[str, int]:
