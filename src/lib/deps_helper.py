@@ -286,10 +286,19 @@ def python_lock(req, tmp):
     args = ["install", "--dry-run", "--quiet", "--report", os.path.join(tmp, "report.json"),
             "--only-binary", ":all:", *PIP_INSTALL]
     if req.get("lock"):
+        # the lock is what is installed: every name asked for must be in it
+        in_lock = {policy_name("python", re.split(r"[\[=<>!~ ;]", ln.strip(), 1)[0])
+                   for ln in req["lock"].splitlines()
+                   if ln.strip() and not ln.lstrip().startswith(("#", "-"))}
+        for n in requested:
+            if n not in in_lock:
+                raise Refused("dependency '%s' is not in the lock file; only what the lock "
+                              "pins is installed" % n)
         lock = os.path.join(tmp, "lock-in.txt")
         with open(lock, "w") as f:
             f.write(req["lock"])
         args += ["--require-hashes", "-r", lock]
+        specs = []
     rc, out, err = pip(req, *args, *[s for _, s in specs])
     if rc != 0:
         raise Refused(explain_pip(req, err, [s for _, s in specs]))
@@ -306,13 +315,6 @@ def python_lock(req, tmp):
                           "wheels only" % (name, ver, url))
         pins.append("%s==%s --hash=sha256:%s" % (name, ver, h["sha256"]))
         names.append(name)
-    if req.get("lock"):
-        in_lock = {policy_name("python", ln.split("==")[0].strip())
-                   for ln in req["lock"].splitlines() if "==" in ln and not ln.startswith("#")}
-        for n in requested:
-            if n not in in_lock:
-                raise Refused("dependency '%s' is not in the lock file; only what the lock "
-                              "pins is installed" % n)
     check_denied(req, names, "needed by %s" % (", ".join(requested) or "the lock file"))
     pins.sort()
     text = "".join(p + "\n" for p in pins)
@@ -347,12 +349,14 @@ def npm(req, cwd, *args):
                       "dependencies); install Node.js and npm") from None
 
 
+NPM_ERR = re.compile(r"^npm (?:ERR!|error) ?")
+
+
 def explain_npm(err, specs):
-    code = re.search(r"npm ERR! code (\S+)", err)
+    code = re.search(r"npm (?:ERR!|error) code (\S+)", err)
     code = code.group(1) if code else ""
-    lines = [ln[len("npm ERR! "):] for ln in err.splitlines()
-             if ln.startswith("npm ERR! ") and "A complete log" not in ln
-             and not ln.startswith("npm ERR!     /")]
+    lines = [NPM_ERR.sub("", ln) for ln in err.splitlines()
+             if NPM_ERR.match(ln) and "A complete log" not in ln and "/_logs/" not in ln]
     msg = "; ".join(ln.strip() for ln in lines if ln.strip())[:1500]
     if code == "E404":
         m = re.search(r"'([^']+)' is not in (this|the npm) registry", err) or re.search(
