@@ -31,6 +31,8 @@ import tempfile
 import threading
 import zipfile
 
+import pytest
+
 
 def _record(name, data):
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -236,10 +238,26 @@ class Index:
         return ["--deps-cache", cache or self.cache, "--deps-index-url", self.pypi,
                 "--deps-registry", self.npm.url]
 
+    def fresh_cache(self):
+        """A new, empty cache folder the worker's user can reach (a pytest
+        tmp_path is under a folder closed to nobody, the worker's user on a
+        root host)."""
+        d = tempfile.mkdtemp(dir=self.root)
+        os.chmod(d, 0o755)
+        return os.path.join(d, "c")
+
     def close(self):
         import shutil
         self.npm.close()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def ix():
+    """An Index for a test module (import this name into it)."""
+    i = Index()
+    yield i
+    i.close()
 
 
 if __name__ == "__main__":  # python3 tests/deps_index.py: build one and print it

@@ -1,12 +1,12 @@
 /* The dependency flags of the CLI and `codecage mcp` (deps_flags.h). */
 #include "deps_flags.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "error.h"
+#include "flags.h"
 
 void cc_deps_flags_init(struct cc_deps_flags *f)
 {
@@ -14,27 +14,6 @@ void cc_deps_flags_init(struct cc_deps_flags *f)
 	cc_deps_options_init(&f->o);
 	f->o.allow = f->allow;
 	f->o.deny = f->deny;
-}
-
-static int number(const char *arg, double *out)
-{
-	char *end = NULL;
-	errno = 0;
-	*out = strtod(arg, &end);
-	return errno || end == arg || *end ? -1 : 0;
-}
-
-static int whole_mib(const char *arg, uint64_t *out)
-{
-	char *end = NULL;
-	if (*arg < '0' || *arg > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(arg, &end, 10);
-	if (errno || *end || v > (UINT64_MAX >> 20))
-		return -1;
-	*out = v << 20;
-	return 0;
 }
 
 static int append(const char *flag, const char *arg, const char **list, size_t *n, size_t cap,
@@ -97,17 +76,18 @@ int cc_deps_flag(int c, const char *arg, struct cc_deps_flags *f, char **why)
 		uint64_t *to =
 			c == CC_DF_MAX_INSTALL ? &f->o.max_install_bytes : &f->o.max_cache_bytes;
 		f->set = true;
-		if (whole_mib(arg, to) < 0) {
+		if (cc_flag_whole_mib(arg, to) < 0 || *to > (UINT64_MAX >> 20)) {
 			*why = cc_strprintf("%s wants a whole number of MiB, not '%s'", flag, arg);
 			return -1;
 		}
+		*to <<= 20;
 		return 0; /* both are checked together when the runtime starts */
 	}
 	case CC_DF_TIMEOUT:
 	case CC_DF_REFRESH: {
 		const char *flag = c == CC_DF_TIMEOUT ? "--deps-timeout" : "--deps-refresh";
 		f->set = true;
-		if (number(arg, &d) < 0) {
+		if (cc_flag_decimal(arg, &d) < 0) {
 			*why = cc_strprintf("%s wants seconds, not '%s'", flag, arg);
 			return -1;
 		}

@@ -12,24 +12,11 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from conftest import CLI, ev  # noqa: E402
-from deps_index import Index  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def ix():
-    i = Index()
-    yield i
-    i.close()
+from deps_index import ix  # noqa: E402,F401  (the fixture)
 
 
 def fresh(ix):
-    """A new, empty cache folder the worker's user can reach (a pytest
-    tmp_path is under a folder closed to nobody, the worker's user as
-    root)."""
-    import tempfile
-    d = tempfile.mkdtemp(dir=ix.root)
-    os.chmod(d, 0o755)
-    return os.path.join(d, "c")
+    return ix.fresh_cache()
 
 
 def run(ix, lang, code, *flags, cache=None):

@@ -12,15 +12,8 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from deps_index import Index  # noqa: E402
+from deps_index import ix  # noqa: E402,F401  (the fixture)
 from mcp_util import Stdio  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def ix():
-    i = Index()
-    yield i
-    i.close()
 
 
 def tools(s):

@@ -5,7 +5,6 @@ same template; another lock: its own), two runtimes with different locks
 side by side, PEP 723 blocks, a JavaScript package."""
 import os
 import sys
-import tempfile
 
 import ccpkg  # noqa: F401  (builds the package)
 import pytest
@@ -14,14 +13,7 @@ import codecage
 from codecage import DependencyOptions, IsolatedRuntime, RuntimeConfig
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from deps_index import Index  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def ix():
-    i = Index()
-    yield i
-    i.close()
+from deps_index import ix  # noqa: E402,F401  (the fixture)
 
 
 def opts(ix, cache=None):
@@ -30,9 +22,7 @@ def opts(ix, cache=None):
 
 
 def fresh(ix):
-    d = tempfile.mkdtemp(dir=ix.root)
-    os.chmod(d, 0o755)
-    return os.path.join(d, "c")
+    return ix.fresh_cache()
 
 
 def test_dependency_imports_and_the_install_log_says_so(ix):
