@@ -7,7 +7,7 @@ How it is built (HACKING.md, "The Python package"):
      first build fetches QuickJS from Debian (scripts/fetch-quickjs.sh).
   2. setuptools compiles the extension codecage._codecage (src/python/*.c)
      against that libcodecage, with an rpath of $ORIGIN/_bin.
-  3. libcodecage.so.0, codecage-worker-js and codecage-worker-py are copied
+  3. libcodecage.so.0, codecage-worker-js, codecage-worker-py and codecage-deps are copied
      into the package as codecage/_bin/, where libcodecage finds the
      workers (next to itself) and where codecage passes them as worker_dir.
 
@@ -27,6 +27,7 @@ from setuptools.command.build_ext import build_ext
 ROOT = os.path.dirname(os.path.abspath(__file__))
 WORKERS = ("codecage-worker-js", "codecage-worker-py")
 LIB = "libcodecage.so.0"  # the soname the extension records
+HELPER = "codecage-deps"  # installs dependencies (src/lib/deps_helper.py; meson copies it)
 
 
 def meson_dir():
@@ -63,7 +64,7 @@ class BuildExt(build_ext):
             dests = [os.path.join(ROOT, "python", "codecage", "_bin")]
         for dest in dests:
             os.makedirs(dest, exist_ok=True)
-            for name in (LIB, *WORKERS):
+            for name in (LIB, *WORKERS, HELPER):
                 # Resolve meson's symlinks: the package holds real files.
                 shutil.copy2(os.path.realpath(os.path.join(bdir, name)),
                              os.path.join(dest, name))
@@ -72,6 +73,7 @@ class BuildExt(build_ext):
 ext = Extension(
     "codecage._codecage",
     sources=["src/python/module.c", "src/python/runtime.c", "src/python/options.c",
+             "src/python/deps.c",
              "src/python/values.c",
              "src/python/net.c", "src/common/py_from_value.c", "src/common/utf8.c",
              "src/common/civil.c"],

@@ -256,7 +256,8 @@ typedef struct cc_mount {
 /* The most package folders one Python runtime takes (cc_options.python_path). */
 #define CC_MAX_PYTHON_PATH 8
 
-struct cc_net_options; /* below, with the network API */
+struct cc_net_options;	/* below, with the network API */
+struct cc_deps_options; /* below, with dependencies */
 
 typedef struct cc_options {
 	cc_language language;
@@ -337,6 +338,32 @@ typedef struct cc_options {
 	 * JavaScript runtime. NULL/0: none, the default. */
 	const char *const *python_path;
 	size_t n_python_path;
+	/* Packages the host installs for the guest before the runtime (or
+	 * fork server template, or pool) starts: n_dependencies specs, at
+	 * most CC_MAX_DEPENDENCIES. Python: pip requirements, a name with
+	 * optional extras and versions ("polars", "polars==1.*",
+	 * "pydantic>=2"); JavaScript: npm names with an optional range
+	 * ("vega-lite@5"). Never a URL, a path or a git repository. They are
+	 * resolved and installed by the host, never the worker
+	 * (cc_deps_resolve says how; cc_options.deps is the policy), and
+	 * granted read-only: a Python runtime gets the installed folder as
+	 * one more python_path entry (so with it at most
+	 * CC_MAX_PYTHON_PATH - 1 python_path folders), a JavaScript runtime
+	 * loads each named package's browser bundle (after the packages it
+	 * names as peerDependencies, before cc_options.libraries) from the
+	 * installed node_modules. The runtime keeps the install's account
+	 * (cc_runtime_deps). Strings borrowed until the call that takes the
+	 * options returns. Errors of that call: invalid_input naming the
+	 * package and pip's or npm's reason (no such package, no version
+	 * matching, only source distributions, conflicting versions, the
+	 * policy refusing it, over a size cap, past the timeout).
+	 * NULL/0: none, the default. */
+	const char *const *dependencies;
+	size_t n_dependencies;
+	/* The policy and cache for dependencies (cc_deps_options, below);
+	 * NULL = cc_deps_options_init's defaults. Borrowed like
+	 * dependencies. Ignored without dependencies. */
+	const struct cc_deps_options *deps;
 	/* Fork servers only (cc_forkserver_new, cc_pool_new with
 	 * fork_server): the most sessions one fork server holds at once, in
 	 * [1, CC_FORK_MAX_SESSIONS_LIMIT]; 0 = CC_FORK_MAX_SESSIONS_DEFAULT
@@ -954,7 +981,8 @@ CC_EXPORT unsigned cc_pool_ready(cc_pool *p);
  * sessions stay usable until their own close. */
 CC_EXPORT void cc_pool_close(cc_pool *p);
 
-#include "codecage_net.h" /* the network API: allow-list, hooks, cc_runtime_set_net */
+#include "codecage_deps.h" /* dependencies: cc_deps_options, cc_deps_resolve */
+#include "codecage_net.h"  /* the network API: allow-list, hooks, cc_runtime_set_net */
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@ from ._mcp import McpToolBridge, mcp_tools
 from ._polyfills import WEB_POLYFILLS, Bootstrap
 from ._pool import ForkServer, SessionPool
 from ._bridge import ToolBridge
+from ._deps import DependencyOptions, script_dependencies
 from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, RuntimeConfig,
                        close_fork_servers, configure_default_runtime, eval)
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
@@ -34,7 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "IsolatedRuntime", "RuntimeConfig", "Mount", "EvalResult", "ToolBridge", "ForkServer",
     "SessionPool", "AgentSession", "SessionResult", "Tool", "ToolCall", "McpToolBridge",
-    "mcp_tools",
+    "mcp_tools", "DependencyOptions", "script_dependencies",
     "configure_default_runtime", "close_fork_servers",
     "eval", "WEB_POLYFILLS", "Bootstrap", "DEFAULT_MAX_MEMORY", "errors", *errors.__all__,
 ]

@@ -24,6 +24,7 @@ except ImportError as e:  # the source tree, or a broken install
         "codecage's C extension (codecage._codecage) is not built here (%s): install the "
         "package with `pip install .` from the repository root and import it from "
         "outside the source tree" % e) from None
+from ._deps import DependencyOptions, check_dependencies
 from .errors import (CodecageError, GuestSyntaxError, InternalError, InvalidInputError,
                      ToolBudgetError, make)
 
@@ -218,6 +219,16 @@ class RuntimeConfig:
       ``/codecage/python-path/N`` and put on ``sys.path`` after the
       standard library, before Debian's dist-packages (``.pth`` files are
       not run); ``()`` = none.
+    - ``dependencies``: packages the host installs before the runtime
+      starts (README "Dependencies"): pip specs for Python
+      (``["polars==1.*", "openpyxl"]``, wheels only, what Debian has taken
+      from there), npm specs for JavaScript (``["vega-lite@5"]``, loaded
+      as browser globals, no install script run); cached by lock hash and
+      granted read-only (a Python runtime's takes one ``python_path``
+      place). A failure is ``InvalidInputError`` naming the package and
+      pip's or npm's reason. ``deps``: a :class:`DependencyOptions` (cache,
+      size caps, timeout, allow/deny lists, index, lock file); None = the
+      defaults. :attr:`EvalResult.install_log` says what was installed.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -256,6 +267,8 @@ class RuntimeConfig:
     on_request: Optional[Callable[[dict], Any]] = None
     on_response: Optional[Callable[[dict], Any]] = None
     net_test_resolve: Optional[Mapping[str, str]] = None
+    dependencies: Sequence[str] = ()
+    deps: Optional[DependencyOptions] = None
 
     def _net_spec(self) -> dict:
         """The extension's network spec (``_codecage.Runtime.set_net``)."""
@@ -330,6 +343,8 @@ class RuntimeConfig:
             raise TypeError("RuntimeConfig.python_path must be a list of folder paths")
         object.__setattr__(self, "python_path",
                            tuple(os.fspath(p) for p in self.python_path))
+        object.__setattr__(self, "dependencies", check_dependencies(self.dependencies,
+                                                                    self.deps))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -354,6 +369,9 @@ class EvalResult:
     duration: float
     value_type: Optional[str] = None
     displays: tuple = ()
+    #: what installing the runtime's ``dependencies`` said (pip's or npm's
+    #: output, what Debian had, or "cached (KEY): ..."); None without any
+    install_log: Optional[str] = None
 
 
 def _failure_text(e: BaseException) -> str:
@@ -493,6 +511,9 @@ def _native_args(config: Optional[RuntimeConfig], language: str, sandbox: str,
                               if config.node_modules is not None else None)
     if config.python_path:
         limits["python_path"] = tuple(config.python_path)
+    if config.dependencies or config.deps is not None:
+        limits["dependencies"] = config.dependencies
+        limits["deps"] = config.deps._native() if config.deps is not None else None
     return _NativeArgs(config, language, sandbox, limits, worker_dir)
 
 
@@ -655,6 +676,13 @@ class IsolatedRuntime:
         return self._rt.sandbox
 
     @property
+    def dependencies(self) -> Optional[Dict[str, Any]]:
+        """What the runtime's ``dependencies`` installed: ``{"key": the
+        lock's cache key, "packages": "name==version, ...", "cached": bool,
+        "log": str}``; None without any."""
+        return self._rt.dependencies if self._rt is not None else None
+
+    @property
     def engine_version(self) -> str:
         """E.g. ``"QuickJS 2025-04-26"`` or ``"CPython 3.11.2"``."""
         return self._rt.engine_version
@@ -697,7 +725,9 @@ class IsolatedRuntime:
         if exc is not None:
             raise exc  # KeyboardInterrupt or SystemExit raised inside a tool
         if kind == "ok":
-            return EvalResult(value, out, err, duration, value_type, displays)
+            deps = self._rt.dependencies
+            return EvalResult(value, out, err, duration, value_type, displays,
+                              deps["log"] if deps else None)
         e = make(kind, message, name=name, traceback=tb, stdout=out, stderr=err,
                  duration=duration)
         e.displays = displays

@@ -8,8 +8,7 @@
 #include "buf.h"
 #include "error.h"
 
-/* A decimal number, the whole of arg. */
-static int decimal(const char *arg, double *out)
+int cc_flag_decimal(const char *arg, double *out)
 {
 	char *end = NULL;
 	errno = 0;
@@ -17,8 +16,7 @@ static int decimal(const char *arg, double *out)
 	return errno || end == arg || *end ? -1 : 0;
 }
 
-/* A whole number of MiB, digits only, whose bytes fit in 64 bits. */
-static int whole_mib(const char *arg, uint64_t *out)
+int cc_flag_whole_mib(const char *arg, uint64_t *out)
 {
 	char *end = NULL;
 	if (*arg < '0' || *arg > '9')
@@ -54,7 +52,7 @@ int cc_flag_timeout(const char *arg, double *out, char **why)
 {
 	cc_options o;
 	cc_options_init(&o, CC_LANG_JAVASCRIPT);
-	if (decimal(arg, &o.limits.timeout_s) < 0) {
+	if (cc_flag_decimal(arg, &o.limits.timeout_s) < 0) {
 		*why = cc_strprintf("--timeout wants seconds, not '%s'", arg);
 		return -1;
 	}
@@ -69,7 +67,7 @@ int cc_flag_memory(const char *arg, uint64_t *mib, char **why)
 	cc_options o;
 	cc_options_init(&o, CC_LANG_JAVASCRIPT);
 	uint64_t v;
-	if (whole_mib(arg, &v) < 0) {
+	if (cc_flag_whole_mib(arg, &v) < 0) {
 		*why = cc_strprintf("--memory wants a whole number of MiB, not '%s'", arg);
 		return -1;
 	}
@@ -85,7 +83,7 @@ int cc_flag_scratch(const char *arg, uint64_t *mib, char **why)
 	cc_options o;
 	cc_options_init(&o, CC_LANG_JAVASCRIPT);
 	uint64_t v;
-	if (whole_mib(arg, &v) < 0) {
+	if (cc_flag_whole_mib(arg, &v) < 0) {
 		*why = cc_strprintf("--scratch wants a whole number of MiB (0: none), not '%s'",
 				    arg);
 		return -1;

@@ -15,6 +15,12 @@
 
 #include "codecage.h"
 
+/* A decimal number, the whole of arg, into *out; 0 or -1. */
+int cc_flag_decimal(const char *arg, double *out);
+/* A whole number of MiB (digits only, whose bytes fit in 64 bits) into
+ * *out, in MiB; 0 or -1. */
+int cc_flag_whole_mib(const char *arg, uint64_t *out);
+
 /* --timeout SECONDS into *out: a decimal number in (0, CC_MAX_TIMEOUT_S]. */
 int cc_flag_timeout(const char *arg, double *out, char **why);
 

@@ -18,6 +18,7 @@
 #include "files.h"
 #include "source.h"
 #include "flags.h"
+#include "deps_flags.h"
 #include "utf8.h"
 
 #define CLI_DEFAULT_MAX_SOURCE (16u << 20)
@@ -29,6 +30,7 @@ static const char usage_text[] =
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
 	"                    [--python-path DIR]... [--json|--raw] [--display-dir DIR]\n"
+	"                    [--dependency SPEC]... [--allow-dependencies] [--deps-* ...]\n"
 	"                    [--] FILE|-\n"
 	"       codecage eval --lang python|javascript [--timeout SECONDS] [--memory MIB]\n"
 	"                    [--sandbox require|auto|off] [--web-polyfills]\n"
@@ -36,6 +38,7 @@ static const char usage_text[] =
 	"                    [--mount HOST:GUEST[:rw]]... [--scratch MIB] [--out DIR]\n"
 	"                    [--allow-net ENTRY]... [--ca-file PEM]\n"
 	"                    [--python-path DIR]... [--json|--raw] [--display-dir DIR]\n"
+	"                    [--dependency SPEC]... [--allow-dependencies] [--deps-* ...]\n"
 	"                    [--] CODE\n"
 	"       codecage doctor\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
@@ -65,6 +68,8 @@ static const char usage_text[] =
 	"Displays (display(), matplotlib figures, a DataFrame's table) are in\n"
 	"--json's \"displays\"; --display-dir DIR saves them as DIR/display-N.png,\n"
 	".svg, .html, .json or .txt.\n"
+	"--dependency SPEC (repeatable) installs a package first: pip's 'polars==1.*'\n"
+	"(Python), npm's 'vega-lite@5' (JavaScript, loaded as --library is).\n" CC_DEPS_FLAG_USAGE
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
@@ -109,6 +114,7 @@ struct args {
 	size_t nallow;
 	const char *ca_file;	 /* --ca-file */
 	const char *display_dir; /* --display-dir: where displays are saved */
+	struct cc_deps_flags deps;
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -130,10 +136,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "ca-file", required_argument, NULL, 'c' },
 		{ "display-dir", required_argument, NULL, 'd' },
+		{ "dependency", required_argument, NULL, CC_DF_DEPENDENCY },
+		CC_DEPS_FLAG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	a->sandbox = CC_SANDBOX_REQUIRE;
+	cc_deps_flags_init(&a->deps);
 	optind = 2;
 	opterr = 0;
 	int c;
@@ -209,6 +218,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
+			if (cc_deps_flag(c, optarg, &a->deps, &why) < 0)
+				return usage_free(why);
+			if (c >= CC_DF_DEPENDENCY && c <= CC_DF_REGISTRY)
+				break;
 			return usage("unknown or incomplete option '%s' (put -- before code "
 				     "that starts with '-')",
 				     argv[optind - 1]);
@@ -292,6 +305,19 @@ static void json_str_field(struct cc_buf *b, const char *key, const char *s, siz
 	cc_json_string(b, s, n);
 }
 
+/* --json's "dependencies": what was installed for the run (none: absent). */
+static void json_deps(struct cc_buf *b, const cc_deps *d)
+{
+	if (!d)
+		return;
+	cc_buf_puts(b, ", \"dependencies\": {\"key\": ");
+	cc_json_string(b, cc_deps_key(d), strlen(cc_deps_key(d)));
+	json_str_field(b, "packages", cc_deps_packages(d), strlen(cc_deps_packages(d)));
+	cc_buf_printf(b, ", \"cached\": %s", cc_deps_cached(d) ? "true" : "false");
+	json_str_field(b, "log", cc_deps_log(d), strlen(cc_deps_log(d)));
+	cc_buf_puts(b, "}");
+}
+
 /* Emit the --json object. r may be NULL when no eval ran (err says why). */
 /* The error message with the library's option names (CC_TIMEOUT_HINT,
  * CC_MEMORY_HINT) swapped for this command's flags. *own gets what the
@@ -336,6 +362,7 @@ static void emit_json(const cc_result *r, const cc_error *err, const cc_runtime 
 	cc_buf_printf(&b, ", \"duration_ms\": %.3f, \"sandbox\": ",
 		      r ? cc_result_duration(r) * 1000 : 0.0);
 	json_sandbox(&b, rt, mode);
+	json_deps(&b, cc_runtime_deps(rt));
 	cc_buf_puts(&b, "}\n");
 	if (b.oom)
 		fputs("{\"ok\": false, \"value\": null, \"stdout\": \"\", \"stderr\": \"\", "
@@ -452,6 +479,7 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	o.python_path = a->python_path;
 	o.n_python_path = a->n_python_path;
 	o.scratch_bytes = a->scratch_mib << 20;
+	o.deps = &a->deps.o;
 	if (a->sandbox == CC_SANDBOX_OFF)
 		fprintf(stderr, "codecage: WARNING: --sandbox off: guest code runs with "
 				"process hygiene and limits only, for tests and debugging\n");
@@ -469,10 +497,21 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_term_init(&live.term[1], stdout, a->raw);
 	cc_term_init(&live.term[2], stderr, a->raw);
 	o.net = a->nallow ? &net : NULL;
+	/* --dependency, and with --allow-dependencies the code's PEP 723
+	 * block, installed before the runtime starts */
+	char **block = NULL;
+	const char **specs = NULL;
 	/* A bad entry is invalid_input before anything starts (checked here
 	 * for the message without cc_runtime_new's "cc_options.net: "). */
 	if (cc_check_source(code, len, o.limits.max_source, &err) == 0 &&
-	    cc_net_check(&net, &err) == 0 && cc_runtime_new(&o, &rt, &err) == 0) {
+	    cc_net_check(&net, &err) == 0 &&
+	    cc_deps_specs(a->deps.specs, a->deps.n_specs, a->deps.allowed, o.language, code, len,
+			  &specs, &o.n_dependencies, &block, &err) == 0 &&
+	    ((o.dependencies = specs), cc_runtime_new(&o, &rt, &err) == 0)) {
+		const cc_deps *d = cc_runtime_deps(rt);
+		if (!a->json && d && !cc_deps_cached(d))
+			fprintf(stderr, "codecage: installed the dependencies (%s): %.300s\n",
+				cc_deps_key(d), cc_deps_packages(d));
 		/* Text mode is for people: output live, and a value with no
 		 * JSON form as its text. --json keeps the strict value rule. */
 		if (!a->json) {
@@ -511,6 +550,8 @@ static int run_code(const struct args *a, const char *code, size_t len)
 	cc_result_free(r);
 	cc_runtime_close(rt);
 	cc_error_clear(&err);
+	free(specs);
+	cc_script_dependencies_free(block);
 	return cc_error_kind_exit_code(kind);
 }
 

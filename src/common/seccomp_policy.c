@@ -102,6 +102,9 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "epoll_ctl", PY, CC_SC_ALLOW, "asyncio's selector registers descriptors" },
 	{ "epoll_wait", PY, CC_SC_ALLOW, "asyncio's selector waits" },
 	{ "epoll_pwait", PY, CC_SC_ALLOW, "asyncio's selector (newer glibc)" },
+	{ "eventfd2", PY, CC_SC_ALLOW,
+	  "the wakers of Rust async runtimes (tokio in polars): a counter descriptor, "
+	  "counted in RLIMIT_NOFILE" },
 	{ "socketpair", PY, CC_SC_ARGS, "asyncio's self-pipe: AF_UNIX SOCK_STREAM only" },
 	/* the fork server's template only (src/worker/forkserver.c): each
 	 * session it forks stacks the engine's own filter on top, which

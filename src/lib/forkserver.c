@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 
+#include "deps.h"
 #include "error.h"
 #include "fdpass.h"
 #include "net.h"
@@ -47,8 +48,13 @@ CC_EXPORT int cc_forkserver_new(const cc_options *opts, const char *preload, cc_
 	if (cc_net_from_options(opts, &net, err) < 0)
 		return -1;
 	int rc = -1;
-	if (cc_options_check(opts, err) == 0 && cc_libset_load(opts, &libs, err) == 0)
-		rc = cc_forkserver_start(opts, preload, libs, net, out, err);
+	struct cc_deps_opts dop = { 0 };
+	if (cc_options_check(opts, err) == 0 && cc_deps_apply(opts, &dop, err) == 0 &&
+	    cc_libset_load(&dop.o, dop.d, &libs, err) == 0)
+		rc = cc_forkserver_start(&dop.o, preload, libs, net, out, err);
+	if (rc == 0) /* the template's, so every session's (spawn) */
+		cc_forkserver_hold_deps(*out, dop.d);
+	cc_deps_opts_done(&dop);
 	cc_libset_free(libs);
 	cc_net_policy_unref(net); /* the server holds its own reference */
 	return rc;
@@ -243,6 +249,12 @@ static int recv_reply(const cc_forkserver *fs, struct cc_child *t, int *pidfd, i
 	}
 }
 
+void cc_forkserver_hold_deps(cc_forkserver *fs, cc_deps *d)
+{
+	cc_deps_free(fs->tmpl->deps);
+	fs->tmpl->deps = cc_deps_ref(d);
+}
+
 bool cc_forkserver_alive(cc_forkserver *fs)
 {
 	pthread_mutex_lock(&fs->lock);
@@ -313,6 +325,7 @@ static int spawn(cc_forkserver *fs, const cc_options *o, struct cc_net_policy *n
 		return -1;
 	}
 	rt->forkserver = fs;
+	rt->deps = cc_deps_ref(fs->tmpl->deps);
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		int e = errno;

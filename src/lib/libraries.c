@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "cleanup.h"
+#include "deps.h"
 #include "error.h"
 #include "fdpass.h"
 #include "message.h"
@@ -335,43 +336,51 @@ static char *guest_file(const char *pkgdir, const char *path)
 	return out;
 }
 
-static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *lib, cc_error *err)
+/* Entry, resolved: a file, a package directory, or a package name looked
+ * up in nm (o->node_modules; a dependency's, named only, in its installed
+ * node_modules: then dep is true). */
+static int resolve_one(const cc_options *o, const char *entry, const char *nm, bool dep,
+		       struct cc_lib *lib, cc_error *err)
 {
 	char what[300];
-	snprintf(what, sizeof(what), "library '%.256s'", entry);
+	snprintf(what, sizeof(what), "%s '%.256s'", dep ? "dependency" : "library", entry);
 	struct stat st;
 	char *dir = NULL;
 	bool by_name = false;
 	lib->entry = strdup(entry);
 	if (!lib->entry)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-	if (stat(entry, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (dep && !package_name_ok(entry)) {
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "%s: not a package name", what);
+	} else if (dep) {
+		goto by_name;
+	} else if (stat(entry, &st) == 0 && S_ISDIR(st.st_mode)) {
 		dir = strdup(entry);
 	} else if (stat(entry, &st) == 0) {
 		lib->path = strdup(entry);
 	} else if (!package_name_ok(entry)) {
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "%s: no such file or directory, and not a package name", what);
-	} else if (!o->node_modules) {
+	} else if (!nm) {
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "%s: no such file or directory; to look it up as a package, name "
 			       "the node_modules directory (node_modules=DIR, --node-modules DIR)",
 			       what);
 	} else {
+	by_name:
 		by_name = true;
-		dir = join(o->node_modules, entry);
+		dir = join(nm, entry);
 		if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
 			int rc = cc_fail(err, CC_ERR_INVALID_INPUT,
 					 "%s: no package of that name in %s (npm install it there, "
 					 "or give the bundle's file)",
-					 what, o->node_modules);
+					 what, nm);
 			free(dir);
 			return rc;
 		}
 	}
-	if (dir &&
-	    package_bundle(what, dir, by_name ? o->node_modules : NULL, entry, o->limits.max_source,
-			   &lib->path, &lib->code, &lib->len, err) < 0) {
+	if (dir && package_bundle(what, dir, by_name ? nm : NULL, entry, o->limits.max_source,
+				  &lib->path, &lib->code, &lib->len, err) < 0) {
 		free(dir);
 		return -1;
 	}
@@ -393,37 +402,42 @@ static int resolve_one(const cc_options *o, const char *entry, struct cc_lib *li
 	return 0;
 }
 
-int cc_libset_load(const cc_options *o, struct cc_libset **out, cc_error *err)
+int cc_libset_load(const cc_options *o, const cc_deps *deps, struct cc_libset **out, cc_error *err)
 {
 	*out = NULL;
-	if (!o->libraries || o->n_libraries == 0)
+	size_t nd = 0;
+	const char *const *dep = cc_deps_load(deps, &nd);
+	if (!nd && (!o->libraries || o->n_libraries == 0))
 		return 0;
-	if (o->language != CC_LANG_JAVASCRIPT)
+	if (o->n_libraries && o->language != CC_LANG_JAVASCRIPT)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "libraries are JavaScript bundles; a python runtime takes none "
 			       "(give Python packages with python_path)");
-	if (o->n_libraries > CC_LIBRARIES_MAX)
+	if (nd + o->n_libraries > CC_LIBRARIES_MAX)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "%zu libraries given; at most %d load into one runtime (bundle "
-			       "them into fewer files)",
-			       o->n_libraries, CC_LIBRARIES_MAX);
+			       "%zu libraries given (with dependencies' packages); at most %d load "
+			       "into one runtime (bundle them into fewer files)",
+			       nd + o->n_libraries, CC_LIBRARIES_MAX);
 	struct cc_libset *s = calloc(1, sizeof(*s));
 	if (s)
-		s->v = calloc(o->n_libraries, sizeof(*s->v));
+		s->v = calloc(nd + o->n_libraries, sizeof(*s->v));
 	if (!s || !s->v) {
 		free(s);
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
-	for (size_t i = 0; i < o->n_libraries; i++) {
+	/* the dependencies' packages first: the libraries may use them */
+	for (size_t i = 0; i < nd + o->n_libraries; i++) {
+		const char *e = i < nd ? dep[i] : o->libraries[i - nd];
 		s->n = i + 1;
-		if (!o->libraries[i] || !*o->libraries[i]) {
+		if (!e || !*e) {
 			cc_libset_free(s);
 			return cc_fail(err, CC_ERR_INVALID_INPUT,
 				       "library %zu is empty; give a file, directory or package "
 				       "name",
-				       i + 1);
+				       i + 1 - nd);
 		}
-		if (resolve_one(o, o->libraries[i], &s->v[i], err) < 0) {
+		if (resolve_one(o, e, i < nd ? cc_deps_node_modules(deps) : o->node_modules, i < nd,
+				&s->v[i], err) < 0) {
 			cc_libset_free(s);
 			return -1;
 		}

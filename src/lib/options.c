@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "defaults.h"
+#include "deps.h"
 #include "error.h"
 #include "net.h"
 #include "supervisor.h"
@@ -82,6 +83,8 @@ CC_EXPORT int cc_options_check(const cc_options *o, cc_error *err)
 			       CC_FORK_MAX_SESSIONS_DEFAULT);
 	if (o->net && cc_net_check(o->net, err) < 0)
 		return cc_fail_wrap(err, "cc_options.net");
+	if (o->deps && cc_deps_options_check(o->deps, err) < 0)
+		return cc_fail_wrap(err, "cc_options.deps");
 	return 0;
 }
 

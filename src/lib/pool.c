@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "deps.h"
 #include "error.h"
 #include "net.h"
 #include "supervisor.h"
@@ -23,6 +24,7 @@ struct cc_pool {
 	struct cc_libset *libs;	   /* read once, at cc_pool_new: every session loads them */
 	struct cc_net_policy *net; /* cc_options.net's, copied at cc_pool_new; NULL: none */
 	char **python_path;	   /* owned copy behind opts.python_path */
+	cc_deps *deps;		   /* its dependencies (a reference), or NULL */
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a session came, one left, or the pool closes */
@@ -54,6 +56,7 @@ static int make_session(cc_pool *p, cc_runtime **rt, cc_error *err)
 	if (!p->fs) {
 		if (cc_runtime_start(&p->opts, NULL, p->libs, rt, err) < 0)
 			return -1;
+		(*rt)->deps = cc_deps_ref(p->deps);
 		if (cc_net_install(*rt, cc_net_policy_ref(p->net), err) == 0)
 			return 0;
 		cc_runtime_close(*rt);
@@ -75,6 +78,7 @@ static int make_session(cc_pool *p, cc_runtime **rt, cc_error *err)
 	}
 	cc_forkserver_close(p->fs);
 	p->fs = fresh;
+	cc_forkserver_hold_deps(p->fs, p->deps);
 	cc_error_clear(err);
 	return cc_forkserver_spawn(p->fs, rt, err);
 }
@@ -176,15 +180,11 @@ static int pool_prepare(const cc_options *opts, unsigned size, cc_pool **out, cc
 	return 0;
 }
 
-CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
-			  const char *preload, cc_pool **out, cc_error *err)
+/* cc_pool_new once the dependencies are applied (opts has none left):
+ * takes net. */
+static int pool_new(const cc_options *opts, cc_deps *deps, unsigned size, bool fork_server,
+		    const char *preload, struct cc_net_policy *net, cc_pool **out, cc_error *err)
 {
-	struct cc_net_policy *net = NULL;
-	*out = NULL;
-	if (!opts)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
-	if (cc_net_from_options(opts, &net, err) < 0)
-		return -1;
 	cc_pool *p = NULL;
 	if (fork_server && size > cc_max_sessions(opts)) {
 		cc_net_policy_unref(net);
@@ -216,7 +216,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
 	p->size = size;
-	if (cc_libset_load(opts, &p->libs, err) < 0 ||
+	if (cc_libset_load(opts, deps, &p->libs, err) < 0 ||
 	    (fork_server && cc_forkserver_start(opts, preload, p->libs, p->net, &p->fs, err) < 0)) {
 		cc_net_policy_unref(p->net);
 		cc_libset_free(p->libs);
@@ -228,6 +228,9 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	}
 	if (!p->fs && opts->worker_dir)
 		p->opts.worker_dir = strdup(opts->worker_dir); /* the filler spawns with it */
+	p->deps = cc_deps_ref(deps);
+	if (p->fs)
+		cc_forkserver_hold_deps(p->fs, deps);
 	p->preload = preload ? strdup(preload) : NULL;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_t ca;
@@ -244,6 +247,7 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 		cc_mounts_free((cc_mount *)p->opts.mounts, p->opts.n_mounts);
 		free(p->preload);
 		cc_strv_free(p->python_path);
+		cc_deps_free(p->deps);
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);
 		free(p->ready);
@@ -253,6 +257,26 @@ CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_serve
 	}
 	*out = p;
 	return 0;
+}
+
+CC_EXPORT int cc_pool_new(const cc_options *opts, unsigned size, bool fork_server,
+			  const char *preload, cc_pool **out, cc_error *err)
+{
+	struct cc_net_policy *net = NULL;
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_net_from_options(opts, &net, err) < 0)
+		return -1;
+	/* Dependencies are installed once, here: every session shares them. */
+	struct cc_deps_opts dop;
+	if (cc_options_check(opts, err) < 0 || cc_deps_apply(opts, &dop, err) < 0) {
+		cc_net_policy_unref(net);
+		return -1;
+	}
+	int rc = pool_new(&dop.o, dop.d, size, fork_server, preload, net, out, err);
+	cc_deps_opts_done(&dop);
+	return rc;
 }
 
 CC_EXPORT int cc_pool_checkout(cc_pool *p, double timeout_s, cc_runtime **out, cc_error *err)
@@ -359,6 +383,7 @@ CC_EXPORT void cc_pool_close(cc_pool *p)
 	free(p->fail_msg);
 	free(p->preload);
 	cc_strv_free(p->python_path);
+	cc_deps_free(p->deps);
 	free(p->ready);
 	free(p);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "deps.h"
 #include "error.h"
 #include "frame.h"
 #include "init_frame.h"
@@ -220,6 +221,9 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err)
 	rt->opts.net = NULL;	     /* borrowed: made into rt->net's policy */
 	rt->opts.python_path = NULL; /* borrowed too: grants, resolved while starting */
 	rt->opts.n_python_path = 0;
+	rt->opts.dependencies = NULL; /* borrowed: applied before the start (deps.c) */
+	rt->opts.n_dependencies = 0;
+	rt->opts.deps = NULL;
 	rt->next_id = 1;
 	rt->child.pid = -1;
 	rt->child.pidfd = -1;
@@ -302,18 +306,14 @@ int cc_runtime_start(const cc_options *opts, const char *preload, const struct c
 	return 0;
 }
 
-CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
+/* cc_runtime_new once the dependencies are applied (opts has none left). */
+static int runtime_new(const cc_options *opts, const cc_deps *deps, struct cc_net_policy *net,
+		       cc_runtime **out, cc_error *err)
 {
 	struct cc_libset *libs = NULL;
-	struct cc_net_policy *net = NULL;
-	*out = NULL;
-	if (!opts)
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
-	if (cc_net_from_options(opts, &net, err) < 0)
-		return -1;
 	int rc = -1;
 	char *note = NULL;
-	if (cc_options_check(opts, err) < 0 || cc_libset_load(opts, &libs, err) < 0) {
+	if (cc_libset_load(opts, deps, &libs, err) < 0) {
 		cc_net_policy_unref(net);
 		return -1;
 	}
@@ -347,6 +347,28 @@ CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error 
 	}
 	free(note);
 	return 0;
+}
+
+CC_EXPORT int cc_runtime_new(const cc_options *opts, cc_runtime **out, cc_error *err)
+{
+	struct cc_net_policy *net = NULL;
+	*out = NULL;
+	if (!opts)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "options are required");
+	if (cc_net_from_options(opts, &net, err) < 0)
+		return -1;
+	/* Dependencies are installed (or found in the cache) before any
+	 * worker starts; a Python runtime gets their folder as a grant. */
+	struct cc_deps_opts dop;
+	if (cc_options_check(opts, err) < 0 || cc_deps_apply(opts, &dop, err) < 0) {
+		cc_net_policy_unref(net);
+		return -1;
+	}
+	int rc = runtime_new(&dop.o, dop.d, net, out, err);
+	if (rc == 0 && !(*out)->deps)
+		(*out)->deps = cc_deps_ref(dop.d);
+	cc_deps_opts_done(&dop);
+	return rc;
 }
 
 CC_EXPORT const cc_sandbox_report *cc_runtime_sandbox(const cc_runtime *rt)
@@ -386,6 +408,7 @@ static void runtime_free(cc_runtime *rt)
 	pthread_mutex_unlock(&rt->kill_lock);
 	if (rt->forkserver)
 		cc_forkserver_unref(rt->forkserver);
+	cc_deps_free(rt->deps);
 	pthread_mutex_destroy(&rt->kill_lock);
 	cc_tools_free(rt);
 	cc_net_free(rt);
@@ -464,6 +487,12 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	if (!isfinite(timeout_s) || timeout_s > CC_MAX_TIMEOUT_S) {
 		cc_result_set_error(r, CC_ERR_INVALID_INPUT, NULL,
 				    "timeout must be in (0, %d] seconds", CC_MAX_TIMEOUT_S);
+		return r;
+	}
+	/* A PEP 723 block asking for what this runtime lacks says so. */
+	if (cc_deps_check_script(rt, code, len, &err) < 0) {
+		set_from_error(r, &err);
+		cc_error_clear(&err);
 		return r;
 	}
 	if (!cc_runtime_enter(rt, &err)) {

@@ -222,6 +222,7 @@ struct cc_runtime {
 	int interrupted;		  /* cc_runtime_interrupt ran (atomic) */
 	struct cc_forkserver *forkserver; /* a reference, for a forked session */
 	char *fork_note;		  /* report.fork_server (cc_options.fork_server), heap */
+	cc_deps *deps;			  /* deps.c: its dependencies (a reference), or NULL */
 	/* Set while a request is in flight: a tool (or another thread) calling
 	 * into the runtime then gets invalid_input instead of corrupting the
 	 * channel. */
@@ -247,9 +248,12 @@ cc_runtime *cc_runtime_alloc(const cc_options *opts, cc_error *err);
 
 #define CC_LIBRARIES_MAX 64 /* as the worker's main.c */
 struct cc_libset;
-/* Resolve and read opts->libraries; *out NULL when there are none.
- * Errors: invalid_input (the message names the entry), internal. */
-int cc_libset_load(const cc_options *opts, struct cc_libset **out, cc_error *err);
+/* Resolve and read opts->libraries, after the packages deps says to load
+ * from its node_modules (cc_deps_load; deps may be NULL); *out NULL when
+ * there are none. Errors: invalid_input (the message names the entry),
+ * internal. */
+int cc_libset_load(const cc_options *opts, const cc_deps *deps, struct cc_libset **out,
+		   cc_error *err);
 void cc_libset_free(struct cc_libset *s);
 size_t cc_libset_count(const struct cc_libset *s);
 /* Feed what the libraries are (each one's file name and bytes, in order)
@@ -283,6 +287,9 @@ int cc_runtime_await_ready(cc_runtime *rt, int64_t deadline, cc_error *err);
 
 /* forkserver.c: drop one reference (a session, or the owner's close). */
 void cc_forkserver_unref(struct cc_forkserver *fs);
+/* Give the template (so each session it forks) a reference to d (NULL:
+ * none); forkserver.c. */
+void cc_forkserver_hold_deps(struct cc_forkserver *fs, cc_deps *d);
 /* Whether the template still runs (a pool restarts a dead one). */
 bool cc_forkserver_alive(struct cc_forkserver *fs);
 /* Whether the template's grants named exactly the n words of ids

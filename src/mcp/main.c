@@ -27,6 +27,7 @@ static const char mcp_usage[] =
 	"                    [--route-self HOST:PORT --route-peers HOST:PORT,...]\n"
 	"                    [--upstream 'NAME=COMMAND ARG...'|NAME=URL]... [--max-tool-calls N]\n"
 	"                    [--upstream-max-calls NAME=N]...\n"
+	"                    [--allow-dependencies] [--deps-cache DIR] [--deps-* ...]\n"
 	"\n"
 	"Serves the MCP tools run_python and run_javascript (one runtime per language\n"
 	"and session; state persists across calls). Without --http: JSON-RPC on\n"
@@ -76,7 +77,7 @@ static const char mcp_usage[] =
 	"a streamable HTTP one), and the guest\n"
 	"calls its tools as tools.NAME.TOOL(...); the run tools' descriptions declare\n"
 	"them. One tools/call may make --max-tool-calls upstream calls in all (default\n"
-	"50) and --upstream-max-calls NAME=N of NAME's.\n";
+	"50) and --upstream-max-calls NAME=N of NAME's.\n" CC_DEPS_FLAG_USAGE;
 
 /* Each live runtime holds three or four descriptors here (its socket,
  * pidfd, status pipe; an eventfd with the network or upstream tools), each
@@ -432,6 +433,7 @@ static int parse_flags(int argc, char **argv, struct mcp_config *cfg, struct fla
 		{ "upstream", required_argument, NULL, 'U' },
 		{ "max-tool-calls", required_argument, NULL, 'B' },
 		{ "upstream-max-calls", required_argument, NULL, 'u' },
+		CC_DEPS_FLAG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -446,6 +448,9 @@ static int parse_flags(int argc, char **argv, struct mcp_config *cfg, struct fla
 			st = limit_flag(c, optarg, cfg);
 		if (st < 0)
 			st = server_flag(c, optarg, cfg, x);
+		char *why = NULL;
+		if (st < 0 && c >= CC_DF_ALLOW_DEPS && c <= CC_DF_REGISTRY)
+			st = cc_deps_flag(c, optarg, &cfg->deps, &why) < 0 ? usage_free(why) : 0;
 		if (st > 0)
 			return st;
 		if (st == 0)
@@ -527,6 +532,7 @@ int cc_mcp_main(int argc, char **argv)
 		.max_tool_calls = 50,
 	};
 	struct flags_extra x = { 0 };
+	cc_deps_flags_init(&cfg.deps);
 	int st = parse_flags(argc, argv, &cfg, &x);
 	if (st < 0)
 		st = finish_flags(&cfg, &x);

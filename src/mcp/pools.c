@@ -61,6 +61,7 @@ void mcp_runtime_options(const struct mcp_config *cfg, int lang, cc_options *o)
 	o->max_sessions = cfg->fork_max_sessions;
 	o->mounts = cfg->mounts;
 	o->n_mounts = cfg->n_mounts;
+	o->deps = &cfg->deps.o;
 }
 
 static cc_pool *pool_get(struct mcp_pools *p, int lang);
@@ -165,11 +166,13 @@ static int finish(const struct mcp_config *cfg, cc_runtime *rt, cc_error *err)
 	return 0;
 }
 
-int mcp_runtime_start(struct mcp_server *srv, int lang, cc_runtime **out, bool *pooled,
-		      cc_error *err)
+int mcp_runtime_start(struct mcp_server *srv, int lang, const char *const *deps, size_t n_deps,
+		      cc_runtime **out, bool *pooled, cc_error *err)
 {
 	const struct mcp_config *cfg = mcp_server_config(srv);
-	cc_pool *pool = pool_get(mcp_server_pools(srv), lang);
+	/* With dependencies, no pool: the library's shared fork server for
+	 * their folder (a template per lock) makes the runtime. */
+	cc_pool *pool = n_deps ? NULL : pool_get(mcp_server_pools(srv), lang);
 	*out = NULL;
 	*pooled = false;
 	if (pool) {
@@ -192,6 +195,9 @@ int mcp_runtime_start(struct mcp_server *srv, int lang, cc_runtime **out, bool *
 	if (!*out) {
 		cc_options o;
 		mcp_runtime_options(cfg, lang, &o);
+		o.dependencies = deps;
+		o.n_dependencies = n_deps;
+		o.fork_server = n_deps > 0;
 		if (cc_runtime_new(&o, out, err) < 0)
 			return -1;
 	}
@@ -227,13 +233,18 @@ static const char probe_code[] =
 	"'Python %d.%d.%d; importable beyond the standard library: %s' % "
 	"(tuple(sys.version_info[:3]) + (', '.join(found) or 'nothing else',))\n";
 
+const char *mcp_probe_code(void)
+{
+	return probe_code;
+}
+
 char *mcp_probe_python(struct mcp_server *srv)
 {
 	cc_runtime *rt = NULL;
 	cc_error err = { 0 };
 	bool pooled;
 	char *out = NULL;
-	if (mcp_runtime_start(srv, MCP_LANG_PY, &rt, &pooled, &err) == 0) {
+	if (mcp_runtime_start(srv, MCP_LANG_PY, NULL, 0, &rt, &pooled, &err) == 0) {
 		cc_result *r = cc_runtime_eval(rt, probe_code, sizeof(probe_code) - 1, 10.0);
 		const cc_value *v = r && cc_result_ok(r) ? cc_result_value(r) : NULL;
 		if (v && v->type == CC_VALUE_STRING)

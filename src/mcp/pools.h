@@ -27,15 +27,19 @@ unsigned mcp_pools_ready(struct mcp_pools *p, int lang, bool *started);
 /* A live runtime for lang (owned by the caller, close with
  * cc_runtime_close) with the network policy and redaction applied: a
  * checkout from the pool (*pooled true), or, without a ready pool within a
- * few seconds, a fresh worker. Thread-safe. Errors: those of
- * cc_runtime_new and cc_runtime_set_net. */
-int mcp_runtime_start(struct mcp_server *srv, int lang, cc_runtime **out, bool *pooled,
-		      cc_error *err);
+ * few seconds, a fresh worker. With n_deps dependencies (borrowed specs),
+ * one that has them installed (cc_options.dependencies; forked from the
+ * library's shared template for their lock). Thread-safe. Errors: those
+ * of cc_runtime_new and cc_runtime_set_net. */
+int mcp_runtime_start(struct mcp_server *srv, int lang, const char *const *deps, size_t n_deps,
+		      cc_runtime **out, bool *pooled, cc_error *err);
 
 /* A Python runtime's own account of itself for run_python's description
  * ("Python 3.11.2; importable beyond the standard library: numpy 1.24.2,
  * ..."; owned), from a runtime started as any other and closed; NULL when
  * none can start or the probe fails. Takes a checkout (or a start). */
 char *mcp_probe_python(struct mcp_server *srv);
+/* The probe's Python code (static): what probe.c's cache is keyed on. */
+const char *mcp_probe_code(void);
 
 #endif

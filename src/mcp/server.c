@@ -12,6 +12,7 @@
 #include "events.h"
 #include "metrics.h"
 #include "pools.h"
+#include "probe.h"
 #include "route.h"
 #include "session.h"
 
@@ -19,7 +20,7 @@ struct mcp_server {
 	const struct mcp_config *cfg;
 	/* The tools/list result: the generic one at start, replaced on the
 	 * first tools/list by one with what a Python runtime reports of
-	 * itself (mcp_probe_python), once. Under tools_lock. */
+	 * itself (probe.c, started with the server), once. Under tools_lock. */
 	json_t *tools;
 	bool tools_probed;
 	pthread_mutex_t tools_lock;
@@ -30,6 +31,7 @@ struct mcp_server {
 	struct mcp_session *sessions;
 	pthread_t reaper;
 	struct mcp_pools *pools;     /* pools.c: where runtimes come from */
+	struct mcp_probe *probe;     /* probe.c: run_python's account of its packages */
 	struct mcp_metrics *metrics; /* metrics.c: GET /metrics */
 };
 
@@ -165,6 +167,7 @@ static void session_free(struct mcp_session *s)
 	for (int i = 0; i < MCP_LANGS; i++) {
 		cc_runtime_close(s->rt[i]);
 		free(s->ended[i]);
+		free(s->deps_set[i]);
 	}
 	mcp_events_free(s->events);
 	pthread_cond_destroy(&s->turn);
@@ -314,16 +317,19 @@ struct mcp_server *mcp_server_new(const struct mcp_config *cfg)
 	pthread_mutex_init(&srv->tools_lock, NULL);
 	srv->pools = mcp_pools_new(cfg);
 	srv->metrics = mcp_metrics_new();
+	/* run_python's package probe runs now, not on the first tools/list */
+	srv->probe = srv->pools ? mcp_probe_start(srv) : NULL;
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!srv->tools || !srv->pools || !srv->metrics ||
+	if (!srv->tools || !srv->pools || !srv->metrics || !srv->probe ||
 	    pthread_create(&srv->reaper, NULL, reaper_main, srv)) {
 		json_decref(srv->tools);
 		pthread_mutex_destroy(&srv->tools_lock);
+		mcp_probe_free(srv->probe);
 		mcp_pools_free(srv->pools);
 		free(srv->metrics);
 		pthread_cond_destroy(&srv->wake);
@@ -356,6 +362,7 @@ void mcp_server_free(struct mcp_server *srv)
 	}
 	json_decref(srv->tools);
 	pthread_mutex_destroy(&srv->tools_lock);
+	mcp_probe_free(srv->probe);
 	mcp_pools_free(srv->pools);
 	free(srv->metrics);
 	pthread_cond_destroy(&srv->wake);
@@ -377,13 +384,14 @@ static void send_error(const struct mcp_sink *sink, const json_t *id, int code, 
 	send_text(sink, jsonrpc_error(id, code, "%s", msg));
 }
 
-/* The tools/list result (a copy, owned), probed on first use. */
+/* The tools/list result (a copy, owned), with the probe's account once it
+ * is in (the first tools/list waits for it). */
 static json_t *tools_now(struct mcp_server *srv)
 {
 	pthread_mutex_lock(&srv->tools_lock);
 	if (!srv->tools_probed) {
 		srv->tools_probed = true;
-		char *env = mcp_probe_python(srv);
+		char *env = mcp_probe_result(srv->probe);
 		json_t *t = env ? mcp_tools_list(srv->cfg, env) : NULL;
 		free(env);
 		if (t) {

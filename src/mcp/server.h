@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "codecage.h"
+#include "deps_flags.h"
 #include "jsonrpc.h"
 
 /* Flags of `codecage mcp`; main.c fills the defaults named here. */
@@ -73,6 +74,9 @@ struct mcp_config {
 	struct mcp_upstream **upstreams;
 	size_t n_upstreams;
 	uint64_t max_tool_calls; /* --max-tool-calls: upstream calls per tools/call; 50 */
+	/* --allow-dependencies and the --deps-* policy (cli/deps_flags.h): the
+	 * tools' dependencies argument and PEP 723 blocks */
+	struct cc_deps_flags deps;
 };
 
 /* Sink for the messages one incoming message produces (notifications
@@ -173,6 +177,8 @@ void mcp_display_blocks(struct cc_buf *o, const cc_result *r);
 struct mcp_files_out {
 	const char *json; /* JSON array of {path, size}, or NULL (no listing) */
 	const char *text; /* "  PATH (N bytes)" lines, or NULL */
+	/* the runtime's dependencies (mcp_deps_result), or NULL: none */
+	const char *deps_json, *deps_text;
 };
 char *mcp_render_result(const cc_result *r, const cc_error *err, const char *note,
 			const struct mcp_files_out *files, size_t *len);

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "files.h"
 #include "inputs.h"
+#include "mcp_deps.h"
 #include "metrics.h"
 #include "pools.h"
 #include "session.h"
@@ -117,18 +118,27 @@ void mcp_session_close_runtimes_locked(struct mcp_session *s, const char *why)
  * JSON}} (inputs are only found here: mcp_inputs_parse checks them).
  * Returns NULL when fine, else the reason. */
 static const char *check_args(const json_t *args, const char **code, size_t *len, double *timeout_s,
-			      bool *reset, const json_t **files, const json_t **inputs)
+			      bool *reset, const json_t **files, const json_t **inputs,
+			      const json_t **deps)
 {
 	if (!json_is_object(args))
-		return "arguments must be an object {code, timeout_s?, reset?, files?, inputs?}";
+		return "arguments must be an object {code, timeout_s?, reset?, files?, inputs?, "
+		       "dependencies?}";
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)args, key, val)
 	{
 		if (strcmp(key, "code") && strcmp(key, "timeout_s") && strcmp(key, "reset") &&
-		    strcmp(key, "files") && strcmp(key, "inputs"))
+		    strcmp(key, "files") && strcmp(key, "inputs") && strcmp(key, "dependencies"))
 			return "unknown argument (the arguments are code, timeout_s, reset, files, "
-			       "inputs)";
+			       "inputs, dependencies)";
+	}
+	const json_t *dv = json_object_get(args, "dependencies");
+	if (dv && !json_is_null(dv)) {
+		const char *bad = mcp_deps_check_arg(dv);
+		if (bad)
+			return bad;
+		*deps = dv;
 	}
 	const json_t *in = json_object_get(args, "inputs");
 	if (in && !json_is_null(in))
@@ -204,22 +214,37 @@ static void carry_scratch(struct mcp_server *srv, cc_runtime *old, cc_runtime *r
 			 lost);
 }
 
-/* Make sure s->rt[lang] is a live runtime; *note says what happened to
- * the previous one, if anything (owned). Runs in the session's turn. */
+/* Make sure s->rt[lang] is a live runtime with the dependencies want (a
+ * set, mcp_deps.h; NULL: keep the session's); *note says what happened to
+ * the previous one, if anything (owned); *started: it started now. Runs
+ * in the session's turn. */
 static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lang, bool reset,
-			  const struct mcp_sink *sink, char **note, cc_error *err)
+			  const char *want, const struct mcp_sink *sink, char **note, bool *started,
+			  cc_error *err)
 {
 	cc_runtime *old = NULL;
+	*started = false;
 	pthread_mutex_lock(&s->lock);
 	cc_runtime *rt = s->rt[lang];
 	bool replaced = rt || s->ended[lang];
-	if (rt && (reset || !cc_runtime_alive(rt))) {
+	/* other packages than the runtime has: a runtime that has them */
+	bool other = want && (!s->deps_set[lang] || strcmp(want, s->deps_set[lang]));
+	if (rt && (reset || other || !cc_runtime_alive(rt))) {
 		old = rt;
 		s->rt[lang] = NULL;
-		if (!reset && !s->ended[lang])
+		if (!reset && !other && !s->ended[lang])
 			set_ended(s, lang, "the worker died");
+		if (other && cc_runtime_alive(old))
+			reset = true; /* as a reset: its /tmp files are carried over */
 	}
-	if (reset) {
+	char *use = want ? strdup(want) : s->deps_set[lang] ? strdup(s->deps_set[lang]) : NULL;
+	if (other && old) {
+		if (asprintf(note,
+			     "the %s runtime was started again with the dependencies asked "
+			     "for; earlier variables are gone",
+			     cc_language_name(mcp_lang_cc(lang))) < 0)
+			*note = NULL;
+	} else if (reset) {
 		if (asprintf(note, "the %s state was reset (reset: true)",
 			     cc_language_name(mcp_lang_cc(lang))) < 0)
 			*note = NULL;
@@ -238,15 +263,27 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 		cc_runtime_close(old);
 		old = NULL;
 	}
-	if (rt)
+	if (rt) {
+		free(use);
 		return 0;
+	}
 	bool pooled = false;
-	if (mcp_runtime_start(srv, lang, &rt, &pooled, err) < 0) {
+	const char **specs = NULL;
+	size_t n_specs = 0;
+	int rc = mcp_deps_split(use, &specs, &n_specs) < 0
+			 ? cc_fail(err, CC_ERR_INTERNAL, "out of memory")
+			 : mcp_runtime_start(srv, lang, specs, n_specs, &rt, &pooled, err);
+	if (n_specs)
+		free((void *)specs[0]);
+	free(specs);
+	if (rc < 0) {
+		free(use);
 		cc_runtime_close(old);
 		mcp_log(s, sink, MCP_ERROR, "cannot start the %s runtime: %s",
 			cc_language_name(mcp_lang_cc(lang)), cc_error_kind_name(err->kind));
 		return -1;
 	}
+	*started = true;
 	carry_scratch(srv, old, rt, lang, note);
 	cc_runtime_close(old);
 	mcp_metrics_runtime(mcp_server_metrics(srv), lang, pooled, replaced);
@@ -256,6 +293,8 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 		cc_runtime_engine_version(rt), sb->applied);
 	pthread_mutex_lock(&s->lock);
 	s->rt[lang] = rt;
+	free(s->deps_set[lang]);
+	s->deps_set[lang] = use;
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
@@ -421,9 +460,9 @@ static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp
 	size_t len = 0;
 	double limit = mcp_server_config(srv)->timeout_s, timeout_s = limit;
 	bool reset = false;
-	const json_t *files = NULL, *jinputs = NULL;
+	const json_t *files = NULL, *jinputs = NULL, *jdeps = NULL;
 	const char *bad = check_args(json_object_get(params, "arguments"), &code, &len, &timeout_s,
-				     &reset, &files, &jinputs);
+				     &reset, &files, &jinputs, &jdeps);
 	struct mcp_inputs *inputs = NULL;
 	char why[256];
 	if (!bad && jinputs && mcp_inputs_parse(jinputs, &inputs, why, sizeof(why)) < 0)
@@ -440,9 +479,19 @@ static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp
 	cc_error err = { 0 };
 	cc_result *r = NULL;
 	struct cc_buf fjson = { 0 }, ftext = { 0 };
-	if (ensure_runtime(srv, s, c->lang, reset, sink, &note, &err) == 0)
+	struct mcp_call_deps deps = { 0 };
+	bool started = false;
+	char *djson = NULL, *dtext = NULL;
+	if (mcp_deps_of_call(mcp_server_config(srv), c->lang, jdeps, code, len, &deps, &err) == 0 &&
+	    ensure_runtime(srv, s, c->lang, reset, deps.set, sink, &note, &started, &err) == 0) {
+		pthread_mutex_lock(&s->lock);
+		cc_runtime *rt = s->rt[c->lang];
+		pthread_mutex_unlock(&s->lock);
+		mcp_deps_result(rt, started, &djson, &dtext);
 		eval_call(srv, c, code, len, timeout_s, files, inputs, &r, &err, &fjson, &ftext,
 			  sink);
+	}
+	mcp_call_deps_free(&deps);
 	mcp_inputs_free(inputs);
 	pthread_mutex_lock(&s->lock);
 	bool cancelled = c->cancelled, aborted = c->aborted;
@@ -454,7 +503,10 @@ static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp
 					      "reaping or server shutdown) while the code ran"));
 	} else if (!cancelled) {
 		size_t n = 0;
-		struct mcp_files_out fo = { .json = fjson.data, .text = ftext.data };
+		struct mcp_files_out fo = { .json = fjson.data,
+					    .text = ftext.data,
+					    .deps_json = djson,
+					    .deps_text = dtext };
 		char *raw = mcp_render_result(r, &err, note, &fo, &n);
 		char *text = raw ? jsonrpc_result_raw(c->id, raw, n) : NULL;
 		free(raw);
@@ -470,6 +522,8 @@ static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp
 	cc_error_clear(&err);
 	cc_buf_free(&fjson);
 	cc_buf_free(&ftext);
+	free(djson);
+	free(dtext);
 	free(note);
 	return outcome;
 }

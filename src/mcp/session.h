@@ -74,6 +74,10 @@ struct mcp_session {
 	/* Why the previous runtime ended (owned; NULL = nothing to report):
 	 * the next call says so in its result. */
 	char *ended[MCP_LANGS];
+	/* The dependencies the runtime was started with (mcp_deps.h's set,
+	 * owned; NULL: none): later runtimes of the session keep them until a
+	 * call names others. */
+	char *deps_set[MCP_LANGS];
 	/* The GET event stream's queue (events.h; own lock), owned. */
 	struct mcp_events *events;
 };

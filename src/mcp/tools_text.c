@@ -95,10 +95,18 @@ json_t *mcp_output_schema(void)
 		"items", "type", "object", "properties", "path", "type", "string", "size", "type",
 		"integer");
 	json_object_set_new(json_object_get(schema, "properties"), "files", files);
+	json_t *deps = json_pack(
+		"{s:s, s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}}", "type", "object",
+		"description",
+		"the packages the runtime has beyond the sandbox's own (key: the lock's cache key; "
+		"log: what installing them said, in the call that started the runtime)",
+		"properties", "key", "type", "string", "packages", "type", "string", "cached",
+		"type", "boolean", "log", "type", "string");
+	json_object_set_new(json_object_get(schema, "properties"), "dependencies", deps);
 	return schema;
 }
 
-static json_t *input_schema(double timeout_s)
+static json_t *input_schema(double timeout_s, bool deps, bool python)
 {
 	char tdesc[160];
 	snprintf(tdesc, sizeof(tdesc),
@@ -127,7 +135,40 @@ static json_t *input_schema(double timeout_s)
 		"base64}, {\"$date\": ISO 8601}); each within the result value limit",
 		"maxProperties", MCP_MAX_INPUTS);
 	json_object_set_new(json_object_get(in, "properties"), "inputs", inputs);
+	if (deps) /* --allow-dependencies */
+		json_object_set_new(
+			json_object_get(in, "properties"), "dependencies",
+			json_pack("{s:s, s:s, s:{s:s}, s:i}", "type", "array", "description",
+				  python ? "packages to install before the code runs, pip "
+					   "requirements such as \"polars\" or \"pydantic>=2\" "
+					   "(wheels only); a PEP 723 '# /// script' block in the "
+					   "code works too"
+					 : "npm packages to install and load (as browser globals) "
+					   "before the code runs, such as \"vega-lite@5\"",
+				  "items", "type", "string", "maxItems", CC_MAX_DEPENDENCIES));
 	return in;
+}
+
+/* Whether the model may ask for packages, and how (--allow-dependencies). */
+static void deps_text(struct cc_buf *d, const struct mcp_config *cfg, bool python)
+{
+	if (!cfg->deps.allowed) {
+		cc_buf_puts(d, "\n- No packages can be installed: use what is listed here.");
+		return;
+	}
+	cc_buf_printf(d,
+		      "\n- Packages: pass dependencies: [%s] to have the host install them "
+		      "before the code runs (%s); they stay for later calls until a call names "
+		      "others (the runtime then starts again, its variables gone). The result's "
+		      "dependencies section has the install log.",
+		      python ? "\"polars\", \"openpyxl\"" : "\"vega-lite@5\"",
+		      python ? "wheels from the package index; a PEP 723 '# /// script' block "
+			       "with a dependencies list in the code does the same"
+			     : "npm packages, loaded as browser globals, no install scripts");
+	const cc_deps_options *o = &cfg->deps.o;
+	for (size_t i = 0; i < o->n_allow; i++)
+		cc_buf_printf(d, "%s%s", i ? ", " : " Only these may be asked for: ", o->allow[i]);
+	cc_buf_puts(d, o->n_allow ? "." : "");
 }
 
 /* Where the code may read and write, for the model: the scratch, each
@@ -226,13 +267,15 @@ static json_t *tool(const char *name, const char *title, const char *fmt,
 	net_line(desc, sizeof(desc), name, cfg);
 	struct cc_buf d = { 0 };
 	cc_buf_puts(&d, desc);
+	deps_text(&d, cfg, lang == CC_LANG_PYTHON);
 	files_text(&d, cfg);
 	upstream_text(&d, cfg, !strcmp(name, "run_javascript"));
-	json_t *t = json_pack("{s:s, s:s, s:s%, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name,
-			      "title", title, "description", d.data ? d.data : "", d.len,
-			      "inputSchema", input_schema(cfg->timeout_s), "outputSchema",
-			      mcp_output_schema(), "annotations", "readOnlyHint", 0,
-			      "destructiveHint", 0, "openWorldHint", cfg->n_allow_net > 0);
+	json_t *t =
+		json_pack("{s:s, s:s, s:s%, s:o, s:o, s:{s:b, s:b, s:b}}", "name", name, "title",
+			  title, "description", d.data ? d.data : "", d.len, "inputSchema",
+			  input_schema(cfg->timeout_s, cfg->deps.allowed, lang == CC_LANG_PYTHON),
+			  "outputSchema", mcp_output_schema(), "annotations", "readOnlyHint", 0,
+			  "destructiveHint", 0, "openWorldHint", cfg->n_allow_net > 0);
 	cc_buf_free(&d);
 	return t;
 }
@@ -401,6 +444,10 @@ char *mcp_render_result(const cc_result *r, const cc_error *err, const char *not
 	if (files && files->text && *files->text)
 		cc_buf_printf(&t, "files created or changed:\n%s", files->text);
 	cc_buf_printf(&s, ",\"files\":%s", files && files->json ? files->json : "[]");
+	if (files && files->deps_text)
+		cc_buf_printf(&t, "dependencies: %s", files->deps_text);
+	if (files && files->deps_json)
+		cc_buf_printf(&s, ",\"dependencies\":%s", files->deps_json);
 	cc_buf_puts(&s, ",\"value_type\":");
 	if (vtype)
 		cc_json_string(&s, vtype, strlen(vtype));

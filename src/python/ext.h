@@ -56,6 +56,17 @@ extern PyTypeObject cc_py_budget_type;
 extern PyTypeObject cc_py_forkserver_type;
 extern PyTypeObject cc_py_pool_type;
 
+/* ---- deps.c ---- */
+
+/* limits["dependencies"] and limits["deps"] into o (see deps.c); -1 with
+ * an exception set. Freed by cc_py_deps_free (cc_py_options_free). */
+int cc_py_deps(PyObject *limits, cc_options *o);
+void cc_py_deps_free(cc_options *o);
+/* script_dependencies(code) -> list of str (cc_script_dependencies). */
+PyObject *cc_py_script_dependencies(PyObject *mod, PyObject *code);
+/* {key, packages, cached, log} of d, or None. */
+PyObject *cc_py_deps_dict(const cc_deps *d);
+
 /* ---- runtime.c ---- */
 
 extern PyTypeObject cc_py_runtime_type;

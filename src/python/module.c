@@ -613,6 +613,8 @@ static PyMethodDef module_methods[] = {
 	  "limit is out of its range (cc_options_check)." },
 	{ "check_net", cc_py_net_check, METH_O,
 	  "check_net(spec): InvalidInputError when the network policy is malformed." },
+	{ "script_dependencies", cc_py_script_dependencies, METH_O,
+	  "script_dependencies(code) -> list: the PEP 723 block's dependencies." },
 	{ NULL, NULL, 0, NULL },
 };
 

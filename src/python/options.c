@@ -120,6 +120,7 @@ void cc_py_options_free(cc_options *o)
 	PyMem_Free((void *)o->mounts);
 	o->mounts = NULL;
 	o->n_mounts = 0;
+	cc_py_deps_free(o);
 }
 
 /* limits["python_path"]: a tuple of str (the package checked the types),
@@ -195,7 +196,7 @@ int cc_py_options(const char *lang, const char *sandbox, PyObject *limits, const
 	PyObject *fork = PyDict_GetItemString(limits, "fork_server");
 	o->fork_server = fork && PyObject_IsTrue(fork) == 1;
 	o->worker_dir = worker_dir;
-	if (python_path(limits, pp, o) < 0)
+	if (python_path(limits, pp, o) < 0 || cc_py_deps(limits, o) < 0)
 		return cc_py_options_free(o), -1;
 	return py_libraries(limits, o);
 }

@@ -690,6 +690,12 @@ static PyObject *rt_closed(rt_obj *self, void *c)
 	return PyBool_FromLong(!self->rt || self->close_inside || self->close_pending);
 }
 
+static PyObject *rt_deps(rt_obj *self, void *c)
+{
+	(void)c;
+	return cc_py_deps_dict(self->rt ? cc_runtime_deps(self->rt) : NULL);
+}
+
 static PyObject *rt_version(rt_obj *self, void *c)
 {
 	(void)c;
@@ -806,6 +812,7 @@ static PyGetSetDef rt_getset[] = {
 	{ "alive", (getter)rt_alive, NULL, "the worker is usable", NULL },
 	{ "closed", (getter)rt_closed, NULL, "close() was called", NULL },
 	{ "engine_version", (getter)rt_version, NULL, "e.g. 'QuickJS 2025-04-26'", NULL },
+	{ "dependencies", (getter)rt_deps, NULL, "its dependencies (dict) or None", NULL },
 	{ "sandbox", (getter)rt_sandbox, NULL, "the confinement report (dict)", NULL },
 	{ "pid", (getter)rt_pid, NULL,
 	  "the worker's process id in the host's pid namespace (int), None when gone; for "

@@ -135,7 +135,9 @@ static int bind_one(const char *newroot, size_t i, cc_error *err)
 			       g->guest, g->host);
 	/* Flags the host mount carries are locked in a user namespace and
 	 * must be kept; nosuid, nodev and noexec are added. */
-	unsigned long fl = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	unsigned long fl = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV;
+	if (g->writable || !beneath(g->guest, CC_PYTHON_PATH_GUEST))
+		fl |= MS_NOEXEC;
 	struct statvfs sv;
 	if (!g->writable || (statvfs(dst, &sv) == 0 && (sv.f_flag & ST_RDONLY)))
 		fl |= MS_RDONLY;

@@ -70,6 +70,7 @@ NR = {
     "memfd_create": 319, "pidfd_send_signal": 424, "io_uring_setup": 425, "clone3": 435,
     "pidfd_getfd": 438, "chroot": 161, "close": 3, "sched_getaffinity": 204,
     "clock_gettime": 228, "clock_nanosleep": 230, "timer_create": 222, "getpriority": 140,
+    "eventfd2": 290,
 }
 
 # include/uapi/linux/sched.h
@@ -294,6 +295,9 @@ TABLE = [
     ("js", "clone", (FORK, 0, 0, P, 0), X86_64, EPERM),
     ("both", "fork", (), X86_64, EPERM),
     ("both", "vfork", (), X86_64, EPERM),
+    # an eventfd: the wakers of Rust async runtimes (polars' tokio, issue 33)
+    ("py", "eventfd2", (0, 0), X86_64, ALLOW),
+    ("js", "eventfd2", (0, 0), X86_64, EPERM),
     # clone3 answers ENOSYS, so glibc falls back to clone
     ("both", "clone3", (P, 88), X86_64, ENOSYS),
     ("both", "clone3", (0, 0), X86_64, ENOSYS),
