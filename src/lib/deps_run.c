@@ -29,22 +29,30 @@ extern char **environ;
 /* Largest answer read from the helper, bytes (its logs are in it). */
 #define CC_DEPS_ANSWER_MAX (8u << 20)
 
+/* dir (dlen bytes) + "/" + CC_DEPS_HELPER into path (PATH_MAX bytes), if
+ * it fits and names a readable file. */
+static bool helper_at(char *path, const char *dir, size_t dlen)
+{
+	size_t hl = strlen(CC_DEPS_HELPER);
+	if (dlen + 1 + hl + 1 > PATH_MAX)
+		return false;
+	memcpy(path, dir, dlen);
+	path[dlen] = '/';
+	memcpy(path + dlen + 1, CC_DEPS_HELPER, hl + 1);
+	return access(path, R_OK) == 0;
+}
+
 /* codecage-deps: next to libcodecage (build tree, Python package), else
- * the install libexecdir. */
-static int find_helper(char *path, size_t n, cc_error *err)
+ * the install libexecdir. path holds PATH_MAX bytes. */
+static int find_helper(char *path, cc_error *err)
 {
 	Dl_info info;
-	if (dladdr((void *)find_helper, &info) && info.dli_fname) {
-		const char *slash = strrchr(info.dli_fname, '/');
-		if (slash) {
-			snprintf(path, n, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
-				 CC_DEPS_HELPER);
-			if (access(path, R_OK) == 0)
-				return 0;
-		}
-	}
-	snprintf(path, n, "%s/%s", CC_LIBEXECDIR, CC_DEPS_HELPER);
-	if (access(path, R_OK) == 0)
+	const char *slash = NULL;
+	if (dladdr((void *)find_helper, &info) && info.dli_fname)
+		slash = strrchr(info.dli_fname, '/');
+	if (slash && helper_at(path, info.dli_fname, (size_t)(slash - info.dli_fname)))
+		return 0;
+	if (helper_at(path, CC_LIBEXECDIR, strlen(CC_LIBEXECDIR)))
 		return 0;
 	return cc_fail(err, CC_ERR_INTERNAL,
 		       "cannot find %s (which installs dependencies) next to libcodecage or in "
@@ -65,7 +73,7 @@ int cc_deps_run(const char *request, double timeout_s, json_t **answer, cc_error
 {
 	*answer = NULL;
 	char helper[PATH_MAX];
-	if (find_helper(helper, sizeof(helper), err) < 0)
+	if (find_helper(helper, err) < 0)
 		return -1;
 	if (access(CC_PY_HOST_PYTHON, X_OK) < 0)
 		return cc_fail(
