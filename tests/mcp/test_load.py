@@ -4,14 +4,18 @@ may fail, and after the round (every session deleted, the pools full again)
 the server holds no more descriptors than after a warm-up round, and its
 resident memory has not grown by more than a bound far below what keeping
 anything per call would add (5000 calls)."""
+import importlib.util
 import os
-import sys
 import time
 
 from conftest import ROOT
 
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-import mcp_load  # noqa: E402
+# bench/mcp_load.py by its path: bench/ on sys.path would put bench/mcp.py
+# in front of the real `mcp` package for every later test (FastMCP's client
+# failed to import in tests/python/test_int_fastmcp.py).
+_spec = importlib.util.spec_from_file_location("mcp_load", os.path.join(ROOT, "bench", "mcp_load.py"))
+mcp_load = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mcp_load)
 
 SESSIONS, CALLS = 50, 100
 
