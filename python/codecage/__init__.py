@@ -27,7 +27,7 @@ from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, R
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
                      InternalError, InvalidInputError, MemoryLimitError, OutputLimitError,
                      ProtocolViolation, ReplayDivergenceError, RuntimeBusyError, SandboxUnavailable, TimeoutError,
-                     ToolBudgetError, WorkerCrashed)
+                     ToolBudgetError, UpstreamError, WorkerCrashed)
 
 __version__ = "0.1.0"
 

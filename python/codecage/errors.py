@@ -28,6 +28,11 @@ invalid_input          InvalidInputError       yes (also a ValueError)
 internal               InternalError           no
 =====================  ======================  ==========================
 
+One more class is the package's own, not a kind of the library's:
+:class:`UpstreamError` (code mode from Python, ``mcp_tools``), whose
+``kind`` is ``invalid_input``: the host's MCP server failed, not the
+sandbox.
+
 ``codecage.TimeoutError`` also derives from the builtin ``TimeoutError``,
 so ``except TimeoutError`` around ``asyncio`` code catches it too; it is
 left out of ``__all__`` so that ``from codecage import *`` never shadows
@@ -54,6 +59,7 @@ __all__ = [
     "InvalidInputError",
     "RuntimeBusyError",
     "InternalError",
+    "UpstreamError",
 ]
 
 
@@ -198,6 +204,23 @@ class InternalError(CodecageError):
     executable)."""
 
     kind = "internal"
+
+
+class UpstreamError(CodecageError):
+    """An MCP server of code mode (:func:`codecage.mcp_tools`) failed: it
+    could not be started or reached, exited, refused a request, did not
+    answer within the bridge's ``timeout``, or answered with something
+    that is not MCP. :func:`codecage.mcp_tools` raises it in the host;
+    during an eval, a call to one of the server's tools fails in the guest
+    with a catchable error of this name (the message is this one's), and
+    one the guest does not catch ends the eval as a :class:`GuestError`
+    whose ``name`` is ``"UpstreamError"``, as ``codecage mcp --upstream``'s
+    guests see it. The server's process is started again on the next
+    call. Kind ``invalid_input`` (the host's server, not the sandbox); not
+    a ``ValueError``, so that a guest's ``except ValueError`` does not
+    catch it."""
+
+    kind = "invalid_input"
 
 
 KIND_CLASSES: Dict[str, Type[CodecageError]] = {
