@@ -487,7 +487,7 @@ class AgentSession:
 
         def body() -> None:
             try:
-                res = rt.run(entry["code"], timeout=self._timeout)
+                res = rt._run_strict(entry["code"], self._timeout)
             except BaseException as e:
                 self._events.put(("done", None, e))
             else:

@@ -28,6 +28,7 @@ typedef struct {
 	PyObject *on_output; /* callable(fd, line) or NULL */
 	PyObject *on_wait;   /* callable() or NULL */
 	PyObject *budget;    /* Budget or NULL */
+	bool fallback;	     /* set_value_fallback's: what an eval asks by default */
 } rt_obj;
 
 typedef struct {
@@ -303,8 +304,11 @@ static PyObject *rt_eval(rt_obj *self, PyObject *args)
 {
 	PyObject *code;
 	double timeout = 0;
-	if (!PyArg_ParseTuple(args, "U|d:eval", &code, &timeout))
+	int fallback = -1; /* -1: set_value_fallback's choice; 0 or 1: this eval's */
+	if (!PyArg_ParseTuple(args, "U|di:eval", &code, &timeout, &fallback))
 		return NULL;
+	if (fallback < -1 || fallback > 1)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "eval's fallback must be -1, 0 or 1");
 	Py_ssize_t n;
 	const char *src = PyUnicode_AsUTF8AndSize(code, &n);
 	if (!src) {
@@ -316,9 +320,15 @@ static PyObject *rt_eval(rt_obj *self, PyObject *args)
 	if (!rt)
 		return NULL;
 	cc_result *r;
+	/* The library reads its switch as each eval starts: set it for this
+	 * one and back after it, while this thread holds the runtime. */
+	if (fallback >= 0)
+		cc_runtime_set_value_fallback(rt, fallback);
 	Py_BEGIN_ALLOW_THREADS
 		r = cc_runtime_eval(rt, src, (size_t)n, timeout);
 	Py_END_ALLOW_THREADS
+	if (fallback >= 0 && !self->close_inside) /* else rt is freed already */
+		cc_runtime_set_value_fallback(rt, self->fallback);
 	give(self);
 	if (!r)
 		return PyErr_NoMemory();
@@ -592,7 +602,10 @@ static PyObject *set_switch(rt_obj *self, PyObject *on, void (*set)(cc_runtime *
 
 static PyObject *rt_set_value_fallback(rt_obj *self, PyObject *on)
 {
-	return set_switch(self, on, cc_runtime_set_value_fallback);
+	PyObject *r = set_switch(self, on, cc_runtime_set_value_fallback);
+	if (r)
+		self->fallback = PyObject_IsTrue(on) == 1;
+	return r;
 }
 
 static PyObject *rt_set_redaction(rt_obj *self, PyObject *on)
@@ -764,9 +777,11 @@ static void rt_dealloc(rt_obj *self)
 
 static PyMethodDef rt_methods[] = {
 	{ "eval", (PyCFunction)rt_eval, METH_VARARGS,
-	  "eval(code, timeout=0) -> (kind, value, stdout, stderr, type, message, traceback, "
-	  "duration_s, value_type); kind 'ok' or an error kind name; value_type names the "
-	  "type of a text-form value, else None. The GIL is released meanwhile." },
+	  "eval(code, timeout=0, fallback=-1) -> (kind, value, stdout, stderr, type, message, "
+	  "traceback, duration_s, value_type, displays); kind 'ok' or an error kind name; "
+	  "value_type names the type of a text-form value, else None. fallback 1 asks this "
+	  "eval for the text of a last value with no mapping, 0 refuses it, -1 follows "
+	  "set_value_fallback. The GIL is released meanwhile." },
 	{ "set_value_fallback", (PyCFunction)rt_set_value_fallback, METH_O,
 	  "set_value_fallback(bool): a last value with no mapping comes back as its text." },
 	{ "set_global", (PyCFunction)rt_set_global, METH_VARARGS,
