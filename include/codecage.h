@@ -718,6 +718,19 @@ CC_EXPORT cc_budget *cc_budget_new(uint64_t max_calls);
 /* Also limit calls of one tool (copies the name). Returns 0, or -1 when
  * out of memory. */
 CC_EXPORT int cc_budget_limit_tool(cc_budget *b, const char *tool, uint64_t max_calls);
+/* The longest hint cc_budget_set_hint takes, bytes. */
+#define CC_BUDGET_HINT_MAX 200
+/* What the guest's ToolBudgetError message tells it to raise, after "the
+ * total tool call budget of N calls is used up; " (total) or "the
+ * per-tool tool call budget of N calls is used up for TOOL; " (per_tool):
+ * the host's own option, e.g. "raise ToolBridge(max_calls=N)" (the Python
+ * package) or "raise --max-tool-calls". That message is also the one an
+ * uncaught ToolBudgetError brings back to the host (tool_budget). Each is
+ * copied; NULL for none (the message then ends after "used up"), which is
+ * the default; a later call replaces both. Returns 0, or -1 when b is
+ * NULL, a hint is empty, longer than CC_BUDGET_HINT_MAX or not UTF-8, or
+ * out of memory (nothing changes). Thread-safe. */
+CC_EXPORT int cc_budget_set_hint(cc_budget *b, const char *total, const char *per_tool);
 CC_EXPORT uint64_t cc_budget_calls_made(const cc_budget *b);
 /* Calls left in the total (UINT64_MAX when unlimited). */
 CC_EXPORT uint64_t cc_budget_calls_remaining(const cc_budget *b);

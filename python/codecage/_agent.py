@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
 
 from . import _codecage, _describe, _journal
 from ._determinism import bootstrap as _det_bootstrap
+from ._bridge import make_budget
 from ._pool import ForkServer
 from ._runtime import (IsolatedRuntime, RuntimeConfig, _builtin_bases, _failure_text,
                        _run_blocking, REDACTED_MESSAGE)
@@ -221,18 +222,7 @@ class AgentSession:
 
     def _make_budget(self, max_calls: Optional[int],
                      per_tool: Optional[Mapping[str, int]]) -> Dict[str, int]:
-        if max_calls is not None and (isinstance(max_calls, bool) or
-                                      not isinstance(max_calls, int) or max_calls < 0):
-            raise InvalidInputError("max_calls must be None or a non-negative int")
-        per_tool = dict(per_tool or {})
-        for name, n in per_tool.items():
-            if name not in self._tools:
-                raise InvalidInputError(f"per_tool names {name!r}, which is not a tool here")
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise InvalidInputError("per_tool limits must be non-negative ints")
-        self._budget = _codecage.Budget(max_calls)
-        for name, n in per_tool.items():
-            self._budget.limit_tool(name, n)
+        self._budget, per_tool = make_budget("AgentSession", max_calls, per_tool, self._tools)
         return per_tool
 
     def _prepare(self, user_bootstrap: Optional[str],

@@ -250,6 +250,8 @@ class McpToolBridge(ToolBridge):
     """A :class:`ToolBridge` of one MCP server's tools (see
     :func:`mcp_tools`), with :meth:`describe` and :meth:`close`."""
 
+    _OWNER = "mcp_tools"  # its budget is mcp_tools(max_calls=N)
+
     def __init__(self, client: _Client, prefix: Optional[str],
                  max_calls: Optional[int]) -> None:
         self._client = client

@@ -134,6 +134,18 @@ def test_upstream_error_is_exported_and_a_codecage_error():
                 assert e.value.name == "UpstreamError"
 
 
+def test_over_budget_the_message_names_mcp_tools_max_calls():
+    """Issue 27 D7: caught and uncaught, one text naming the option."""
+    msg = "the total tool call budget of 0 calls is used up; raise mcp_tools(max_calls=N)"
+    with codecage.mcp_tools([sys.executable, "-c", FAKE, "call"], max_calls=0) as b, \
+            codecage.IsolatedRuntime(language="javascript") as rt:
+        b.attach(rt)
+        assert rt.eval("try { await tools.t({}) } catch (e) { e.message }") == msg
+        with pytest.raises(codecage.ToolBudgetError) as e:
+            rt.eval("await tools.t({})")
+        assert e.value.message == msg
+
+
 @pytest.mark.parametrize("language", ["javascript", "python"])
 def test_dotted_tool_names_make_a_namespace(language):
     # SERVER.TOOL is tools.SERVER.TOOL only (no global), and SERVER must not
