@@ -704,6 +704,20 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
  * approval_timeout_s is out of range (nothing changes). */
 CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s);
 
+/* The host has decided on a held call (to run its tool, to deny it, to
+ * answer it some other way): it stops waiting for approval, so its
+ * approval timeout no longer applies and the eval's clock runs again
+ * (once no other call is held); the tool's own time then counts toward
+ * the eval's deadline, as for any call. Call it before doing the work,
+ * from any thread; answer the call afterwards as usual. Returns 0, or -1
+ * when the call's approval timeout has passed, by its own deadline and
+ * this call's reading of the clock (the eval is then being stopped with
+ * the approval timeout's TimeoutError: do not run the tool; an answer is
+ * dropped), or call is NULL, not held, answered or not of the open eval.
+ * The supervisor's check of the approval timeout and this one are made
+ * under one lock: exactly one of them wins. */
+CC_EXPORT int cc_tool_call_unhold(cc_tool_call *call);
+
 /* A call budget: how many tool calls may reach the host, in total and per
  * tool. One budget can be shared by several runtimes (of either language);
  * it is thread-safe and reference-counted. A call over budget never

@@ -133,7 +133,10 @@ class AgentSession:
     - ``approval_required``: names of tools whose calls pause the eval
       until :meth:`resume` answers them.
     - ``approval_timeout``: seconds a held call may wait, in (0, 86400];
-      past it the eval ends with ``TimeoutError`` naming this option.
+      past it (by the call's own deadline, decided in the supervisor) the
+      eval ends with ``TimeoutError`` naming this option, the tool never
+      runs, and the session goes on (a guest that computes meanwhile is
+      stopped as at a deadline).
     - ``max_calls``, ``per_tool``: the call budget (as :class:`ToolBridge`),
       enforced by the supervisor and rebuilt by :meth:`load`.
     - ``key``: bytes (16 or more) that sign :meth:`dump`; a session without
@@ -556,18 +559,31 @@ class AgentSession:
         - ``result=value``: the tool does not run; the guest gets ``value``,
           computed by the host itself.
 
-        Raises ``InvalidInputError`` (no such pending call); if the eval
-        already ended meanwhile (its approval timeout passed), the tool is
-        not run and its error is raised."""
+        The call's approval timeout is decided by its own deadline, in the
+        supervisor (``cc_tool_call_unhold``): once this call is answered in
+        time it no longer waits for approval, and the tool's own run counts
+        toward the eval's ``timeout`` as any tool's does. Past it, the tool
+        is not run, nothing is recorded, and the eval's ``TimeoutError``
+        (naming ``approval_timeout``) is raised; the session goes on.
+
+        Raises ``TypeError`` (``call_id`` is not an int: ``resume(True)``
+        is refused, it is not an id), ``InvalidInputError`` (no such
+        pending call), or the eval's error."""
+        if isinstance(call_id, bool) or not isinstance(call_id, int):
+            raise TypeError(f"resume's call_id is a ToolCall's id (an int), not "
+                            f"{type(call_id).__name__}: resume(call.id) approves, "
+                            "resume(call.id, approve=False) denies")
         self._check_open()
         with self._lock:
-            entry = self._pending.pop(call_id, None) if isinstance(call_id, int) else None
+            entry = self._pending.pop(call_id, None)
         if entry is None:
             raise InvalidInputError(f"no pending call has id {call_id!r}: see "
                                     "SessionResult.pending or AgentSession.pending")
         call, pending, i = entry
-        if self._thread is None or not self._thread.is_alive():
-            return self._wait()  # the eval is over (timeout): raise what it ended with
+        if not pending.unhold():
+            # Its approval timeout passed (the supervisor stops the eval),
+            # or the eval is over: raise what it ended with; nothing ran.
+            return self._wait()
         idx = next(k for k, c in enumerate(self._journal["evals"][i]["calls"])
                    if c["id"] == call.id)
         self._drain_idle()

@@ -108,6 +108,14 @@ static PyObject *pending_hold(pending_obj *self, PyObject *args)
 	return PyBool_FromLong(cc_tool_call_hold(self->call, timeout) == 0);
 }
 
+static PyObject *pending_unhold(pending_obj *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->call)
+		Py_RETURN_FALSE;
+	return PyBool_FromLong(cc_tool_call_unhold(self->call) == 0);
+}
+
 static PyObject *pending_answered(pending_obj *self, void *c)
 {
 	(void)c;
@@ -139,6 +147,11 @@ static PyMethodDef pending_methods[] = {
 	  "clock stops until no held call is left, and approval_timeout (seconds) bounds the "
 	  "wait (cc_tool_call_hold). Call it from the tool callback, before answering. False "
 	  "when already answered or the eval is over." },
+	{ "unhold", (PyCFunction)pending_unhold, METH_NOARGS,
+	  "unhold() -> bool: the host decided on a held call: it no longer waits for "
+	  "approval and the eval's clock runs again (cc_tool_call_unhold). False when its "
+	  "approval timeout has passed by its own deadline (do not run the tool: the eval is "
+	  "being stopped), or it was not held, is answered or its eval is over. Thread-safe." },
 	{ NULL, NULL, 0, NULL },
 };
 
