@@ -25,7 +25,8 @@ from ._bridge import ToolBridge
 from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, RuntimeConfig,
                        close_fork_servers, configure_default_runtime, eval)
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
-                     InternalError, InvalidInputError, MemoryLimitError, OutputLimitError,
+                     InternalError, InvalidInputError, JournalFullError, MemoryLimitError,
+                     OutputLimitError,
                      ProtocolViolation, ReplayDivergenceError, RuntimeBusyError, SandboxUnavailable, TimeoutError,
                      ToolBudgetError, UpstreamError, WorkerCrashed)
 

@@ -53,6 +53,7 @@ __all__ = [
     "MemoryLimitError",
     "OutputLimitError",
     "ToolBudgetError",
+    "JournalFullError",
     "WorkerCrashed",
     "ProtocolViolation",
     "SandboxUnavailable",
@@ -155,6 +156,19 @@ class ToolBudgetError(CodecageError):
     reached the host. The runtime stays usable."""
 
     kind = "tool_budget"
+
+
+class JournalFullError(ToolBudgetError):
+    """An :class:`AgentSession`'s journal is at its cap
+    (``max_journal_calls`` tool calls, or ``max_journal_bytes`` bytes of
+    :meth:`AgentSession.dump`), so a tool call was refused: it never
+    reached the host (or its result did not fit: the tool ran, the guest
+    got this error instead). The guest sees a catchable
+    ``JournalFullError`` whose message names the cap and the option that
+    raises it; one it does not catch ends the eval as this (kind
+    ``tool_budget``, also a :class:`ToolBudgetError`), and
+    :meth:`AgentSession.run` raises it too when an eval's code does not
+    fit. Everything journaled before stays; the session stays usable."""
 
 
 class WorkerCrashed(CodecageError):
