@@ -2,7 +2,7 @@
 pptxgenjs, written by the host to deck.pptx. Run from the repository root
 after `npm ci --prefix tests/libs` (the pinned pptxgenjs):
 
-    python3 examples/deck.py [OUT_DIR] [NODE_MODULES]
+    python3 examples/deck.py [OUT_DIR] [NODE_MODULES]    (OUT_DIR is made when missing)
 """
 import os
 import sys
@@ -26,6 +26,7 @@ await deck.write({outputType: 'uint8array'});
 
 
 def main():
+    os.makedirs(OUT, exist_ok=True)  # before the sandboxes run: a bad OUT fails first
     bundle = os.path.join(NODE_MODULES, "pptxgenjs", "dist", "pptxgen.bundle.js")
     with IsolatedRuntime(bootstrap=WEB_POLYFILLS, libraries=[bundle], timeout=60) as js:
         data = js.eval(MODEL_JS)

@@ -6,7 +6,7 @@ share its call budget; each also tries to read /etc/passwd and to call
 fetch, and is refused. Run from the repository root after
 `npm ci --prefix tests/libs` (the pinned vega and vega-lite):
 
-    python3 examples/sales_chart.py [OUT_DIR] [NODE_MODULES]
+    python3 examples/sales_chart.py [OUT_DIR] [NODE_MODULES]    (OUT_DIR is made when missing)
 """
 import os
 import sys
@@ -66,6 +66,7 @@ await new vega.View(vega.parse(spec), {renderer: 'none'}).toSVG();
 
 
 def main():
+    os.makedirs(OUT, exist_ok=True)  # before the sandboxes run: a bad OUT fails first
     bridge = ToolBridge({"fetch_sales": fetch_sales}, max_calls=2)
     with IsolatedRuntime(language="python") as py:
         bridge.attach(py)

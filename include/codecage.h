@@ -731,6 +731,20 @@ CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data)
  * approval_timeout_s is out of range (nothing changes). */
 CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s);
 
+/* The host has decided on a held call (to run its tool, to deny it, to
+ * answer it some other way): it stops waiting for approval, so its
+ * approval timeout no longer applies and the eval's clock runs again
+ * (once no other call is held); the tool's own time then counts toward
+ * the eval's deadline, as for any call. Call it before doing the work,
+ * from any thread; answer the call afterwards as usual. Returns 0, or -1
+ * when the call's approval timeout has passed, by its own deadline and
+ * this call's reading of the clock (the eval is then being stopped with
+ * the approval timeout's TimeoutError: do not run the tool; an answer is
+ * dropped), or call is NULL, not held, answered or not of the open eval.
+ * The supervisor's check of the approval timeout and this one are made
+ * under one lock: exactly one of them wins. */
+CC_EXPORT int cc_tool_call_unhold(cc_tool_call *call);
+
 /* A call budget: how many tool calls may reach the host, in total and per
  * tool. One budget can be shared by several runtimes (of either language);
  * it is thread-safe and reference-counted. A call over budget never
@@ -745,6 +759,19 @@ CC_EXPORT cc_budget *cc_budget_new(uint64_t max_calls);
 /* Also limit calls of one tool (copies the name). Returns 0, or -1 when
  * out of memory. */
 CC_EXPORT int cc_budget_limit_tool(cc_budget *b, const char *tool, uint64_t max_calls);
+/* The longest hint cc_budget_set_hint takes, bytes. */
+#define CC_BUDGET_HINT_MAX 200
+/* What the guest's ToolBudgetError message tells it to raise, after "the
+ * total tool call budget of N calls is used up; " (total) or "the
+ * per-tool tool call budget of N calls is used up for TOOL; " (per_tool):
+ * the host's own option, e.g. "raise ToolBridge(max_calls=N)" (the Python
+ * package) or "raise --max-tool-calls". That message is also the one an
+ * uncaught ToolBudgetError brings back to the host (tool_budget). Each is
+ * copied; NULL for none (the message then ends after "used up"), which is
+ * the default; a later call replaces both. Returns 0, or -1 when b is
+ * NULL, a hint is empty, longer than CC_BUDGET_HINT_MAX or not UTF-8, or
+ * out of memory (nothing changes). Thread-safe. */
+CC_EXPORT int cc_budget_set_hint(cc_budget *b, const char *total, const char *per_tool);
 CC_EXPORT uint64_t cc_budget_calls_made(const cc_budget *b);
 /* Calls left in the total (UINT64_MAX when unlimited). */
 CC_EXPORT uint64_t cc_budget_calls_remaining(const cc_budget *b);

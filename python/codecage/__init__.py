@@ -26,9 +26,10 @@ from ._deps import DependencyOptions, script_dependencies
 from ._runtime import (DEFAULT_MAX_MEMORY, EvalResult, IsolatedRuntime, Mount, RuntimeConfig,
                        close_fork_servers, configure_default_runtime, eval)
 from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxError,
-                     InternalError, InvalidInputError, MemoryLimitError, OutputLimitError,
+                     InternalError, InvalidInputError, JournalFullError, MemoryLimitError,
+                     OutputLimitError,
                      ProtocolViolation, ReplayDivergenceError, RuntimeBusyError, SandboxUnavailable, TimeoutError,
-                     ToolBudgetError, WorkerCrashed)
+                     ToolBudgetError, UpstreamError, WorkerCrashed)
 
 __version__ = "0.1.0"
 

@@ -29,10 +29,11 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
 
 from . import _codecage, _describe, _journal
 from ._determinism import bootstrap as _det_bootstrap
+from ._bridge import make_budget
 from ._pool import ForkServer
 from ._runtime import (IsolatedRuntime, RuntimeConfig, _builtin_bases, _failure_text,
                        _run_blocking, REDACTED_MESSAGE)
-from .errors import InvalidInputError, ReplayDivergenceError
+from .errors import GuestError, InvalidInputError, JournalFullError, ReplayDivergenceError
 
 #: run() and resume() return a paused result as soon as the worker says it
 #: waits for answers (a "wait" frame: every call of a fan-out such as
@@ -110,6 +111,7 @@ class _Replay:
         self.calls = list(entry["calls"])
         self.order = list(entry["order"])
         self.finished = finished
+        self.refused = entry.get("refused", 0)  # calls refused after the recorded ones
         self.k = 0  # next answer in order
         self.arrived: Dict[int, Any] = {}
 
@@ -120,7 +122,8 @@ class AgentSession:
     ``AgentSession(config=None, *, language="javascript", sandbox="require",
     tools={name: fn or Tool}, approval_required=(names), max_calls=None,
     per_tool=None, key=None, approval_timeout=3600.0, fork_server=None,
-    redact_host_errors=False, **options)``:
+    redact_host_errors=False, max_journal_bytes=64 MiB,
+    max_journal_calls=10000, **options)``:
 
     - ``config``/``options``/``language``/``sandbox`` as for
       :class:`IsolatedRuntime` (``fork_server``: a :class:`ForkServer` to
@@ -132,11 +135,27 @@ class AgentSession:
     - ``approval_required``: names of tools whose calls pause the eval
       until :meth:`resume` answers them.
     - ``approval_timeout``: seconds a held call may wait, in (0, 86400];
-      past it the eval ends with ``TimeoutError`` naming this option.
+      past it (by the call's own deadline, decided in the supervisor) the
+      eval ends with ``TimeoutError`` naming this option, the tool never
+      runs, and the session goes on (a guest that computes meanwhile is
+      stopped as at a deadline).
     - ``max_calls``, ``per_tool``: the call budget (as :class:`ToolBridge`),
       enforced by the supervisor and rebuilt by :meth:`load`.
     - ``key``: bytes (16 or more) that sign :meth:`dump`; a session without
-      one cannot be dumped. The journal names no session, so under one key
+      one cannot be dumped.
+    - ``max_journal_bytes`` (int, at least 4096; default 64 MiB) and
+      ``max_journal_calls`` (int, at least 1; default 10,000) cap the
+      journal the session keeps in memory, over its life: the bytes of
+      :meth:`dump` and the tool calls it records. A call that would pass
+      either is refused before it reaches the host: the guest gets a
+      catchable ``JournalFullError`` naming the cap and this option, and
+      so does every later call of that eval (replay refuses the same
+      calls); a tool result that would pass it reaches the guest as that
+      error instead (the tool ran). Uncaught, the eval raises
+      :class:`codecage.JournalFullError` (a ``ToolBudgetError``); so does
+      :meth:`run` for code that does not fit. Nothing journaled is lost:
+      dump, then load with higher caps to go on. :attr:`journal_bytes`,
+      :attr:`journal_calls` and :attr:`journal_refused` show the use. The journal names no session, so under one key
       any session's dump loads as any other's: derive a key per session or
       user (``hmac.new(app_key, b"session:" + sid, "sha256").digest()``).
 
@@ -150,11 +169,21 @@ class AgentSession:
                  approval_required: Iterable[str] = (), max_calls: Optional[int] = None,
                  per_tool: Optional[Mapping[str, int]] = None, key: Any = None,
                  approval_timeout: float = 3600.0, fork_server: Optional[ForkServer] = None,
-                 redact_host_errors: bool = False, **options: Any) -> None:
+                 redact_host_errors: bool = False,
+                 max_journal_bytes: int = _journal.DEFAULT_MAX_BYTES,
+                 max_journal_calls: int = _journal.DEFAULT_MAX_CALLS, **options: Any) -> None:
+        self._check_caps(max_journal_bytes, max_journal_calls)
         self._start(config, language, sandbox, tools, approval_required, max_calls, per_tool,
                     key, approval_timeout, fork_server, redact_host_errors, options, None)
 
     # -- start, load --
+
+    def _check_caps(self, max_bytes: Any, max_calls: Any) -> None:
+        for name, v, lo in (("max_journal_bytes", max_bytes, _journal.MIN_MAX_BYTES),
+                            ("max_journal_calls", max_calls, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise InvalidInputError(f"{name} must be an int of at least {lo}, not {v!r}")
+        self.max_journal_bytes, self.max_journal_calls = max_bytes, max_calls
 
     def _start(self, config: Optional[RuntimeConfig], language: str, sandbox: str,
                tools: Optional[Mapping[str, Any]], approval_required: Iterable[str],
@@ -185,6 +214,7 @@ class AgentSession:
             "bootstrap": None if user_bootstrap is None else str(user_bootstrap),
             "approval_required": sorted(self.approval_required), "max_calls": max_calls,
             "per_tool": per_tool, "evals": []}
+        self._count_journal()
         if fork_server is not None:
             self._rt = fork_server.session()
         else:
@@ -195,6 +225,25 @@ class AgentSession:
         except BaseException:
             self._rt.close()
             raise
+
+    def _count_journal(self) -> None:
+        """What the journal holds, against its caps: the dump's bytes, with
+        room for the outcome of each call not answered yet; its calls."""
+        evals = self._journal["evals"]
+        unanswered = sum(1 for e in evals for c in e["calls"] if c["outcome"] is None)
+        self._jbytes = _journal.dump_size(self._journal) + unanswered * _journal.OUTCOME_RESERVE
+        self._jcalls = sum(len(e["calls"]) for e in evals)
+        self._last_id = max((c["id"] for e in evals for c in e["calls"]), default=0)
+        self._jrefused = sum(e.get("refused", 0) for e in evals)
+        self._refusing = False  # the running eval refuses its calls (one was refused)
+        self._refused_now = False  # the running eval was refused a call or a result
+
+    def _full_text(self) -> str:
+        return ("the agent session's journal is full: it records at most "
+                f"{self.max_journal_calls} tool calls and {self.max_journal_bytes} bytes "
+                "(raise AgentSession(max_journal_calls=N) or (max_journal_bytes=N)); this "
+                "call was not made, nor will the rest of this eval's be; dump() keeps "
+                "everything so far, and AgentSession.load with higher caps goes on")
 
     def _check_tools(self, tools: Optional[Mapping[str, Any]], approval_required: Iterable[str],
                      approval_timeout: float) -> None:
@@ -251,18 +300,7 @@ class AgentSession:
 
     def _make_budget(self, max_calls: Optional[int],
                      per_tool: Optional[Mapping[str, int]]) -> Dict[str, int]:
-        if max_calls is not None and (isinstance(max_calls, bool) or
-                                      not isinstance(max_calls, int) or max_calls < 0):
-            raise InvalidInputError("max_calls must be None or a non-negative int")
-        per_tool = dict(per_tool or {})
-        for name, n in per_tool.items():
-            if name not in self._tools:
-                raise InvalidInputError(f"per_tool names {name!r}, which is not a tool here")
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise InvalidInputError("per_tool limits must be non-negative ints")
-        self._budget = _codecage.Budget(max_calls)
-        for name, n in per_tool.items():
-            self._budget.limit_tool(name, n)
+        self._budget, per_tool = make_budget("AgentSession", max_calls, per_tool, self._tools)
         return per_tool
 
     def _prepare(self, user_bootstrap: Optional[str],
@@ -288,7 +326,10 @@ class AgentSession:
     def load(cls, data: bytes, *, key: Any, tools: Optional[Mapping[str, Any]] = None,
              config: Optional[RuntimeConfig] = None, sandbox: str = "require",
              approval_timeout: float = 3600.0, fork_server: Optional[ForkServer] = None,
-             redact_host_errors: bool = False, **options: Any) -> "AgentSession":
+             redact_host_errors: bool = False,
+             max_journal_bytes: int = _journal.DEFAULT_MAX_BYTES,
+             max_journal_calls: int = _journal.DEFAULT_MAX_CALLS,
+             **options: Any) -> "AgentSession":
         """Rebuild a session from :meth:`dump`'s bytes, in any process:
         the signature is checked (under ``key``) before anything runs, then
         a fresh worker replays every eval with the tool calls answered from
@@ -298,7 +339,8 @@ class AgentSession:
         :meth:`resume` continues it. ``tools`` must hold every tool the
         session had (they serve calls after the load); the journal's
         language, approval list, budget and bootstrap are used, the other
-        arguments are as for the constructor.
+        arguments are as for the constructor (a journal over the caps given
+        here loads; its further calls are refused).
 
         Raises ``InvalidInputError`` (not a journal, truncated, tampered,
         wrong key, an unknown version, missing tools: nothing ran),
@@ -316,6 +358,7 @@ class AgentSession:
         if fork_server is None:
             options = dict(options, language=body["language"])
         self = cls.__new__(cls)
+        self._check_caps(max_journal_bytes, max_journal_calls)
         self._start(config, options.pop("language", body["language"]), sandbox, tools,
                     body["approval_required"], body["max_calls"], body["per_tool"], key,
                     approval_timeout, fork_server, redact_host_errors, options, body)
@@ -375,7 +418,7 @@ class AgentSession:
 
     def _check_replay_done(self, i: int) -> None:
         r = self._replay
-        if r is not None and (len(r.arrived) < len(r.calls) or r.k < len(r.order)):
+        if r is not None and (len(r.arrived) < len(r.calls) or r.k < len(r.order) or r.refused):
             raise ReplayDivergenceError(
                 f"replaying eval {i}, the code made {len(r.arrived)} tool calls where the "
                 f"journal recorded {len(r.calls)}: the code is not deterministic")
@@ -423,20 +466,42 @@ class AgentSession:
                         self._events.put(("pause",))
                 self._replay_flush()
                 return
+            if r is not None and r.refused:
+                r.refused -= 1  # refused when it was made: refused again
+                self._refuse(pending, live=False)
+                return
             if r is not None and r.finished:
                 self._diverge(pending, i, len(r.arrived), None, name, args, kwargs)
                 return
-            ids = [c["id"] for e in self._journal["evals"] for c in e["calls"]]
-            call = ToolCall((ids[-1] if ids else 0) + 1, name, list(args), dict(kwargs))
-            entry["calls"].append({"id": call.id, "tool": name, "args": eargs, "kwargs": ekw,
-                                   "outcome": None})
-            idx = len(entry["calls"]) - 1
+            call = ToolCall(self._last_id + 1, name, list(args), dict(kwargs))
+            rec = {"id": call.id, "tool": name, "args": eargs, "kwargs": ekw, "outcome": None}
+            idx = len(entry["calls"])
+            cost = _journal.call_cost(rec, idx) + _journal.OUTCOME_RESERVE
+            if (self._refusing or self._jcalls >= self.max_journal_calls
+                    or self._jbytes + cost > self.max_journal_bytes):
+                self._refuse(pending, live=True)
+                return
+            self._jbytes += cost
+            self._jcalls += 1
+            self._last_id = call.id
+            entry["calls"].append(rec)
             if name in self.approval_required:
                 pending.hold(self.approval_timeout)
                 self._pending[call.id] = (call, pending, i)
                 self._events.put(("pause",))
                 return
         self._answer_by_running(i, idx, call, pending)
+
+    def _refuse(self, pending: Any, live: bool) -> None:
+        """Refuse a call for the journal's cap (lock held): this one and the
+        rest of the eval's; counted in the eval's entry when live (replay
+        refuses the recorded ones again)."""
+        if live:
+            entry = self._journal["evals"][self._cur]
+            entry["refused"] = entry.get("refused", 0) + 1
+            self._jrefused += 1
+        self._refusing = self._refused_now = True
+        pending.reject("JournalFullError", self._full_text(), None)
 
     def _diverge(self, pending: Any, i: int, idx: int, rec: Optional[dict], name: str,
                  args: list, kwargs: dict) -> None:
@@ -458,7 +523,10 @@ class AgentSession:
         while r is not None and r.k < len(r.order) and r.order[r.k] in r.arrived:
             idx = r.order[r.k]
             r.k += 1
-            self._send(r.arrived[idx], r.calls[idx]["outcome"])
+            outcome = r.calls[idx]["outcome"]
+            if outcome.get("error", [None])[0] == "JournalFullError":
+                self._refused_now = True  # a result that did not fit, as it was
+            self._send(r.arrived[idx], outcome)
 
     @staticmethod
     def _send(pending: Any, outcome: Dict[str, Any]) -> None:
@@ -493,10 +561,24 @@ class AgentSession:
                    + ("" if self._redact else f": {e}"))
             return {"error": ["ToolResultError", msg, ""]}
 
-    def _record(self, i: int, idx: int, outcome: Dict[str, Any]) -> None:
+    def _record(self, i: int, idx: int, outcome: Dict[str, Any]) -> Dict[str, Any]:
+        """Journal a call's outcome (lock held) and return it, for the guest:
+        one that would pass the journal's byte cap is replaced by a
+        JournalFullError (the room kept for it at the call pays for that)."""
+        extra = _journal.outcome_cost(outcome) - _journal.OUTCOME_RESERVE
+        if self._jbytes + extra > self.max_journal_bytes:
+            outcome = {"error": ["JournalFullError", (
+                f"the tool ran, but its outcome ({extra + _journal.OUTCOME_RESERVE} bytes) "
+                f"would take the agent session's journal past its {self.max_journal_bytes} "
+                "bytes (raise AgentSession(max_journal_bytes=N)), so it is not given to the "
+                "guest; dump() keeps everything before it"), ""]}
+            extra = _journal.outcome_cost(outcome) - _journal.OUTCOME_RESERVE
+            self._refused_now = True
+        self._jbytes += extra
         entry = self._journal["evals"][i]
         entry["calls"][idx]["outcome"] = outcome
         entry["order"].append(idx)
+        return outcome
 
     def _answer_by_running(self, i: int, idx: int, call: ToolCall, pending: Any) -> None:
         fn = self._tools[call.tool].fn
@@ -504,8 +586,7 @@ class AgentSession:
         # (it runs on the eval's thread, inside the library's callback).
         outcome, _ = self._outcome_of(lambda: fn(*call.args, **call.kwargs))
         with self._lock:
-            self._record(i, idx, outcome)
-            self._send(pending, outcome)
+            self._send(pending, self._record(i, idx, outcome))
 
     # -- evaluation --
 
@@ -513,11 +594,12 @@ class AgentSession:
         entry = self._journal["evals"][i]
         rt = self._rt
         self._cur = i
+        self._refusing = self._refused_now = entry.get("refused", 0) > 0
         rt.set_global("__cc_clock", entry["clock"])
 
         def body() -> None:
             try:
-                res = rt.run(entry["code"], timeout=self._timeout)
+                res = rt._run_strict(entry["code"], self._timeout)
             except BaseException as e:
                 self._events.put(("done", None, e))
             else:
@@ -550,6 +632,16 @@ class AgentSession:
             self._thread = None
             _, res, exc = ev
             with self._lock:
+                recorded = self._journal["evals"][self._cur]["end"]  # replaying: how it ended
+            if (isinstance(exc, GuestError) and exc.name == "JournalFullError"
+                    and (self._refused_now if recorded is None else recorded == "tool_budget")):
+                # this session refused it: the host's error, not just the guest's
+                full = JournalFullError(exc.message, name=exc.name, traceback=exc.traceback,
+                                        stdout=exc.stdout, stderr=exc.stderr,
+                                        duration=exc.duration)
+                full.displays = exc.displays
+                exc = full
+            with self._lock:
                 entry = self._journal["evals"][self._cur]
                 if entry["end"] is None:
                     entry["end"] = "ok" if exc is None else getattr(exc, "kind", "error")
@@ -569,8 +661,10 @@ class AgentSession:
         so far, the eval waiting); answer them with :meth:`resume`.
 
         Raises as :meth:`IsolatedRuntime.run` (``GuestError``,
-        ``TimeoutError`` ...), and ``InvalidInputError`` when an eval is
-        still paused (answer its calls first) or the session is closed."""
+        ``TimeoutError`` ...), ``JournalFullError`` (the code does not fit
+        the journal: nothing ran; or the eval did not catch one a call
+        got), and ``InvalidInputError`` when an eval is still paused
+        (answer its calls first) or the session is closed."""
         if not isinstance(code, str):
             raise TypeError(f"code must be str, not {type(code).__name__}")
         self._check_open()
@@ -578,8 +672,17 @@ class AgentSession:
             raise InvalidInputError("an eval of this session is paused: answer its pending "
                                     "calls with resume() before running more code")
         with self._lock:
-            self._journal["evals"].append({"code": code, "clock": int(time.time() * 1000),
-                                           "calls": [], "order": [], "end": None})
+            entry = {"code": code, "clock": int(time.time() * 1000), "calls": [], "order": [],
+                     "end": None}
+            cost = _journal.eval_cost(entry)
+            if self._jbytes + cost > self.max_journal_bytes:
+                raise JournalFullError(
+                    f"the agent session's journal cannot take this code ({cost} bytes): it "
+                    f"holds {self._jbytes} of its {self.max_journal_bytes} bytes (raise "
+                    "AgentSession(max_journal_bytes=N)); nothing ran; dump() keeps everything "
+                    "so far, and AgentSession.load with a higher cap goes on")
+            self._jbytes += cost
+            self._journal["evals"].append(entry)
             self._start_eval(len(self._journal["evals"]) - 1)
         return self._wait()
 
@@ -596,18 +699,31 @@ class AgentSession:
         - ``result=value``: the tool does not run; the guest gets ``value``,
           computed by the host itself.
 
-        Raises ``InvalidInputError`` (no such pending call); if the eval
-        already ended meanwhile (its approval timeout passed), the tool is
-        not run and its error is raised."""
+        The call's approval timeout is decided by its own deadline, in the
+        supervisor (``cc_tool_call_unhold``): once this call is answered in
+        time it no longer waits for approval, and the tool's own run counts
+        toward the eval's ``timeout`` as any tool's does. Past it, the tool
+        is not run, nothing is recorded, and the eval's ``TimeoutError``
+        (naming ``approval_timeout``) is raised; the session goes on.
+
+        Raises ``TypeError`` (``call_id`` is not an int: ``resume(True)``
+        is refused, it is not an id), ``InvalidInputError`` (no such
+        pending call), or the eval's error."""
+        if isinstance(call_id, bool) or not isinstance(call_id, int):
+            raise TypeError(f"resume's call_id is a ToolCall's id (an int), not "
+                            f"{type(call_id).__name__}: resume(call.id) approves, "
+                            "resume(call.id, approve=False) denies")
         self._check_open()
         with self._lock:
-            entry = self._pending.pop(call_id, None) if isinstance(call_id, int) else None
+            entry = self._pending.pop(call_id, None)
         if entry is None:
             raise InvalidInputError(f"no pending call has id {call_id!r}: see "
                                     "SessionResult.pending or AgentSession.pending")
         call, pending, i = entry
-        if self._thread is None or not self._thread.is_alive():
-            return self._wait()  # the eval is over (timeout): raise what it ended with
+        if not pending.unhold():
+            # Its approval timeout passed (the supervisor stops the eval),
+            # or the eval is over: raise what it ended with; nothing ran.
+            return self._wait()
         idx = next(k for k, c in enumerate(self._journal["evals"][i]["calls"])
                    if c["id"] == call.id)
         self._drain_idle()
@@ -622,8 +738,7 @@ class AgentSession:
             fn = self._tools[call.tool].fn
             outcome, exc = self._outcome_of(lambda: fn(*call.args, **call.kwargs))
         with self._lock:
-            self._record(i, idx, outcome)
-            self._send(pending, outcome)
+            self._send(pending, self._record(i, idx, outcome))
         if exc is not None:
             raise exc
         return self._wait()
@@ -652,6 +767,27 @@ class AgentSession:
     @property
     def paused(self) -> bool:
         return bool(self.pending)
+
+    @property
+    def journal_bytes(self) -> int:
+        """Bytes the journal holds: what :meth:`dump` returns at most now
+        (room for unanswered calls' outcomes included), under
+        ``max_journal_bytes``."""
+        with self._lock:
+            return self._jbytes
+
+    @property
+    def journal_calls(self) -> int:
+        """Tool calls the journal records, under ``max_journal_calls``."""
+        with self._lock:
+            return self._jcalls
+
+    @property
+    def journal_refused(self) -> int:
+        """Calls refused because the journal was at its cap, over the
+        session (replayed ones included), however the guest took it."""
+        with self._lock:
+            return self._jrefused
 
     @property
     def calls_made(self) -> int:

@@ -3,11 +3,37 @@ any number of runtimes (the budget kept by the supervisor, libcodecage)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional
 
 from . import _codecage
 from ._runtime import IsolatedRuntime
 from .errors import InvalidInputError
+
+
+def make_budget(owner: str, max_calls: Optional[int], per_tool: Optional[Mapping[str, int]],
+                tools: Iterable[str]) -> "tuple[_codecage.Budget, Dict[str, int]]":
+    """The supervisor's budget of ``max_calls`` (None: no total) and
+    ``per_tool`` (names of ``tools`` to their own caps), both checked, and
+    the per-tool caps as a dict. A refused call's ``ToolBudgetError``, as
+    the guest catches it and as the host gets it uncaught (one message,
+    libcodecage's), names ``owner``'s option to raise: ``raise
+    OWNER(max_calls=N)`` or ``raise OWNER(per_tool={NAME: N})``. Raises
+    ``InvalidInputError``."""
+    if max_calls is not None and (isinstance(max_calls, bool) or
+                                  not isinstance(max_calls, int) or max_calls < 0):
+        raise InvalidInputError("max_calls must be None or a non-negative int")
+    per_tool = dict(per_tool or {})
+    tools = set(tools)
+    for name, n in per_tool.items():
+        if name not in tools:
+            raise InvalidInputError(f"per_tool names {name!r}, which is not a tool here")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise InvalidInputError("per_tool limits must be non-negative ints")
+    budget = _codecage.Budget(max_calls)
+    budget.set_hint(f"raise {owner}(max_calls=N)", f"raise {owner}(per_tool={{NAME: N}})")
+    for name, n in per_tool.items():
+        budget.limit_tool(name, n)
+    return budget, per_tool
 
 
 class ToolBridge:
@@ -21,12 +47,16 @@ class ToolBridge:
     attached runtime, failed calls included; ``per_tool`` maps names to
     their own caps. A call over budget never reaches the host: the guest
     gets a catchable ``ToolBudgetError``, and if it does not catch it the
-    eval raises :class:`codecage.ToolBudgetError`. With
+    eval raises :class:`codecage.ToolBudgetError`, with the same message
+    ("the total tool call budget of 5 calls is used up; raise
+    ToolBridge(max_calls=N)"). With
     ``redact_host_errors`` the guest sees a failing tool's error name but
     not its message. The budget is enforced by the supervisor (libcodecage),
     thread-safely. Raises ``TypeError`` or ``InvalidInputError`` for bad
     arguments.
     """
+
+    _OWNER = "ToolBridge"  # what a refused call's message says to raise
 
     def __init__(self, tools: Mapping[str, Callable[..., Any]], max_calls: Optional[int] = None,
                  *, per_tool: Optional[Mapping[str, int]] = None,
@@ -40,19 +70,10 @@ class ToolBridge:
                                         f"(or two joined by a dot: SERVER.TOOL)")
             if not callable(fn):
                 raise TypeError(f"tool {name!r} is not callable")
-        if max_calls is not None and (isinstance(max_calls, bool) or
-                                      not isinstance(max_calls, int) or max_calls < 0):
-            raise InvalidInputError("max_calls must be None or a non-negative int")
+        self._budget, _ = make_budget(type(self)._OWNER, max_calls, per_tool, tools)
         self._tools = dict(tools)
         self.max_calls = max_calls
         self.redact_host_errors = bool(redact_host_errors)
-        self._budget = _codecage.Budget(max_calls)
-        for name, n in (per_tool or {}).items():
-            if name not in self._tools:
-                raise InvalidInputError(f"per_tool names {name!r}, which is not a tool here")
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise InvalidInputError("per_tool limits must be non-negative ints")
-            self._budget.limit_tool(name, n)
 
     @property
     def tools(self) -> Dict[str, Callable[..., Any]]:

@@ -12,6 +12,12 @@ that crosses the boundary (DESIGN.md section 5) comes back as the same
 value: every dict is ``{"$map": {...}}``, bytes are ``{"$bytes": base64}``,
 datetimes ``{"$datetime": isoformat}``, floats that JSON lacks
 (NaN, +-Infinity) ``{"$float": "nan"}``; lists and tuples are lists.
+
+The journal is capped (``AgentSession(max_journal_bytes=,
+max_journal_calls=)``): ``size`` and the ``*_cost`` functions measure
+what each eval, call and outcome adds to the dump, as upper bounds. An
+eval whose calls were refused for the cap records how many (``refused``,
+the calls after its recorded ones), so that replay refuses them again.
 """
 
 from __future__ import annotations
@@ -29,6 +35,17 @@ from .errors import InvalidInputError
 MAGIC = b"CCAGENT1"
 VERSION = 1
 TAG_LEN = 32
+
+#: The journal's caps by default (``AgentSession(max_journal_bytes=,
+#: max_journal_calls=)``): the bytes of :meth:`AgentSession.dump` and the
+#: tool calls it records, over the session's life.
+DEFAULT_MAX_BYTES = 64 << 20
+DEFAULT_MAX_CALLS = 10_000
+#: The least max_journal_bytes: a journal's header and an eval or two.
+MIN_MAX_BYTES = 4096
+#: Room kept with each call for an outcome that replaces one over the cap
+#: (JournalFullError's, a few hundred bytes).
+OUTCOME_RESERVE = 1024
 
 
 class NotJournalable(Exception):
@@ -104,9 +121,42 @@ def check_key(key: Any) -> bytes:
     return bytes(key)
 
 
-def sign(body: Dict[str, Any], key: bytes) -> bytes:
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False,
+def _text(v: Any) -> bytes:
+    return json.dumps(v, sort_keys=True, separators=(",", ":"), allow_nan=False,
                       ensure_ascii=False).encode("utf-8")
+
+
+def size(v: Any) -> int:
+    """Bytes ``v`` takes in a dump's body (``sign``'s JSON)."""
+    return len(_text(v))
+
+
+def dump_size(body: Dict[str, Any]) -> int:
+    """Bytes of ``sign(body, key)``."""
+    return len(MAGIC) + TAG_LEN + size(body)
+
+
+def call_cost(call: Dict[str, Any], idx: int) -> int:
+    """What recording ``call`` (its outcome still None) as call ``idx`` of
+    an eval adds to the dump at most, its answer's index in ``order``
+    included: an upper bound, so that a dump never passes its cap."""
+    return size(call) + 1 + len(str(idx)) + 1
+
+
+def outcome_cost(outcome: Dict[str, Any]) -> int:
+    """What replacing a call's ``"outcome":null`` by ``outcome`` adds."""
+    return size(outcome) - len("null")
+
+
+def eval_cost(entry: Dict[str, Any]) -> int:
+    """What a new eval entry (no calls yet, not ended) adds at most: its
+    end ("ok", "timeout", ...: at most 32 bytes) and a "refused" count
+    included."""
+    return size(entry) + 1 + 32 + len(',"refused":') + 20
+
+
+def sign(body: Dict[str, Any], key: bytes) -> bytes:
+    text = _text(body)
     tag = hmac.new(key, MAGIC + text, hashlib.sha256).digest()
     return MAGIC + tag + text
 
@@ -182,6 +232,7 @@ def check(b: Any) -> None:
                 ("value" in o and len(o) == 1) or
                 (isinstance(o.get("error"), list) and len(o["error"]) == 3 and len(o) == 1 and
                  all(isinstance(x, str) for x in o["error"])))), f"eval {i}: an outcome")
+        _need("refused" not in e or _is_int(e["refused"], 1), f"eval {i}: refused")
         order = e.get("order")
         _need(isinstance(order, list) and all(_is_int(k) and k < len(calls) for k in order)
               and len(set(order)) == len(order), f"eval {i}: answer order")

@@ -19,18 +19,26 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._mcp_stubs import stubs
 from ._bridge import ToolBridge
-from .errors import InvalidInputError
+from .errors import InvalidInputError, UpstreamError
 
 # The largest message the server may send, bytes (as `codecage mcp`).
 MAX_MESSAGE = 8 << 20
 
 
-class UpstreamError(Exception):
-    """The MCP server failed (exited, refused a request, did not answer)."""
-
-
 class UpstreamToolError(Exception):
     """A tool of the MCP server returned ``isError``; the message is its text."""
+
+
+def _list_of(res: Mapping[str, Any], key: str, method: str) -> list:
+    """``res[key]``, a list (missing: empty); UpstreamError for anything
+    else: the server's answer is not MCP."""
+    v = res.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise UpstreamError(f"the MCP server's {method} result has a {key!r} that is not a "
+                            f"list but {type(v).__name__}")
+    return v
 
 
 class _Client:
@@ -63,7 +71,7 @@ class _Client:
         cursor = None
         for _ in range(16):
             res = self.request("tools/list", {"cursor": cursor} if cursor else {})
-            tools += [t for t in res.get("tools") or [] if isinstance(t, dict)]
+            tools += [t for t in _list_of(res, "tools", "tools/list") if isinstance(t, dict)]
             cursor = res.get("nextCursor")
             if not isinstance(cursor, str):
                 break
@@ -128,7 +136,7 @@ class _Client:
         if not self.alive():
             self.start()
         res = self.request("tools/call", {"name": name, "arguments": dict(args)})
-        text = "\n".join(b["text"] for b in res.get("content") or []
+        text = "\n".join(b["text"] for b in _list_of(res, "content", "tools/call")
                          if isinstance(b, dict) and isinstance(b.get("text"), str))
         if res.get("isError") is True:
             raise UpstreamToolError(text)
@@ -167,6 +175,7 @@ class _HttpClient(_Client):
             return self.up
 
     def _post(self, msg: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+        import http.client
         import urllib.error
         import urllib.request
         h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
@@ -174,13 +183,14 @@ class _HttpClient(_Client):
         with self.lock:
             if self.session:
                 h["Mcp-Session-Id"] = self.session
-        req = urllib.request.Request(self.url, json.dumps(msg).encode(), h, method="POST")
+        data = json.dumps(msg).encode()
         try:
+            req = urllib.request.Request(self.url, data, h, method="POST")
             with urllib.request.urlopen(req, timeout=self.timeout) as r:
                 sid = r.headers.get("Mcp-Session-Id")
                 body = r.read(MAX_MESSAGE + 1)
                 sse = "text/event-stream" in (r.headers.get("Content-Type") or "")
-        except (urllib.error.URLError, OSError) as e:
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as e:
             with self.lock:
                 self.up = False
             raise UpstreamError(f"cannot reach {self.url}: {e}; it is tried again on the "
@@ -239,6 +249,8 @@ def _guest_name(name: str) -> str:
 class McpToolBridge(ToolBridge):
     """A :class:`ToolBridge` of one MCP server's tools (see
     :func:`mcp_tools`), with :meth:`describe` and :meth:`close`."""
+
+    _OWNER = "mcp_tools"  # its budget is mcp_tools(max_calls=N)
 
     def __init__(self, client: _Client, prefix: Optional[str],
                  max_calls: Optional[int]) -> None:
@@ -302,11 +314,12 @@ def mcp_tools(command_or_url: Union[str, Sequence[str]], *, name: Optional[str] 
     (``tools.NAME.TOOL`` with ``name=``). A call returns the tool's
     ``structuredContent``, else its text (JSON-parsed when it is JSON); an
     ``isError`` result raises ``UpstreamToolError`` in the guest with its
-    text, a dead server ``UpstreamError`` (it is restarted on the next
-    call). ``max_calls`` is the bridge's budget; ``timeout`` (s) bounds
+    text, a dead server :class:`codecage.UpstreamError` (it is restarted
+    on the next call). ``max_calls`` is the bridge's budget; ``timeout`` (s) bounds
     each request. ``describe("javascript" | "python")`` gives the stubs.
     An ``http://`` or ``https://`` URL is a streamable HTTP server.
-    Raises ``UpstreamError`` when the server cannot be started or reached,
+    Raises :class:`codecage.UpstreamError` (a ``CodecageError``) when the
+    server cannot be started or reached or its answers are not MCP,
     ``InvalidInputError`` for an empty command or a bad ``name``."""
     http = isinstance(command_or_url, str) and command_or_url.startswith(("http://", "https://"))
     if isinstance(command_or_url, str):

@@ -164,8 +164,10 @@ class RuntimeConfig:
       ``date``, a ``Decimal``, a pandas DataFrame; a JavaScript function
       or Symbol) comes back as its text form (``repr``; JavaScript's
       console form) with :attr:`EvalResult.value_type` naming its type,
-      instead of raising ``GuestError`` (``TypeError``); False (strict, as
-      DESIGN.md says). A value over ``max_result`` still fails.
+      instead of raising ``GuestError`` (``TypeError``), also from
+      ``eval`` and ``eval_async``; False: those stay strict, as DESIGN.md
+      says (``run`` always gives the text). A value over ``max_result``
+      still fails.
     - ``redact_host_errors``: a failing tool's message never reaches the
       guest, only its name; False.
     - ``on_output``: ``fn(stream, line)`` called with ``"stdout"`` or
@@ -351,10 +353,13 @@ class RuntimeConfig:
 class EvalResult:
     """What a successful eval produced: ``value``, the guest's ``stdout`` and
     ``stderr`` (str, each capped by the config), ``duration`` (float,
-    seconds of wall clock seen by the supervisor), ``value_type``: with
-    ``RuntimeConfig(value_fallback=True)``, the name of the type of a last
-    value that could not be converted (``value`` is then its text), else
-    None; and ``displays``: the rich output the guest made, in order (a
+    seconds of wall clock seen by the supervisor), ``value_type``: the
+    name of the type of a last value that could not be converted
+    (``"list"`` for ``plt.plot(...)``'s lines, ``"DataFrame"``,
+    ``"function"``; ``value`` is then its text form, cut to stay under
+    ``max_result``), else None: :meth:`IsolatedRuntime.run` always asks
+    for that text, ``eval`` only with ``RuntimeConfig(value_fallback=True)``
+    (else it raises ``GuestError``, ``TypeError``); and ``displays``: the rich output the guest made, in order (a
     tuple of MIME bundles: dicts of ``"image/png"`` to bytes,
     ``"image/svg+xml"``, ``"text/html"``, ``"text/plain"``,
     ``"application/json"`` to str): Python's ``display(obj)``, matplotlib
@@ -697,8 +702,8 @@ class IsolatedRuntime:
 
     # -- evaluation --
 
-    def _raw(self, code: str, timeout: Optional[float], calls: Optional[_HostCalls] = None
-             ) -> tuple:
+    def _raw(self, code: str, timeout: Optional[float], calls: Optional[_HostCalls] = None,
+             fallback: int = -1) -> tuple:
         if not isinstance(code, str):
             raise TypeError(f"code must be str, not {type(code).__name__}")
         # the upper bound is the library's (cc_runtime_eval); 0 there is
@@ -712,7 +717,7 @@ class IsolatedRuntime:
         self._tool_exc = None
         self._out_exc = None
         try:
-            return self._rt.eval(code, float(timeout or 0))
+            return self._rt.eval(code, float(timeout or 0), fallback)
         finally:
             self._local.calls = None
 
@@ -735,7 +740,17 @@ class IsolatedRuntime:
 
     def run(self, code: str, *, timeout: Optional[float] = None) -> EvalResult:
         """Like :meth:`eval`, but returns an :class:`EvalResult` with the
-        guest's output and the duration as well as the value."""
+        guest's output, displays and duration as well as the value; and a
+        last value that cannot cross (``plt.plot(...)``'s list of lines, a
+        set, a DataFrame; a JavaScript function or Symbol) is no error:
+        ``value`` is its text and ``value_type`` names its type, as the MCP
+        server and the CLI give it (:attr:`RuntimeConfig.value_fallback`
+        for every eval). Raises as :meth:`eval` otherwise."""
+        return self._finish(self._raw(code, timeout, fallback=1))
+
+    def _run_strict(self, code: str, timeout: Optional[float]) -> EvalResult:
+        """:meth:`run` with :meth:`eval`'s strict values (AgentSession: its
+        journal records how each eval ended)."""
         return self._finish(self._raw(code, timeout))
 
     def eval(self, code: str, *, timeout: Optional[float] = None) -> Any:
@@ -745,6 +760,10 @@ class IsolatedRuntime:
         overrides the config's for this eval. Values follow DESIGN.md
         section 5: None, bool, int, float, str, bytes, list, dict, datetime
         (aware, UTC).
+
+        A last value that cannot cross raises ``GuestError``
+        (``TypeError``) here, unless ``RuntimeConfig(value_fallback=True)``;
+        :meth:`run` gives its text instead.
 
         Raises ``GuestError`` (``.name``, ``.message``, ``.traceback``),
         ``GuestSyntaxError``, ``TimeoutError``, ``MemoryLimitError``,

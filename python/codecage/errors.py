@@ -28,6 +28,11 @@ invalid_input          InvalidInputError       yes (also a ValueError)
 internal               InternalError           no
 =====================  ======================  ==========================
 
+One more class is the package's own, not a kind of the library's:
+:class:`UpstreamError` (code mode from Python, ``mcp_tools``), whose
+``kind`` is ``invalid_input``: the host's MCP server failed, not the
+sandbox.
+
 ``codecage.TimeoutError`` also derives from the builtin ``TimeoutError``,
 so ``except TimeoutError`` around ``asyncio`` code catches it too; it is
 left out of ``__all__`` so that ``from codecage import *`` never shadows
@@ -48,12 +53,14 @@ __all__ = [
     "MemoryLimitError",
     "OutputLimitError",
     "ToolBudgetError",
+    "JournalFullError",
     "WorkerCrashed",
     "ProtocolViolation",
     "SandboxUnavailable",
     "InvalidInputError",
     "RuntimeBusyError",
     "InternalError",
+    "UpstreamError",
 ]
 
 
@@ -151,6 +158,19 @@ class ToolBudgetError(CodecageError):
     kind = "tool_budget"
 
 
+class JournalFullError(ToolBudgetError):
+    """An :class:`AgentSession`'s journal is at its cap
+    (``max_journal_calls`` tool calls, or ``max_journal_bytes`` bytes of
+    :meth:`AgentSession.dump`), so a tool call was refused: it never
+    reached the host (or its result did not fit: the tool ran, the guest
+    got this error instead). The guest sees a catchable
+    ``JournalFullError`` whose message names the cap and the option that
+    raises it; one it does not catch ends the eval as this (kind
+    ``tool_budget``, also a :class:`ToolBudgetError`), and
+    :meth:`AgentSession.run` raises it too when an eval's code does not
+    fit. Everything journaled before stays; the session stays usable."""
+
+
 class WorkerCrashed(CodecageError):
     """The worker died (signal, seccomp kill, out of memory) or was stopped.
     The runtime is unusable: create a new one."""
@@ -198,6 +218,23 @@ class InternalError(CodecageError):
     executable)."""
 
     kind = "internal"
+
+
+class UpstreamError(CodecageError):
+    """An MCP server of code mode (:func:`codecage.mcp_tools`) failed: it
+    could not be started or reached, exited, refused a request, did not
+    answer within the bridge's ``timeout``, or answered with something
+    that is not MCP. :func:`codecage.mcp_tools` raises it in the host;
+    during an eval, a call to one of the server's tools fails in the guest
+    with a catchable error of this name (the message is this one's), and
+    one the guest does not catch ends the eval as a :class:`GuestError`
+    whose ``name`` is ``"UpstreamError"``, as ``codecage mcp --upstream``'s
+    guests see it. The server's process is started again on the next
+    call. Kind ``invalid_input`` (the host's server, not the sandbox); not
+    a ``ValueError``, so that a guest's ``except ValueError`` does not
+    catch it."""
+
+    kind = "invalid_input"
 
 
 KIND_CLASSES: Dict[str, Type[CodecageError]] = {

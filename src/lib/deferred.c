@@ -18,7 +18,12 @@
  * A live call may be held (cc_tool_call_hold): it waits for a person's
  * approval, so runtime.c stops the eval's deadline clock while any call is
  * held and bounds the wait by the earliest held call's approval timeout
- * instead (cc_replyq_held). */
+ * instead (cc_replyq_held). Whether that timeout passed is decided here,
+ * per call and under the lock, with the clock read there: by the eval's
+ * thread (cc_replyq_expire, which then expires every held call of the
+ * eval, whose end it starts) or by the host's decision
+ * (cc_tool_call_unhold), whichever comes first. An expired call is never
+ * to run: unhold says so, and an answer to it is dropped. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -52,6 +57,7 @@ struct cc_replyq {
 	struct cc_tool_call *live; /* the open eval's unanswered calls */
 	size_t nlive;
 	size_t nheld; /* of those, the ones held for approval */
+	bool woken;   /* the eventfd counts a change of holds, not an answer */
 };
 
 struct cc_tool_call {
@@ -63,6 +69,7 @@ struct cc_tool_call {
 	bool cancelling;    /* its cancel function runs: cancel_live frees it */
 	bool answered;	    /* answered while cancelling */
 	bool held;	    /* waits for approval: the eval's clock is stopped */
+	bool expired;	    /* its approval timed out: never answered to the guest */
 	int64_t hold_until; /* cc_now_ns() past which the approval timed out */
 	double hold_s;	    /* its approval timeout, seconds */
 	bool redact;	    /* its tool's redaction when it was made */
@@ -180,7 +187,8 @@ void cc_replyq_open(struct cc_replyq *q, uint64_t eval_id)
 	 * is their count on the eventfd: cc_replyq_flush reads it only when
 	 * it takes answers, and a count left behind would keep the next
 	 * eval's wait waking for nothing. */
-	bool dropped = q->head != NULL;
+	bool dropped = q->head != NULL || q->woken;
+	q->woken = false;
 	drop_all(q);
 	uint64_t n;
 	if (dropped && read(q->efd, &n, sizeof(n)) < 0) {
@@ -216,7 +224,7 @@ CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s)
 	int64_t until = cc_now_ns() + (int64_t)(approval_timeout_s * 1e9);
 	int rc = -1;
 	pthread_mutex_lock(&call->q->lock);
-	if (call->linked) {
+	if (call->linked && !call->expired) {
 		if (!call->held)
 			call->q->nheld++;
 		call->held = true;
@@ -226,6 +234,64 @@ CC_EXPORT int cc_tool_call_hold(cc_tool_call *call, double approval_timeout_s)
 	}
 	pthread_mutex_unlock(&call->q->lock);
 	return rc;
+}
+
+/* Wake the eval's thread for a change that is not an answer (lock held). */
+static void wake(struct cc_replyq *q)
+{
+	uint64_t one = 1;
+	q->woken = true;
+	/* Only fails when the counter would overflow: readable anyway. */
+	if (write(q->efd, &one, sizeof(one)) < 0) {
+	}
+}
+
+CC_EXPORT int cc_tool_call_unhold(cc_tool_call *call)
+{
+	if (!call)
+		return -1;
+	struct cc_replyq *q = call->q;
+	int rc = -1;
+	pthread_mutex_lock(&q->lock);
+	if (call->held && call->linked && !call->expired) {
+		if (cc_now_ns() < call->hold_until) {
+			call->held = false;
+			if (!--q->nheld)
+				wake(q); /* the eval's clock runs again from now, not later */
+			rc = 0;
+		} else {
+			/* Too late, by the call's own deadline; the eval's thread
+			 * ends the eval when it looks (cc_replyq_expire). */
+			call->expired = true;
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	return rc;
+}
+
+bool cc_replyq_expire(struct cc_replyq *q, double *timeout_s)
+{
+	bool expired = false;
+	if (!q)
+		return false;
+	pthread_mutex_lock(&q->lock);
+	int64_t now = cc_now_ns(), first = INT64_MAX;
+	for (cc_tool_call *c = q->nheld ? q->live : NULL; c; c = c->next)
+		if (c->held && (c->expired || c->hold_until <= now) && c->hold_until < first) {
+			first = c->hold_until;
+			*timeout_s = c->hold_s;
+			expired = true;
+		}
+	/* The eval ends now: no held call of it may run any more. */
+	for (cc_tool_call *c = expired ? q->live : NULL; c; c = c->next)
+		if (c->held) {
+			c->held = false;
+			c->expired = true;
+		}
+	if (expired)
+		q->nheld = 0;
+	pthread_mutex_unlock(&q->lock);
+	return expired;
 }
 
 size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s)
@@ -288,7 +354,7 @@ static int deliver(cc_tool_call *c, struct answer *a)
 	int rc = 1;
 	pthread_mutex_lock(&q->lock);
 	unlink_call(q, c);
-	if (a && c->eval_id && c->eval_id == q->eval_id) {
+	if (a && c->eval_id && c->eval_id == q->eval_id && !c->expired) {
 		a->call = c->call;
 		*q->tail = a;
 		q->tail = &a->next;
@@ -373,8 +439,10 @@ int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err)
 		return 0;
 	pthread_mutex_lock(&q->lock);
 	struct answer *list = q->head;
+	bool woken = q->woken;
 	q->head = NULL;
 	q->tail = &q->head;
+	q->woken = false;
 	pthread_mutex_unlock(&q->lock);
 	/* Each answer is queued and counted on the eventfd under the lock:
 	 * with none queued the counter is 0 (an earlier flush drained it
@@ -382,7 +450,7 @@ int cc_replyq_flush(cc_runtime *rt, int64_t deadline_ns, cc_error *err)
 	 * or no answer yet, costs no system call. One counted after the take
 	 * is queued too, and the eval's loop flushes again before it waits. */
 	uint64_t n;
-	if (list && read(q->efd, &n, sizeof(n)) < 0) {
+	if ((list || woken) && read(q->efd, &n, sizeof(n)) < 0) {
 		/* EAGAIN: drained already, by a flush that raced with it */
 	}
 	int rc = 0;

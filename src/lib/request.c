@@ -106,8 +106,9 @@ static void capture_finish(struct capture *c, cc_result *r, int fd)
 
 /* Approval waits (cc_tool_call_hold): while a call of the eval is held,
  * the eval's deadline clock stops and the earliest held call's approval
- * timeout bounds the wait instead; when none is held any more, the
- * deadline moves later by the time spent waiting. The worker's own
+ * timeout bounds the wait instead; when none is held any more (answered,
+ * or the host decided on it: cc_tool_call_unhold), the deadline moves
+ * later by the time spent waiting. The worker's own
  * deadline follows through "clock" frames (HACKING.md, "Protocol"), but
  * the one that counts is this one. An approval that times out starts the
  * clock again with nothing left: the eval ends as a timeout that says so,
@@ -154,8 +155,10 @@ static int track_hold(cc_runtime *rt, struct hold *h, int64_t *deadline, int64_t
 		if (send_clock(rt, *deadline - now, *hard, err) < 0)
 			return -1;
 	}
-	if (h->start && now >= until) {
-		/* Nobody answered in time: the clock runs again, at zero. */
+	if (h->start && cc_replyq_expire(rt->replyq, &approval_s)) {
+		/* Nobody answered in time (deferred.c decides, by each call's
+		 * own deadline, against the host's cc_tool_call_unhold): the
+		 * clock runs again, at zero, and none of the held calls runs. */
 		h->expired = true;
 		h->waited_s = (double)(now - h->start) / 1e9;
 		h->approval_s = approval_s;
@@ -305,6 +308,8 @@ static enum step wait_frame(struct request *q)
 		    0)
 		return STEP_FAILED;
 	if (cc_now_ns() >= q->limit) {
+		if (q->hold.start)
+			return STEP_AGAIN; /* an approval deadline: track_hold decides */
 		cc_fail(&q->err, CC_ERR_TIMEOUT, "deadline passed");
 		return STEP_FAILED;
 	}

@@ -415,7 +415,8 @@ void cc_tool_failure_text(bool redact, const char *name, const char *msg, const 
  *
  * One queue per runtime, reference-counted (each pending call holds one),
  * so a call answered after the runtime is gone is dropped safely. An
- * eventfd wakes the eval's thread when an answer is queued. */
+ * eventfd wakes the eval's thread when an answer is queued, or when the
+ * last held call stops waiting (cc_tool_call_unhold). */
 struct cc_replyq;
 
 /* The runtime's queue, made on first use. Errors: internal. */
@@ -431,6 +432,12 @@ size_t cc_replyq_in_flight(struct cc_replyq *q);
  * passes (INT64_MAX when none) and in *timeout_s that call's approval
  * timeout. */
 size_t cc_replyq_held(struct cc_replyq *q, int64_t *until, double *timeout_s);
+/* Whether a held call's approval timeout has passed, by the clock read
+ * under the queue's lock (or the host found so, cc_tool_call_unhold):
+ * then every held call of the eval is expired (never to run, its answer
+ * dropped, no longer held) and *timeout_s is the approval timeout of the
+ * earliest. false for NULL. */
+bool cc_replyq_expire(struct cc_replyq *q, double *timeout_s);
 /* A pending call for `call` of the current eval, whose failure the guest
  * sees redacted when redact (cc_tool_failure_text). NULL when out of
  * memory. */

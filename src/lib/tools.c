@@ -37,6 +37,7 @@ struct cc_budget {
 	uint64_t max, made;
 	struct tool_limit *tools;
 	size_t ntools;
+	char *hint_total, *hint_tool; /* cc_budget_set_hint's, or NULL */
 };
 
 CC_EXPORT cc_budget *cc_budget_new(uint64_t max_calls)
@@ -78,6 +79,33 @@ out:
 	return rc;
 }
 
+static int hint_copy(const char *hint, char **out)
+{
+	*out = NULL;
+	if (!hint)
+		return 0;
+	size_t n = strlen(hint);
+	if (!n || n > CC_BUDGET_HINT_MAX || !cc_utf8_valid(hint, n))
+		return -1;
+	return (*out = strdup(hint)) ? 0 : -1;
+}
+
+CC_EXPORT int cc_budget_set_hint(cc_budget *b, const char *total, const char *per_tool)
+{
+	char *t = NULL, *p = NULL;
+	if (!b || hint_copy(total, &t) < 0 || hint_copy(per_tool, &p) < 0) {
+		free(t);
+		return -1;
+	}
+	pthread_mutex_lock(&b->lock);
+	free(b->hint_total);
+	free(b->hint_tool);
+	b->hint_total = t;
+	b->hint_tool = p;
+	pthread_mutex_unlock(&b->lock);
+	return 0;
+}
+
 CC_EXPORT uint64_t cc_budget_calls_made(const cc_budget *b)
 {
 	if (!b)
@@ -112,27 +140,35 @@ CC_EXPORT void cc_budget_unref(cc_budget *b)
 	for (size_t i = 0; i < b->ntools; i++)
 		free(b->tools[i].name);
 	free(b->tools);
+	free(b->hint_total);
+	free(b->hint_tool);
 	pthread_mutex_destroy(&b->lock);
 	free(b);
 }
 
-/* Charge one call of `tool`. Returns NULL when it fits (and counts it),
- * else which limit it broke, for the guest's message. */
-static const char *budget_take(cc_budget *b, const char *tool, uint64_t *limit)
+/* Charge one call of `tool`. Returns false when it fits (and counts it);
+ * true when it broke a limit, with the guest's message in msg (the one
+ * text of a ToolBudgetError, caught or not: the uncaught one is this
+ * message coming back), naming the option cc_budget_set_hint gave. */
+static bool budget_take(cc_budget *b, const char *tool, char *msg, size_t size)
 {
-	const char *broke = NULL;
+	bool broke = true;
 	pthread_mutex_lock(&b->lock);
 	struct tool_limit *t = NULL;
 	for (size_t i = 0; i < b->ntools; i++)
 		if (!strcmp(b->tools[i].name, tool))
 			t = &b->tools[i];
 	if (b->max != UINT64_MAX && b->made >= b->max) {
-		broke = "total";
-		*limit = b->max;
+		snprintf(msg, size, "the total tool call budget of %llu calls is used up%s%s",
+			 (unsigned long long)b->max, b->hint_total ? "; " : "",
+			 b->hint_total ? b->hint_total : "");
 	} else if (t && t->made >= t->max) {
-		broke = "per-tool";
-		*limit = t->max;
+		snprintf(msg, size,
+			 "the per-tool tool call budget of %llu calls is used up for %s%s%s",
+			 (unsigned long long)t->max, tool, b->hint_tool ? "; " : "",
+			 b->hint_tool ? b->hint_tool : "");
 	} else {
+		broke = false;
 		b->made++;
 		if (t)
 			t->made++;
@@ -463,7 +499,7 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 	const char *name = m->tool->u.str.ptr;
 	/* By length too: "x\0admin" is not "x". */
 	struct cc_tool *t = strlen(name) == m->tool->u.str.len ? find_tool(rt, name) : NULL;
-	char msg[256];
+	char msg[256 + 256 + CC_BUDGET_HINT_MAX]; /* a budget's names a tool and its hint */
 	if (cc_now_ns() >= soft_ns)
 		return cc_tool_send_reply(rt, m->call, NULL, "TimeoutError", NULL,
 					  "the eval's deadline passed; the tool was not called",
@@ -496,14 +532,9 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 					  deadline_ns, err);
 	}
 	bool net = t->afn == net_placeholder && rt->net;
-	uint64_t limit = 0;
 	cc_budget *budget = net ? NULL : t->budget ? t->budget : rt->budget;
-	const char *broke = budget ? budget_take(budget, name, &limit) : NULL;
-	if (broke) {
+	if (budget && budget_take(budget, name, msg, sizeof(msg))) {
 		rt->budget_refused = true;
-		snprintf(msg, sizeof(msg), "the %s tool call budget of %llu calls is used up%s%s",
-			 broke, (unsigned long long)limit, strcmp(broke, "total") ? " for " : "",
-			 strcmp(broke, "total") ? name : "");
 		return cc_tool_send_reply(rt, m->call, NULL, "ToolBudgetError", NULL, msg,
 					  deadline_ns, err);
 	}

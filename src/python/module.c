@@ -94,6 +94,20 @@ static PyObject *budget_limit_tool(cc_py_budget *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+static PyObject *budget_set_hint(cc_py_budget *self, PyObject *args)
+{
+	const char *total, *per_tool;
+	if (!PyArg_ParseTuple(args, "zz:set_hint", &total, &per_tool))
+		return NULL;
+	if (cc_budget_set_hint(self->budget, total, per_tool) < 0) {
+		char msg[96]; /* ASCII, fits */
+		snprintf(msg, sizeof(msg), "a budget hint is a non-empty str of at most %d bytes",
+			 CC_BUDGET_HINT_MAX);
+		return cc_py_raise(CC_ERR_INVALID_INPUT, msg);
+	}
+	Py_RETURN_NONE;
+}
+
 static PyObject *budget_made(cc_py_budget *self, void *c)
 {
 	(void)c;
@@ -112,6 +126,10 @@ static PyObject *budget_remaining(cc_py_budget *self, void *c)
 static PyMethodDef budget_methods[] = {
 	{ "limit_tool", (PyCFunction)budget_limit_tool, METH_VARARGS,
 	  "limit_tool(name, max_calls): also cap the calls of one tool." },
+	{ "set_hint", (PyCFunction)budget_set_hint, METH_VARARGS,
+	  "set_hint(total, per_tool): what a refused call's ToolBudgetError tells the guest "
+	  "(and the host, uncaught) to raise, for the total and a tool's own limit; str or "
+	  "None (cc_budget_set_hint)." },
 	{ NULL, NULL, 0, NULL },
 };
 

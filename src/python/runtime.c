@@ -28,6 +28,7 @@ typedef struct {
 	PyObject *on_output; /* callable(fd, line) or NULL */
 	PyObject *on_wait;   /* callable() or NULL */
 	PyObject *budget;    /* Budget or NULL */
+	bool fallback;	     /* set_value_fallback's: what an eval asks by default */
 } rt_obj;
 
 typedef struct {
@@ -107,6 +108,14 @@ static PyObject *pending_hold(pending_obj *self, PyObject *args)
 	return PyBool_FromLong(cc_tool_call_hold(self->call, timeout) == 0);
 }
 
+static PyObject *pending_unhold(pending_obj *self, PyObject *unused)
+{
+	(void)unused;
+	if (!self->call)
+		Py_RETURN_FALSE;
+	return PyBool_FromLong(cc_tool_call_unhold(self->call) == 0);
+}
+
 static PyObject *pending_answered(pending_obj *self, void *c)
 {
 	(void)c;
@@ -138,6 +147,11 @@ static PyMethodDef pending_methods[] = {
 	  "clock stops until no held call is left, and approval_timeout (seconds) bounds the "
 	  "wait (cc_tool_call_hold). Call it from the tool callback, before answering. False "
 	  "when already answered or the eval is over." },
+	{ "unhold", (PyCFunction)pending_unhold, METH_NOARGS,
+	  "unhold() -> bool: the host decided on a held call: it no longer waits for "
+	  "approval and the eval's clock runs again (cc_tool_call_unhold). False when its "
+	  "approval timeout has passed by its own deadline (do not run the tool: the eval is "
+	  "being stopped), or it was not held, is answered or its eval is over. Thread-safe." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -303,8 +317,11 @@ static PyObject *rt_eval(rt_obj *self, PyObject *args)
 {
 	PyObject *code;
 	double timeout = 0;
-	if (!PyArg_ParseTuple(args, "U|d:eval", &code, &timeout))
+	int fallback = -1; /* -1: set_value_fallback's choice; 0 or 1: this eval's */
+	if (!PyArg_ParseTuple(args, "U|di:eval", &code, &timeout, &fallback))
 		return NULL;
+	if (fallback < -1 || fallback > 1)
+		return cc_py_raise(CC_ERR_INVALID_INPUT, "eval's fallback must be -1, 0 or 1");
 	Py_ssize_t n;
 	const char *src = PyUnicode_AsUTF8AndSize(code, &n);
 	if (!src) {
@@ -316,9 +333,15 @@ static PyObject *rt_eval(rt_obj *self, PyObject *args)
 	if (!rt)
 		return NULL;
 	cc_result *r;
+	/* The library reads its switch as each eval starts: set it for this
+	 * one and back after it, while this thread holds the runtime. */
+	if (fallback >= 0)
+		cc_runtime_set_value_fallback(rt, fallback);
 	Py_BEGIN_ALLOW_THREADS
 		r = cc_runtime_eval(rt, src, (size_t)n, timeout);
 	Py_END_ALLOW_THREADS
+	if (fallback >= 0 && !self->close_inside) /* else rt is freed already */
+		cc_runtime_set_value_fallback(rt, self->fallback);
 	give(self);
 	if (!r)
 		return PyErr_NoMemory();
@@ -592,7 +615,10 @@ static PyObject *set_switch(rt_obj *self, PyObject *on, void (*set)(cc_runtime *
 
 static PyObject *rt_set_value_fallback(rt_obj *self, PyObject *on)
 {
-	return set_switch(self, on, cc_runtime_set_value_fallback);
+	PyObject *r = set_switch(self, on, cc_runtime_set_value_fallback);
+	if (r)
+		self->fallback = PyObject_IsTrue(on) == 1;
+	return r;
 }
 
 static PyObject *rt_set_redaction(rt_obj *self, PyObject *on)
@@ -770,9 +796,11 @@ static void rt_dealloc(rt_obj *self)
 
 static PyMethodDef rt_methods[] = {
 	{ "eval", (PyCFunction)rt_eval, METH_VARARGS,
-	  "eval(code, timeout=0) -> (kind, value, stdout, stderr, type, message, traceback, "
-	  "duration_s, value_type); kind 'ok' or an error kind name; value_type names the "
-	  "type of a text-form value, else None. The GIL is released meanwhile." },
+	  "eval(code, timeout=0, fallback=-1) -> (kind, value, stdout, stderr, type, message, "
+	  "traceback, duration_s, value_type, displays); kind 'ok' or an error kind name; "
+	  "value_type names the type of a text-form value, else None. fallback 1 asks this "
+	  "eval for the text of a last value with no mapping, 0 refuses it, -1 follows "
+	  "set_value_fallback. The GIL is released meanwhile." },
 	{ "set_value_fallback", (PyCFunction)rt_set_value_fallback, METH_O,
 	  "set_value_fallback(bool): a last value with no mapping comes back as its text." },
 	{ "set_global", (PyCFunction)rt_set_global, METH_VARARGS,

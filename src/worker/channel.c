@@ -93,6 +93,27 @@ int cc_worker_read_frame(char **buf, size_t *len, size_t cap)
 	return 0;
 }
 
+/* One look at the socket, without waiting: 1 when input (or end of file,
+ * or an error) is there, 0 when nothing is. Reads for real, into the
+ * read-ahead buffer: what arrives is taken by this one call (a peek would
+ * need a second). End of file or an error is left for the read that
+ * follows. */
+static int look_once(void)
+{
+	ssize_t r = recv(CC_CHANNEL_FD, ra.buf, sizeof(ra.buf), MSG_DONTWAIT);
+	if (r > 0) {
+		ra.len = (size_t)r;
+		ra.off = 0;
+		return 1;
+	}
+	return r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+bool cc_worker_input_waiting(void)
+{
+	return cc_worker_input_buffered() || look_once();
+}
+
 bool cc_worker_spin_for_input(void)
 {
 	if (cc_worker_input_buffered())
@@ -101,16 +122,7 @@ bool cc_worker_spin_for_input(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int64_t until = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec + CC_SPIN_NS;
 	for (;;) {
-		/* Read for real, into the read-ahead buffer: what arrives is
-		 * taken by this one call (a peek would need a second). End of
-		 * file or an error is left for the read that follows. */
-		ssize_t r = recv(CC_CHANNEL_FD, ra.buf, sizeof(ra.buf), MSG_DONTWAIT);
-		if (r > 0) {
-			ra.len = (size_t)r;
-			ra.off = 0;
-			return true;
-		}
-		if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+		if (look_once())
 			return true;
 		cc_cpu_relax();
 		clock_gettime(CLOCK_MONOTONIC, &t0);

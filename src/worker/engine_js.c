@@ -140,6 +140,7 @@ static int js_interrupt(JSRuntime *r, void *opaque)
 	(void)r;
 	(void)opaque;
 	cc_worker_output_tick(); /* held output whose gap has passed */
+	cc_worker_calls_tick();	 /* a clock frame while calls are unanswered */
 	if (!cc_worker_should_stop())
 		return 0;
 	js_stopped = true;

@@ -115,6 +115,10 @@ static volatile sig_atomic_t stop_asked;  /* a stop is pending, not taken */
 static int64_t stop_asked_cpu;		  /* the main thread's CPU ns then */
 
 static void stop_timer_arm(int64_t abs_ns);
+/* When the timer's first tick is due (abs ns), 0 when disarmed: what the
+ * last stop_timer_arm asked for. Written by the signal handler too, on
+ * this thread (the timer is aimed at it). */
+static volatile int64_t timer_at;
 
 static int64_t now_ns(void)
 {
@@ -204,16 +208,36 @@ static void output_due(int64_t due_ns)
 	stop_timer_arm(due_ns);
 }
 
+/* cc_worker_calls_due: the same early tick as output_due's, unless one
+ * is already due no later (its handler asks again when it runs). */
+static void calls_due(int64_t due_ns)
+{
+	int64_t at = timer_at;
+	if (output_tick && at > now_ns() && at <= due_ns)
+		return;
+	output_due(due_ns);
+}
+
 /* SIGUSR2's Python handler during an eval (prepare() installs it): send
- * what output.c holds, if its gap has passed. A guest that replaces it
- * only delays its own output to the next flush point or the eval's end. */
+ * what output.c holds, if its gap has passed, and take what the
+ * supervisor sent while a call is unanswered (cc_worker_calls_tick): a
+ * "clock" frame that moved the deadline earlier than the timer (an
+ * approval timed out) arms the stop for it now. A guest that replaces it
+ * only delays its own output to the next flush point or the eval's end,
+ * and its stop to the deadline the worker last knew, or the supervisor's
+ * SIGKILL. */
 static PyObject *output_tick_handler(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
 	(void)self;
 	(void)args;
 	(void)n;
-	if (in_guest)
+	if (in_guest) {
 		cc_worker_output_tick();
+		cc_worker_calls_tick();
+		int64_t deadline = cc_worker_deadline_ns(), at = timer_at;
+		if (deadline > 0 && !stop_asked && (at == 0 || deadline < at))
+			stop_timer_arm(deadline);
+	}
 	Py_RETURN_NONE;
 }
 
@@ -232,11 +256,6 @@ static PyMethodDef tick_method = { "output_tick", _PyCFunction_CAST(output_tick_
 				   METH_FASTCALL, NULL };
 static PyMethodDef flush_method = { "flush_out", _PyCFunction_CAST(flush_out), METH_FASTCALL,
 				    NULL };
-
-/* When the timer's first tick is due (abs ns), 0 when disarmed: what the
- * last stop_timer_arm asked for. Written by the signal handler too, on
- * this thread (the timer is aimed at it). */
-static volatile int64_t timer_at;
 
 /* First tick at abs_ns (CLOCK_MONOTONIC), then every STOP_REPEAT_NS;
  * abs_ns <= 0 disarms. A time already past fires at once. */
@@ -452,6 +471,7 @@ static int setup(cc_error *err)
 		Py_CLEAR(r);
 	}
 	cc_worker_output_due = output_due;
+	cc_worker_calls_due = calls_due;
 	if (cc_py_glue_exec(&cc_py_glue_helper, ns) < 0)
 		goto py_fail;
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {

@@ -31,7 +31,46 @@ static struct {
 	bool in_eval;
 	struct held *calls; /* started, not yet collected */
 	size_t n, cap;
+	int64_t next_look; /* cc_worker_calls_tick's next look at the channel */
+	bool tick_asked;   /* cc_worker_calls_due was called, its tick not yet run */
 } t = { .next_id = 1 };
+
+void (*cc_worker_calls_due)(int64_t due_ns);
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool any_unanswered(void)
+{
+	for (size_t i = 0; i < t.n; i++)
+		if (!t.calls[i].arrived)
+			return true;
+	return false;
+}
+
+void cc_worker_calls_tick(void)
+{
+	if (!t.in_eval || t.n == 0)
+		return;
+	int64_t now = mono_ns();
+	if (now < t.next_look) {
+		/* Another tick came first (held output): the one asked for may
+		 * have been replaced by it, so ask again. */
+		if (t.tick_asked && cc_worker_calls_due)
+			cc_worker_calls_due(t.next_look);
+		return;
+	}
+	t.next_look = now + CC_CALLS_LOOK_NS;
+	while (any_unanswered() && cc_worker_input_waiting())
+		cc_worker_file_incoming();
+	t.tick_asked = any_unanswered() && cc_worker_calls_due;
+	if (t.tick_asked)
+		cc_worker_calls_due(t.next_look);
+}
 
 void cc_call_reply_free(struct cc_call_reply *r)
 {
@@ -46,6 +85,8 @@ void cc_worker_tools_begin(uint64_t eval_id)
 {
 	t.eval_id = eval_id;
 	t.in_eval = true;
+	t.next_look = 0;
+	t.tick_asked = false; /* an earlier eval's early tick is gone (guest_enter) */
 }
 
 /* Eval over: calls nobody collected keep their slot (without the reply)
@@ -98,6 +139,14 @@ uint64_t cc_worker_call_start(const char *name, const char *args, size_t args_le
 	t.calls[t.n++] = (struct held){ .id = id };
 	cc_worker_send_frame(m.sb.data, m.sb.size);
 	cc_msgbuf_free(&m);
+	if (cc_worker_calls_due && !t.tick_asked) {
+		/* The guest may go on computing without awaiting it: the first
+		 * call asks for the tick, which asks again while any is
+		 * unanswered (one timer change per look, not per call). */
+		t.tick_asked = true;
+		t.next_look = mono_ns() + CC_CALLS_LOOK_NS;
+		cc_worker_calls_due(t.next_look);
+	}
 	return id;
 }
 

@@ -184,6 +184,19 @@ uint64_t cc_worker_call_wait_any(void);
 /* Calls started and not yet collected by cc_worker_call_wait. */
 size_t cc_worker_calls_pending(void);
 
+/* While a call of the eval is unanswered, the guest may keep running (a
+ * Promise or task it has not awaited yet) and read no frame: engines call
+ * cc_worker_calls_tick() where they poll for a stop (it is cheap: a flag,
+ * then a vDSO clock read), and at most every CC_CALLS_LOOK_NS it takes
+ * what the supervisor sent, so that its "clock" frame (an approval timed
+ * out: the deadline is now) stops a guest that computes as the deadline
+ * would, and the runtime lives on. cc_worker_calls_due, when the engine
+ * set it, is called with the CLOCK_MONOTONIC time from which the next
+ * tick should run (for an engine whose polls need a timer: Python). */
+#define CC_CALLS_LOOK_NS (20 * 1000000LL)
+void cc_worker_calls_tick(void);
+extern void (*cc_worker_calls_due)(int64_t due_ns);
+
 /* An engine. Every callback runs in the worker's single thread. */
 struct cc_fs_policy;
 

@@ -33,6 +33,9 @@ void cc_worker_channel_init(void (*incoming)(void));
 /* Look for input on the channel for up to CC_SPIN_NS (frame.h) without
  * sleeping (reading it ahead). True when something (or EOF) is there. */
 bool cc_worker_spin_for_input(void);
+/* One look, without waiting or spinning: the same answer, one recv() at
+ * most. */
+bool cc_worker_input_waiting(void);
 /* Sleep until the channel is readable (true) or deadline_ns
  * (CLOCK_MONOTONIC) passes or a signal lands (false). */
 bool cc_worker_poll_input(int64_t deadline_ns);

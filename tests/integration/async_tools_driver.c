@@ -3,7 +3,7 @@
  * and cc_runtime_interrupt and cc_tool_call_hold (approval waits) end to end, for
  * test_async_tools.py. Prints "ok ..." / "FAIL ..." per check and "N failed" last.
  * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG | cap LANG |
- *        approval LANG | keywords (cc_runtime_bind_tool_async_kw, Python) */
+ *        approval LANG | keywords (cc_runtime_bind_tool_async_kw, Python) | unhold LANG */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -499,6 +499,124 @@ static void approval(cc_language lang)
 	cc_runtime_close(rt);
 }
 
+/* cc_tool_call_unhold: the host's decision on a held call, against its
+ * approval deadline, by the call's own deadline. "ask" holds its call; the
+ * guest then calls "block", a synchronous tool that keeps the eval's
+ * thread (so the supervisor cannot look at the clock) until the deciding
+ * thread has decided: in time, or only once the deadline has passed. */
+static cc_tool_call *asked;
+static int64_t held_at;
+static bool decide_late;
+static int unhold_rc, unheld_first, answer_rc;
+static pthread_mutex_t decided_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t decided_cond = PTHREAD_COND_INITIALIZER;
+static bool decided;
+static pthread_t decider;
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the supervisor's clock (cc_now_ns) */
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Wait for the clock to pass t: a condition, not a schedule. */
+static void until_ns(int64_t t)
+{
+	for (int64_t now; (now = mono_ns()) <= t;) {
+		struct timespec ts = { 0, t - now < 10000000 ? (long)(t - now) + 1 : 10000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void *decide(void *arg)
+{
+	(void)arg;
+	int64_t deadline = held_at + (int64_t)(approval_s * 1e9);
+	if (decide_late)
+		until_ns(deadline);
+	unhold_rc = cc_tool_call_unhold(asked);
+	pthread_mutex_lock(&decided_lock);
+	decided = true;
+	pthread_cond_signal(&decided_cond);
+	pthread_mutex_unlock(&decided_lock);
+	until_ns(deadline + 100000000); /* the tool runs past the approval deadline */
+	answer_rc = cc_tool_call_return(asked, cc_value_new_int(41));
+	return NULL;
+}
+
+static void ask_hold(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user;
+	(void)args;
+	unheld_first = cc_tool_call_unhold(call); /* not held yet */
+	cc_tool_call_hold(call, approval_s);
+	held_at = mono_ns();
+	asked = call;
+	decided = false;
+	pthread_create(&decider, NULL, decide, NULL);
+}
+
+static int block(void *user, const cc_value *args, cc_value **result, cc_tool_error *err)
+{
+	(void)user;
+	(void)args;
+	(void)err;
+	pthread_mutex_lock(&decided_lock);
+	while (!decided)
+		pthread_cond_wait(&decided_cond, &decided_lock);
+	pthread_mutex_unlock(&decided_lock);
+	*result = cc_value_new_int(0);
+	return 0;
+}
+
+static void unhold(cc_language lang)
+{
+	const char *code = lang == CC_LANG_PYTHON ? "import asyncio\nasync def m():\n"
+						    "    t = asyncio.ensure_future(atools.ask())\n"
+						    "    await asyncio.sleep(0)\n    block()\n"
+						    "    return (await t) + 1\nasyncio.run(m())"
+						  : "var p = tools.ask(); block(); (await p) + 1";
+	cc_error err = { 0 };
+	CHECK(cc_tool_call_unhold(NULL) == -1, "unhold(NULL) is refused");
+	cc_runtime *rt = driver_start(lang, 30, 0);
+	cc_runtime_bind_tool_async(rt, "ask", ask_hold, NULL, &err);
+	cc_runtime_bind_tool(rt, "block", block, NULL, &err);
+	approval_s = 0.3;
+
+	/* Decided in time: the approval timeout no longer applies, though the
+	 * answer comes after it (the eval's clock, 30 s, bounds the tool). */
+	decide_late = false;
+	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
+	pthread_join(decider, NULL);
+	const cc_value *v = cc_result_value(r);
+	CHECK(unheld_first == -1, "a call that is not held is not unheld (%d)", unheld_first);
+	CHECK(unhold_rc == 0 && answer_rc == 0 && cc_result_ok(r) && v && v->u.i == 42,
+	      "unheld in time, its tool may run past the approval deadline (%d %d %s %s)",
+	      unhold_rc, answer_rc, cc_error_kind_name(cc_result_error_kind(r)),
+	      cc_result_error_message(r));
+	cc_result_free(r);
+
+	/* Decided once the call's deadline has passed, while the supervisor
+	 * has not looked yet: refused, the answer dropped, the eval ends as
+	 * the approval timeout, the runtime goes on. */
+	decide_late = true;
+	r = cc_runtime_eval(rt, code, strlen(code), 0);
+	CHECK(unhold_rc == -1, "unhold past the call's own deadline is refused (%d)", unhold_rc);
+	CHECK(cc_result_error_kind(r) == CC_ERR_TIMEOUT &&
+		      strstr(cc_result_error_message(r), "approval timeout of 0.3 s"),
+	      "the eval ends as the approval timeout (%s)", cc_result_error_message(r));
+	cc_result_free(r);
+	pthread_join(decider, NULL); /* it has answered */
+	CHECK(answer_rc == 1, "the answer to the expired call was dropped (%d)", answer_rc);
+	r = cc_runtime_eval(rt, "6 * 7", 5, 0);
+	v = cc_result_value(r);
+	CHECK(cc_runtime_alive(rt) && cc_result_ok(r) && v && v->u.i == 42,
+	      "and the runtime serves the next eval");
+	cc_result_free(r);
+	cc_runtime_close(rt);
+}
+
 /* cc_runtime_bind_tool_async_kw: the tool sees the Python guest's keyword
  * arguments ("k=v,..." in order, or "none" when there were none: NULL),
  * answered now or from another thread; a tool bound with
@@ -584,8 +702,9 @@ static void keywords(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: cc-asyncdriver fanout LANG | late LANG | budget | "
-				"interrupt LANG | cap LANG | approval LANG | keywords\n");
+		fprintf(stderr,
+			"usage: cc-asyncdriver fanout LANG | late LANG | budget | "
+			"interrupt LANG | cap LANG | approval LANG | keywords | unhold LANG\n");
 		return 2;
 	}
 	cc_language lang =
@@ -604,6 +723,8 @@ int main(int argc, char **argv)
 		approval(lang);
 	else if (!strcmp(argv[1], "keywords"))
 		keywords();
+	else if (!strcmp(argv[1], "unhold"))
+		unhold(lang);
 	printf("children=%ld\n", children());
 	printf("%d failed\n", failures);
 	return failures != 0;

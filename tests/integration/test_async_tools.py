@@ -4,7 +4,8 @@ order, from another thread; answers after the eval or the runtime is gone;
 a tool's own budget; cc_runtime_interrupt from another thread; the
 in-flight cap (max_pending_calls) and cancellation of unanswered calls
 when their eval ends (cc_tool_call_on_cancel); calls held for approval
-(cc_tool_call_hold)."""
+(cc_tool_call_hold) and the host's decision on them against their approval
+deadline (cc_tool_call_unhold)."""
 import conftest
 
 
@@ -12,7 +13,7 @@ import conftest
 # test_sanitized.py runs the same scenarios.
 CHECKS = {("fanout", None): 10, ("late", None): 6, ("budget", None): 6, ("interrupt", None): 1,
           ("cap", "javascript"): 9, ("cap", "python"): 7, ("approval", None): 9,
-          ("keywords", None): 6}
+          ("keywords", None): 6, ("unhold", None): 7}
 
 
 def checks(scenario, lang=None):
@@ -54,3 +55,7 @@ def test_async_tools_with_keyword_arguments():
     when none); an async tool bound without _kw refuses them uncalled."""
     out = drive("keywords")
     assert "refuses keywords and is not called" in out
+
+
+def test_unhold_decides_by_the_calls_own_approval_deadline(lang):
+    drive("unhold", lang)

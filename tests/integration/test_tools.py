@@ -9,7 +9,7 @@ import conftest
 
 # (scenario, language) -> the checks it makes (language None: either);
 # test_sanitized.py runs the same scenarios.
-CHECKS = {("basics", "javascript"): 25, ("basics", "python"): 26, ("budget", None): 8,
+CHECKS = {("basics", "javascript"): 25, ("basics", "python"): 26, ("budget", None): 11,
           ("reenter", None): 5, ("output", None): 1, ("many", None): 2}
 
 

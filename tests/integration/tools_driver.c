@@ -278,6 +278,21 @@ static void budget(void)
 	s = eval_str(js, "try { send_email('a', 'b') } catch (e) { e.name }", &r);
 	CHECK(!strcmp(s, "ToolBudgetError"), "second send_email: per-tool budget: %s", s);
 	cc_result_free(r);
+	/* The message names the host's option (cc_budget_set_hint), refused
+	 * when it is no hint a guest should read. */
+	char longer[CC_BUDGET_HINT_MAX + 2];
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	CHECK(cc_budget_set_hint(NULL, "a", NULL) < 0 && cc_budget_set_hint(b, "", NULL) < 0 &&
+		      cc_budget_set_hint(b, longer, NULL) < 0 &&
+		      cc_budget_set_hint(b, NULL, "\xff") < 0 &&
+		      cc_budget_set_hint(b, "raise TOTAL", "raise PER_TOOL") == 0,
+	      "cc_budget_set_hint refuses NULL, empty, over CC_BUDGET_HINT_MAX and non-UTF-8");
+	s = eval_str(js, "try { send_email('a', 'b') } catch (e) { e.message }", &r);
+	CHECK(!strcmp(s, "the per-tool tool call budget of 1 calls is used up for send_email; "
+			 "raise PER_TOOL"),
+	      "the per-tool message names the hint: %s", s);
+	cc_result_free(r);
 	s = eval_str(js,
 		     "let out = []; for (let i = 0; i < 3; i++) { try { out.push(lookup('A1')) } "
 		     "catch (e) { out.push(e.name) } } out.join(',')",
@@ -290,10 +305,16 @@ static void budget(void)
 		     &r);
 	CHECK(!strcmp(s, "ToolBudgetError"), "and in Python too: %s", s);
 	cc_result_free(r);
+	s = eval_str(py, "try:\n    lookup('A1')\nexcept Exception as e:\n    r = str(e)\nr", &r);
+	CHECK(!strcmp(s, "the total tool call budget of 5 calls is used up; raise TOTAL"),
+	      "the caught total's message names the hint: %s", s);
+	cc_result_free(r);
 	r = cc_runtime_eval(js, "lookup('A1')", 12, 0);
-	CHECK(cc_result_error_kind(r) == CC_ERR_TOOL_BUDGET && cc_runtime_alive(js),
-	      "an uncaught ToolBudgetError surfaces as tool_budget (%s)",
-	      cc_error_kind_name(cc_result_error_kind(r)));
+	CHECK(cc_result_error_kind(r) == CC_ERR_TOOL_BUDGET && cc_runtime_alive(js) &&
+		      !strcmp(cc_result_error_message(r),
+			      "the total tool call budget of 5 calls is used up; raise TOTAL"),
+	      "an uncaught ToolBudgetError surfaces as tool_budget, the same text (%s: %s)",
+	      cc_error_kind_name(cc_result_error_kind(r)), cc_result_error_message(r));
 	cc_result_free(r);
 	const char *forge = "raise type('ToolBudgetError', (Exception,), {})('forged')";
 	r = cc_runtime_eval(py, forge, strlen(forge), 0);

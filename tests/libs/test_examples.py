@@ -1,6 +1,7 @@
 """examples/sales_chart.py and examples/deck.py run as a user runs them
 (a fresh interpreter, the built package on its path), against the pinned
-npm packages of tests/libs."""
+npm packages of tests/libs, each given an output folder that does not
+exist yet (the example makes it)."""
 import os
 import subprocess
 import sys
@@ -23,6 +24,7 @@ def run_example(name, out):
 
 
 def test_sales_chart(tmp_path):
+    tmp_path = tmp_path / "charts" / "q1"  # missing: the example makes it
     out = run_example("sales_chart.py", tmp_path)
     assert "python: read /etc/passwd: refused (" in out
     assert "; fetch: refused (" in out.split("python:")[1].splitlines()[0]
@@ -38,6 +40,7 @@ def test_sales_chart(tmp_path):
 
 
 def test_deck(tmp_path):
+    tmp_path = tmp_path / "decks"  # missing: the example makes it
     out = run_example("deck.py", tmp_path)
     assert "wrote" in out
     with zipfile.ZipFile(tmp_path / "deck.pptx") as z:

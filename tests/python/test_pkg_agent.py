@@ -2,6 +2,7 @@
 in both languages, on spawned and forked sessions; deny; answer with
 result=; several pending calls; the approval wait outside the deadline and
 its own timeout; budgets."""
+import threading
 import time
 
 import pytest
@@ -273,3 +274,121 @@ def test_staggered_holds_keep_the_workers_clock_stopped(how, servers):
         time.sleep(max(0, t0 + 5.2 - time.monotonic()))  # past t0 + 0.5 + 4
         r = s.resume(r.pending[0].id)
         assert r.value == ["sent to a", "sent to b"]
+
+
+# Issue 27 B3: the approval timeout is decided by the held call's own
+# deadline, in the supervisor (cc_tool_call_unhold against track_hold's
+# cc_replyq_expire), never by whether the eval's thread has noticed yet.
+HOLD_THEN_BLOCK = {
+    "javascript": "const p = tools.send_email('ann', 'hi'); await tools.block(); await p",
+    "python": "import asyncio\nasync def main():\n"
+              "    t = asyncio.ensure_future(atools.send_email('ann', 'hi'))\n"
+              "    await asyncio.sleep(0)\n"  # the call is made (and held)
+              "    block()\n"
+              "    return await t\nasyncio.run(main())",
+}
+
+
+def _until(t):
+    """Wait for the monotonic clock (the supervisor's, CLOCK_MONOTONIC) to
+    pass t: a condition, not a schedule."""
+    while time.monotonic() <= t:
+        threading.Event().wait(max(0.001, t - time.monotonic()))
+
+
+def test_an_answer_past_the_approval_deadline_never_runs_the_tool(lang, make):
+    """The race that ran the tool and then raised TimeoutError: the host
+    answers after the call's approval deadline but before the eval's
+    thread has looked (here it is busy running another tool, `block`,
+    which returns only once resume() has decided)."""
+    m = Mailer()
+    started, decided = threading.Event(), threading.Event()
+
+    def block():
+        started.set()
+        assert decided.wait(20)
+        return "done"
+
+    s = make(tools={"send_email": m.send_email, "block": block},
+             approval_required={"send_email"}, approval_timeout=0.2)
+    r = s.run(HOLD_THEN_BLOCK[lang])
+    assert [c.tool for c in r.pending] == ["send_email"]
+    assert started.wait(20)  # the call was held before block started
+    t_block = time.monotonic()
+    _until(t_block + 0.2)  # past the held call's approval deadline
+    cid = r.pending[0].id
+    call, pending, i = s._pending[cid]
+    decisions = []
+
+    class Spy:  # tells block that resume() has decided
+        def unhold(self):
+            decisions.append(pending.unhold())
+            decided.set()
+            return decisions[-1]
+
+        def __getattr__(self, name):
+            return getattr(pending, name)
+
+    s._pending[cid] = (call, Spy(), i)
+    with pytest.raises(TimeoutError, match=r"approval timeout of 0.2 s"):
+        s.resume(cid)
+    assert decisions == [False]
+    assert m.sent == []  # the tool never ran
+    assert s.run("6 * 7").value == 42  # and the session goes on
+    assert s.calls_made == 2  # send_email's and block's: nothing more
+
+
+def test_an_approval_in_time_lets_a_slow_tool_finish(lang, make):
+    """Approved in time, the call no longer waits for approval: its tool
+    may run past the approval deadline (on the eval's clock, 30 s here)
+    without the eval ending as an approval timeout."""
+    box = {}
+
+    def send_email(to, body=None):
+        _until(box["paused"] + 0.4)  # past the approval deadline of 0.3 s
+        return "sent to " + to
+
+    s = make(tools={"send_email": send_email}, approval_required={"send_email"},
+             approval_timeout=0.3)
+    r = s.run(ONE[lang])
+    box["paused"] = time.monotonic()  # after the hold
+    r = s.resume(r.pending[0].id)
+    assert r.value == "sent to ann!"
+
+
+def test_resume_refuses_a_bool_as_an_id(lang, make):
+    m = Mailer()
+    s = make(tools={"send_email": m.send_email}, approval_required={"send_email"})
+    r = s.run(ONE[lang])
+    assert r.pending[0].id == 1  # True == 1: it would have approved it
+    for bad in (True, False, 1.0, "1"):
+        with pytest.raises(TypeError, match="call_id is a ToolCall's id"):
+            s.resume(bad)
+    assert m.sent == [] and s.pending == r.pending
+    assert s.resume(1).value == "sent to ann!"
+
+
+def test_after_an_approval_timeout_a_computing_guest_is_stopped_and_the_session_goes_on(
+        lang, make):
+    """A guest that computes while its call waits read no frame, so the
+    supervisor's clock frame (the approval timed out: the deadline is now)
+    went unseen until its SIGKILL, and the next run() raised WorkerCrashed.
+    The worker now looks at its channel while a call is unanswered
+    (cc_worker_calls_tick) and stops the guest as at a deadline."""
+    spin = {"javascript": "const p = tools.send_email('ann', 'hi'); for (;;) {}",
+            "python": "import asyncio\nasync def main():\n"
+                      "    t = asyncio.ensure_future(atools.send_email('ann', 'hi'))\n"
+                      "    await asyncio.sleep(0)\n"
+                      "    while True: pass\nasyncio.run(main())"}[lang]
+    m = Mailer()
+    s = make(tools={"send_email": m.send_email}, approval_required={"send_email"},
+             approval_timeout=0.5, timeout=30, grace=5)
+    r = s.run(spin)
+    assert r.paused
+    s._thread.join(20)  # ends by itself at the approval timeout (20 s: only when broken)
+    assert not s._thread.is_alive()
+    with pytest.raises(TimeoutError, match="approval timeout of 0.5 s"):
+        s.resume(r.pending[0].id)
+    assert s._rt.alive  # the engine stopped the code: the worker was not killed
+    assert s.run("6 * 7").value == 42
+    assert m.sent == []

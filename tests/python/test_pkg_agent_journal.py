@@ -333,3 +333,29 @@ def test_a_call_never_awaited_replays():
     with AgentSession.load(data, key=KEY, tools=host.tools()) as s2:
         assert s2.run("k").value == 5
     assert host.calls == []
+
+
+def test_the_default_journal_cap_bounds_a_dump():
+    """Issue 27 B2: every call's result stayed in the journal for the
+    session's life (dump() 472 MB in the report). With the default cap
+    (64 MiB) the 1 MiB results past it reach the guest as a catchable
+    JournalFullError (the tool ran: its result did not fit), and the dump
+    stays within the cap."""
+    ran = []
+
+    def blob(n):
+        ran.append(n)
+        return "x" * n
+
+    code = """
+let n = 0, names = new Set();
+for (let i = 0; i < 70; i++) {
+  try { (await tools.blob(1 << 20)).length === 1 << 20 && n++ } catch (e) { names.add(e.name) }
+}
+[n, [...names]]"""
+    with AgentSession(language="javascript", tools={"blob": blob}, key=KEY) as s:
+        n, names = s.run(code).value
+        assert names == ["JournalFullError"] and 50 < n < 64, (n, names)
+        data = s.dump()
+    assert len(data) <= 64 << 20
+    assert len(ran) == 70  # every call reached the host; the last results did not fit

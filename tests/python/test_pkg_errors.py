@@ -153,6 +153,50 @@ def test_uncaught_budget_error_is_tool_budget(lang, code):
         assert rt.eval("7") == 7
 
 
+CATCH = {"javascript": "let m; try { await t() } catch (e) { m = e.name + ': ' + e.message }; m",
+         "python": "try:\n    t()\nexcept Exception as e:\n    m = type(e).__name__ + ': ' + str(e)\nm"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_caught_budget_error_names_the_option_as_the_uncaught_does(lang):
+    """Issue 27 D7: what the guest catches and what the host gets uncaught
+    are one text, naming the option that raises the limit: ToolBridge's
+    max_calls or per_tool, AgentSession's (mcp_tools's: test_pkg_mcp_tools)."""
+    from codecage import AgentSession
+    want = {
+        "total": "the total tool call budget of 1 calls is used up; "
+                 "raise ToolBridge(max_calls=N)",
+        "per_tool": "the per-tool tool call budget of 0 calls is used up for t; "
+                    "raise ToolBridge(per_tool={NAME: N})",
+    }
+    for which, bridge in (("total", ToolBridge({"t": lambda: 1}, max_calls=1)),
+                          ("per_tool", ToolBridge({"t": lambda: 1}, per_tool={"t": 0}))):
+        with IsolatedRuntime(language=lang) as rt:
+            bridge.attach(rt)
+            if which == "total":
+                rt.eval("t()")
+            assert rt.eval(CATCH[lang]) == "ToolBudgetError: " + want[which]
+            with pytest.raises(ToolBudgetError) as ei:
+                rt.eval("t()")
+            assert ei.value.message == want[which]
+    with AgentSession(language=lang, tools={"t": lambda: 1}, max_calls=0) as s:
+        msg = "the total tool call budget of 0 calls is used up; raise AgentSession(max_calls=N)"
+        assert s.run(CATCH[lang]).value == "ToolBudgetError: " + msg
+        with pytest.raises(ToolBudgetError) as ei:
+            s.run("t()")
+        assert ei.value.message == msg
+    with AgentSession(language=lang, tools={"t": lambda: 1}, per_tool={"t": 0}) as s:
+        assert s.run(CATCH[lang]).value.endswith("raise AgentSession(per_tool={NAME: N})")
+
+
+def test_budget_hints_are_checked():
+    b = codecage._codecage.Budget(1)
+    b.set_hint(None, None)
+    for bad in ("", "x" * 201, "\ud800"):
+        with pytest.raises((InvalidInputError, UnicodeEncodeError)):
+            b.set_hint(bad, None)
+
+
 def test_worker_crashed_when_a_tool_closes_its_runtime():
     with IsolatedRuntime() as rt:
         rt.bind_function("stop", rt.close)

@@ -131,3 +131,66 @@ def test_a_repr_that_runs_forever_is_stopped_by_the_deadline():
 def test_value_fallback_must_be_a_bool():
     with pytest.raises(TypeError, match="value_fallback"):
         RuntimeConfig(value_fallback=1)
+
+
+# Issue 27 E2: run() returns what the MCP server and the CLI return for a
+# last value that cannot cross (its text, value_type, the output and the
+# displays); eval() and eval_async() stay strict (a TypeError) unless the
+# config asks for the fallback.
+LAST = {
+    "python": ("import matplotlib.pyplot as plt\nprint('drawing')\n"
+               "fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)\nplt.plot([1, 3, 2])",
+               "list", "[<matplotlib.lines.Line2D object at 0x"),
+    # (a bare function as the completion value is dropped, engine_js.c)
+    "javascript": ("console.log('drawing'); display('<b>hi</b>', 'text/html');\n"
+                   "({draw() {}, id: Symbol('chart')})", "Object",
+                   "{ draw: [Function: draw], id: Symbol(chart) }"),
+}
+
+
+@pytest.mark.parametrize("how", ["spawned", "forked"])
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_run_gives_the_text_of_a_value_that_cannot_cross(lang, how):
+    import conftest
+    if lang == "python":
+        conftest.need("matplotlib", "python3-matplotlib (scripts/install-deps) is needed")
+    code, type_name, text = LAST[lang]
+    fs = ForkServer(language=lang) if how == "forked" else None
+    try:
+        with (fs.session() if fs else IsolatedRuntime(language=lang)) as rt:
+            res = rt.run(code)
+            assert res.value_type == type_name
+            assert res.value.startswith(text)
+            assert res.stdout == "drawing\n"
+            assert len(res.displays) == 1
+            if lang == "python":
+                assert res.displays[0]["image/png"].startswith(b"\x89PNG\r\n\x1a\n")
+            else:
+                assert res.displays[0] == {"text/html": "<b>hi</b>"}
+            # a value that converts: as before, no type named
+            assert (rt.run("[1, 'a']").value, rt.run("[1, 'a']").value_type) == ([1, "a"], None)
+            # eval keeps the strict error, with the output and displays it made
+            with pytest.raises(GuestError) as e:
+                rt.eval(code)
+            assert e.value.name == "TypeError"
+            assert e.value.stdout == "drawing\n" and len(e.value.displays) == 1
+            # and so does eval_async
+            import asyncio
+            with pytest.raises(GuestError, match="TypeError"):
+                asyncio.run(rt.eval_async("Symbol('s')" if lang == "javascript" else "{1}"))
+            # run after eval: the per-eval choice did not stick either way
+            assert rt.run("Symbol('s')" if lang == "javascript" else "{1}").value_type == (
+                "symbol" if lang == "javascript" else "set")
+            with pytest.raises(GuestError, match="TypeError"):
+                rt.eval("Symbol('s')" if lang == "javascript" else "{1}")
+            assert rt.alive
+    finally:
+        if fs:
+            fs.close()
+
+
+def test_value_fallback_in_the_config_makes_eval_fall_back_too():
+    with IsolatedRuntime(RuntimeConfig(value_fallback=True), language="javascript") as rt:
+        assert rt.eval("Symbol('s')") == "Symbol(s)"
+        assert rt.run("Symbol('s')").value_type == "symbol"
+        assert rt.eval("Symbol('t')") == "Symbol(t)"

@@ -77,10 +77,73 @@ def test_a_streamable_http_server_codecage_itself():
 
 
 def test_bad_commands():
-    with pytest.raises(Exception, match="cannot reach http://127.0.0.1:1/mcp"):
+    with pytest.raises(codecage.UpstreamError, match="cannot reach http://127.0.0.1:1/mcp"):
         codecage.mcp_tools("http://127.0.0.1:1/mcp")
-    with pytest.raises(Exception, match="cannot run '/nonexistent'"):
+    with pytest.raises(codecage.UpstreamError, match="cannot reach http://\\[/mcp"):
+        codecage.mcp_tools("http://[/mcp")  # urllib's ValueError, as the server's failure
+    with pytest.raises(codecage.UpstreamError, match="cannot run '/nonexistent'"):
         codecage.mcp_tools("/nonexistent --flag")
+
+
+# A stdio MCP server in a few lines, whose answers are not quite MCP:
+# tools/list's "tools" (argv[1] == "list") or tools/call's "content"
+# ("call") is a number.
+FAKE = r"""
+import json, sys
+bad = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    r = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+         "serverInfo": {"name": "fake", "version": "1"}}
+    if m["method"] == "tools/list":
+        r = {"tools": 5 if bad == "list" else [{"name": "t", "inputSchema": {"type": "object"}}]}
+    elif m["method"] == "tools/call":
+        r = {"content": 5}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"""
+
+
+def test_upstream_error_is_exported_and_a_codecage_error():
+    """Issue 27 D8: codecage.UpstreamError is public, a CodecageError, and
+    what every failure of the server is, in the host (mcp_tools) and in
+    the guest (a catchable error of that name), also for answers that are
+    not MCP (they were a TypeError of the package's own code)."""
+    assert issubclass(codecage.UpstreamError, codecage.CodecageError)
+    assert not issubclass(codecage.UpstreamError, ValueError)
+    assert "UpstreamError" in codecage.__all__ and "UpstreamError" in codecage.errors.__all__
+    assert codecage.UpstreamError.kind == "invalid_input"
+    with pytest.raises(codecage.CodecageError, match="exited"):
+        codecage.mcp_tools([sys.executable, "-c", "pass"])
+    with pytest.raises(codecage.UpstreamError, match="'tools' that is not a list but int"):
+        codecage.mcp_tools([sys.executable, "-c", FAKE, "list"])
+    with codecage.mcp_tools([sys.executable, "-c", FAKE, "call"]) as b:
+        for lang, code in (("javascript", "try { await tools.t({}) } catch (e) "
+                                          "{ [e.name, e.message] }"),
+                           ("python", "try:\n    tools.t()\nexcept Exception as e:\n"
+                                      "    r = [type(e).__name__, str(e)]\nr")):
+            with codecage.IsolatedRuntime(language=lang) as rt:
+                b.attach(rt)
+                assert rt.eval(code) == [
+                    "UpstreamError",
+                    "the MCP server's tools/call result has a 'content' that is not a list "
+                    "but int"]
+                with pytest.raises(codecage.GuestError) as e:  # uncaught: the guest's error
+                    rt.eval("await tools.t({})" if lang == "javascript" else "tools.t()")
+                assert e.value.name == "UpstreamError"
+
+
+def test_over_budget_the_message_names_mcp_tools_max_calls():
+    """Issue 27 D7: caught and uncaught, one text naming the option."""
+    msg = "the total tool call budget of 0 calls is used up; raise mcp_tools(max_calls=N)"
+    with codecage.mcp_tools([sys.executable, "-c", FAKE, "call"], max_calls=0) as b, \
+            codecage.IsolatedRuntime(language="javascript") as rt:
+        b.attach(rt)
+        assert rt.eval("try { await tools.t({}) } catch (e) { e.message }") == msg
+        with pytest.raises(codecage.ToolBudgetError) as e:
+            rt.eval("await tools.t({})")
+        assert e.value.message == msg
 
 
 @pytest.mark.parametrize("language", ["javascript", "python"])
