@@ -20,11 +20,14 @@ import fcntl
 import os
 import shutil
 import subprocess
+import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from build_backend import project_version  # noqa: E402  (meson.build's version)
 WORKERS = ("codecage-worker-js", "codecage-worker-py")
 LIB = "libcodecage.so.0"  # the soname the extension records
 
@@ -83,7 +86,7 @@ ext = Extension(
 
 setup(
     name="codecage",
-    version="0.1.0",
+    version=project_version(),
     description="Run the Python and JavaScript that AI agents write in a confined worker",
     license="MIT",
     python_requires=">=3.11",

@@ -74,6 +74,11 @@ typedef struct cc_error {
 
 CC_EXPORT void cc_error_clear(cc_error *err);
 
+/* The library's version ("0.1.0"): meson's project version, the one
+ * source the CLI's --version, the MCP server's serverInfo and the Python
+ * package's __version__ read. Static string. */
+CC_EXPORT const char *cc_version(void);
+
 /* ---- values (DESIGN.md section 5) ----
  *
  * A value is a tree of cc_value nodes. JavaScript null/undefined and Python
@@ -201,6 +206,13 @@ CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
  * cc_runtime_eval's timeout_s, cc_tool_call_hold's approval timeout,
  * cc_pool_checkout's wait, cc_net_options.timeout_s. */
 #define CC_MAX_TIMEOUT_S 86400
+
+/* cc_limits.max_memory's range, bytes (cc_options_check refuses others). */
+#define CC_MAX_MEMORY_MIN (16ull << 20)
+#define CC_MAX_MEMORY_MAX (1ull << 40)
+/* cc_options.scratch_bytes' range when it is not 0 (no scratch), bytes. */
+#define CC_SCRATCH_MIN 4096ull
+#define CC_SCRATCH_MAX (64ull << 30)
 
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {
