@@ -14,7 +14,7 @@ CC_EXPORT cc_value_type cc_value_type_of(const cc_value *v)
 	return v ? v->type : CC_VALUE_NULL;
 }
 
-static cc_value *new_node(cc_value_type t)
+cc_value *cc_value_node(cc_value_type t)
 {
 	cc_value *v = calloc(1, sizeof(*v));
 	if (v)
@@ -24,7 +24,7 @@ static cc_value *new_node(cc_value_type t)
 
 CC_EXPORT cc_value *cc_value_new_bool(bool b)
 {
-	cc_value *v = new_node(CC_VALUE_BOOL);
+	cc_value *v = cc_value_node(CC_VALUE_BOOL);
 	if (v)
 		v->u.b = b;
 	return v;
@@ -32,7 +32,7 @@ CC_EXPORT cc_value *cc_value_new_bool(bool b)
 
 CC_EXPORT cc_value *cc_value_new_int(int64_t i)
 {
-	cc_value *v = new_node(CC_VALUE_INT);
+	cc_value *v = cc_value_node(CC_VALUE_INT);
 	if (v)
 		v->u.i = i;
 	return v;
@@ -40,15 +40,15 @@ CC_EXPORT cc_value *cc_value_new_int(int64_t i)
 
 CC_EXPORT cc_value *cc_value_new_float(double f)
 {
-	cc_value *v = new_node(CC_VALUE_FLOAT);
+	cc_value *v = cc_value_node(CC_VALUE_FLOAT);
 	if (v)
 		v->u.f = f;
 	return v;
 }
 
-static cc_value *new_blob(cc_value_type t, const void *p, size_t len)
+cc_value *cc_value_blob(cc_value_type t, const void *p, size_t len)
 {
-	cc_value *v = new_node(t);
+	cc_value *v = cc_value_node(t);
 	if (!v)
 		return NULL;
 	v->u.str.ptr = malloc(len + 1);
@@ -84,29 +84,29 @@ CC_EXPORT cc_value *cc_value_new_bigint(const char *digits, size_t len)
 {
 	if (!cc_bigint_text_valid(digits, len))
 		return NULL;
-	return new_blob(CC_VALUE_BIGINT, digits, len);
+	return cc_value_blob(CC_VALUE_BIGINT, digits, len);
 }
 
 CC_EXPORT cc_value *cc_value_new_string(const char *s, size_t len)
 {
 	if (!cc_utf8_valid(s, len))
 		return NULL;
-	return new_blob(CC_VALUE_STRING, s, len);
+	return cc_value_blob(CC_VALUE_STRING, s, len);
 }
 
 CC_EXPORT cc_value *cc_value_new_bytes(const void *p, size_t len)
 {
-	return new_blob(CC_VALUE_BYTES, p, len);
+	return cc_value_blob(CC_VALUE_BYTES, p, len);
 }
 
 CC_EXPORT cc_value *cc_value_new_array(void)
 {
-	return new_node(CC_VALUE_ARRAY);
+	return cc_value_node(CC_VALUE_ARRAY);
 }
 
 CC_EXPORT cc_value *cc_value_new_map(void)
 {
-	return new_node(CC_VALUE_MAP);
+	return cc_value_node(CC_VALUE_MAP);
 }
 
 CC_EXPORT int cc_value_array_push(cc_value *arr, cc_value *item)

@@ -113,6 +113,11 @@ int cc_pack_duration(msgpack_packer *pk, int64_t sec, uint32_t nsec);
 int cc_pack_timezone(msgpack_packer *pk, int64_t offset_us, const char *name, size_t len);
 int cc_pack_path(msgpack_packer *pk, const char *s, size_t len);
 
+/* Internal, for value_ext.c: a zeroed node of type t; one whose str holds
+ * a copy of p[0..len) with a NUL after it. NULL when out of memory. */
+cc_value *cc_value_node(cc_value_type t);
+cc_value *cc_value_blob(cc_value_type t, const void *p, size_t len);
+
 /* value_ext.c, for value.c: an ext item decoded into *out (0, or -1 with
  * err: protocol_violation, internal when out of memory); the ext types'
  * nodes encoded (as cc_value_encode), freed (their own fields only) and

@@ -10,14 +10,6 @@
 #include "utf8.h"
 #include "value.h"
 
-static cc_value *new_node(cc_value_type t)
-{
-	cc_value *v = calloc(1, sizeof(*v));
-	if (v)
-		v->type = t;
-	return v;
-}
-
 /* A copy of name[0..len) with a NUL after it into z (NULL name: none).
  * Returns -1 when out of memory or the name is not UTF-8. */
 static int zone_init(cc_value_zone *z, int64_t offset_us, const char *name, size_t len)
@@ -43,7 +35,7 @@ CC_EXPORT cc_value *cc_value_new_timestamp(int64_t sec, uint32_t nsec)
 {
 	if (nsec >= 1000000000u)
 		return NULL;
-	cc_value *v = new_node(CC_VALUE_TIMESTAMP);
+	cc_value *v = cc_value_node(CC_VALUE_TIMESTAMP);
 	if (v) {
 		v->u.ts.sec = sec;
 		v->u.ts.nsec = nsec;
@@ -64,7 +56,7 @@ CC_EXPORT cc_value *cc_value_new_zoned_timestamp(int64_t sec, uint32_t nsec, int
 
 CC_EXPORT cc_value *cc_value_new_date(int32_t days)
 {
-	cc_value *v = new_node(CC_VALUE_DATE);
+	cc_value *v = cc_value_node(CC_VALUE_DATE);
 	if (v)
 		v->u.days = days;
 	return v;
@@ -74,7 +66,7 @@ CC_EXPORT cc_value *cc_value_new_duration(int64_t sec, uint32_t nsec)
 {
 	if (nsec >= 1000000000u)
 		return NULL;
-	cc_value *v = new_node(CC_VALUE_DURATION);
+	cc_value *v = cc_value_node(CC_VALUE_DURATION);
 	if (v) {
 		v->u.dur.sec = sec;
 		v->u.dur.nsec = nsec;
@@ -84,7 +76,7 @@ CC_EXPORT cc_value *cc_value_new_duration(int64_t sec, uint32_t nsec)
 
 CC_EXPORT cc_value *cc_value_new_timezone(int64_t offset_us, const char *name, size_t name_len)
 {
-	cc_value *v = new_node(CC_VALUE_TIMEZONE);
+	cc_value *v = cc_value_node(CC_VALUE_TIMEZONE);
 	if (v && zone_init(&v->u.tz, offset_us, name, name_len) < 0) {
 		free(v);
 		return NULL;
@@ -94,21 +86,7 @@ CC_EXPORT cc_value *cc_value_new_timezone(int64_t offset_us, const char *name, s
 
 CC_EXPORT cc_value *cc_value_new_path(const char *s, size_t len)
 {
-	if (!cc_utf8_valid(s, len))
-		return NULL;
-	cc_value *v = new_node(CC_VALUE_PATH);
-	if (!v)
-		return NULL;
-	v->u.str.ptr = malloc(len + 1);
-	if (!v->u.str.ptr) {
-		free(v);
-		return NULL;
-	}
-	if (len)
-		memcpy(v->u.str.ptr, s, len);
-	v->u.str.ptr[len] = 0;
-	v->u.str.len = len;
-	return v;
+	return cc_utf8_valid(s, len) ? cc_value_blob(CC_VALUE_PATH, s, len) : NULL;
 }
 
 void cc_value_ext_free(cc_value *v)
