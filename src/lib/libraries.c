@@ -41,6 +41,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "frame.h"
 #include "lib_graph.h"
 #include "lib_pkg.h"
 #include "message.h"
@@ -365,6 +366,24 @@ static int package_graph(const cc_options *o, int pkg, const char *dir, bool by_
 			lib->graph = g;
 			lib->code = g.v[0].code;
 			lib->len = g.v[0].len;
+			/* one frame, which the worker takes up to max_source and its
+			 * envelope: the names and imports must fit beside the code */
+			size_t meta = 0;
+			for (size_t k = 0; k < g.n; k++) {
+				meta += strlen(g.v[k].file) + 32;
+				for (size_t j = 0; j < g.v[k].n; j++)
+					meta += strlen(g.v[k].specs[j]) + strlen(g.v[k].keys[j]) +
+						16;
+			}
+			if (meta > CC_FRAME_ENVELOPE) {
+				rc = cc_fail(
+					err, CC_ERR_INVALID_INPUT,
+					"%s: its %zu modules' names and imports take %zu bytes, "
+					"over the %u a library's frame has beside its code; give "
+					"a bundle of the package",
+					what, g.n, meta, (unsigned)CC_FRAME_ENVELOPE);
+				goto out;
+			}
 		} else {
 			lib->code =
 				lib->global ? cc_lib_cjs_bundle(&g, lib->global, &lib->len) : NULL;
