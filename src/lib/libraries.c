@@ -375,12 +375,12 @@ static int package_graph(const cc_options *o, int pkg, const char *dir, bool by_
 					meta += strlen(g.v[k].specs[j]) + strlen(g.v[k].keys[j]) +
 						16;
 			}
-			if (meta > CC_FRAME_ENVELOPE) {
+			if (g.bytes + meta > o->limits.max_source + CC_FRAME_ENVELOPE) {
 				rc = cc_fail(
 					err, CC_ERR_INVALID_INPUT,
 					"%s: its %zu modules' names and imports take %zu bytes, "
-					"over the %u a library's frame has beside its code; give "
-					"a bundle of the package",
+					"more than the %u a library's frame has beside max_source "
+					"for its code; raise max_source, or give a bundle",
 					what, g.n, meta, (unsigned)CC_FRAME_ENVELOPE);
 				goto out;
 			}

@@ -166,6 +166,22 @@ def test_a_module_graph_counts_all_its_files_against_max_source(tmp_path):
         assert rt.eval("two.a.length") == 3000
 
 
+def test_a_module_graph_too_wide_for_its_frame_is_refused_by_the_host(tmp_path):
+    """Many modules with long names: the names and imports do not fit the
+    lib frame beside max_source. The host says so (it was the worker's
+    "malformed lib frame", a protocol_violation)."""
+    nm = tmp_path / "node_modules"
+    deep = "/".join(["d" * 50] * 4)  # short specifiers, long file names
+    files = {f"{deep}/i.mjs": "".join(f"import './{k}.mjs';\n" for k in range(400))}
+    files.update({f"{deep}/{k}.mjs": "" for k in range(400)})
+    package(nm, "wide", {"module": f"{deep}/i.mjs"}, files)
+    with pytest.raises(codecage.InvalidInputError) as e:
+        IsolatedRuntime(libraries=["wide"], node_modules=str(nm), max_source=65536)
+    assert "names and imports" in str(e.value), e.value
+    with IsolatedRuntime(libraries=["wide"], node_modules=str(nm)) as rt:
+        assert rt.eval("typeof wide") == "object"
+
+
 def test_size_cap_and_language(tmp_path):
     big = tmp_path / "big.js"
     big.write_text("var s = '" + "x" * 5000 + "';\n")
