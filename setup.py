@@ -20,11 +20,14 @@ import fcntl
 import os
 import shutil
 import subprocess
+import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from build_backend import project_version  # noqa: E402  (meson.build's version)
 WORKERS = ("codecage-worker-js", "codecage-worker-py")
 LIB = "libcodecage.so.0"  # the soname the extension records
 HELPER = "codecage-deps"  # installs dependencies (src/lib/deps_helper.py; meson copies it)
@@ -75,7 +78,8 @@ ext = Extension(
     sources=["src/python/module.c", "src/python/runtime.c", "src/python/options.c",
              "src/python/deps.c",
              "src/python/values.c",
-             "src/python/net.c", "src/common/py_from_value.c", "src/common/utf8.c",
+             "src/python/net.c", "src/common/py_from_value.c",
+             "src/common/py_objects.c", "src/common/utf8.c",
              "src/common/civil.c"],
     include_dirs=["include", "src/common"],
     extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
@@ -85,7 +89,7 @@ ext = Extension(
 
 setup(
     name="codecage",
-    version="0.1.0",
+    version=project_version(),
     description="Run the Python and JavaScript that AI agents write in a confined worker",
     license="MIT",
     python_requires=">=3.11",

@@ -74,96 +74,12 @@ typedef struct cc_error {
 
 CC_EXPORT void cc_error_clear(cc_error *err);
 
-/* ---- values (DESIGN.md section 5) ----
- *
- * A value is a tree of cc_value nodes. JavaScript null/undefined and Python
- * None are a NULL pointer: no node has a "null" type. Values returned inside
- * a cc_result are owned by that result; values built with cc_value_new_* are
- * owned by the caller until handed to a container (which takes ownership) or
- * freed with cc_value_free. */
+/* The library's version ("0.1.0"): meson's project version, the one
+ * source the CLI's --version, the MCP server's serverInfo and the Python
+ * package's __version__ read. Static string. */
+CC_EXPORT const char *cc_version(void);
 
-typedef enum cc_value_type {
-	CC_VALUE_NULL = 0, /* only reported by cc_value_type_of(NULL) */
-	CC_VALUE_BOOL,
-	CC_VALUE_INT,	 /* int64 */
-	CC_VALUE_FLOAT,	 /* double; NaN, +-Infinity and -0.0 kept */
-	CC_VALUE_BIGINT, /* integer outside int64: decimal digits, "-" sign */
-	CC_VALUE_STRING, /* valid UTF-8 (lone surrogates arrive as U+FFFD) */
-	CC_VALUE_BYTES,
-	CC_VALUE_ARRAY,
-	CC_VALUE_MAP,	    /* string keys, insertion order kept, unique keys */
-	CC_VALUE_TIMESTAMP, /* UTC: seconds since the Unix epoch + nanoseconds */
-} cc_value_type;
-
-typedef struct cc_value cc_value;
-struct cc_value {
-	cc_value_type type;
-	union {
-		bool b;
-		int64_t i;
-		double f;
-		struct {
-			char *ptr;
-			size_t len;
-		} str; /* STRING, BIGINT, BYTES */
-		struct {
-			cc_value **items;
-			size_t len, cap;
-		} array;
-		struct {
-			char **keys;
-			size_t *key_lens;
-			cc_value **vals;
-			size_t len, cap;
-		} map;
-		struct {
-			int64_t sec;
-			uint32_t nsec;
-		} ts;
-	} u;
-};
-
-/* Structural caps applied to every value crossing the boundary, both ways.
- * Depth counts containers: a flat list has depth 1. */
-#define CC_VALUE_MAX_DEPTH 100
-/* Total nodes in one value (containers plus scalars): at most one per 8
- * bytes of the result cap (limits.max_result; 2,097,152 for the default
- * 16 MiB), and never more than this. The ratio bounds what decoding a value
- * can cost the host to about nine times the cap. */
-#define CC_VALUE_MAX_NODES 10000000u
-/* Largest bigint, in decimal digits: CPython 3.11's default
- * int-to-str limit (sys.get_int_max_str_digits() == 4300). */
-#define CC_BIGINT_MAX_DIGITS 4300
-
-CC_EXPORT cc_value_type cc_value_type_of(const cc_value *v);
-
-/* Constructors: return owned values, or NULL when out of memory (or, for
- * string/bigint, when the text is not valid UTF-8 / not an integer). */
-CC_EXPORT cc_value *cc_value_new_bool(bool b);
-CC_EXPORT cc_value *cc_value_new_int(int64_t i);
-CC_EXPORT cc_value *cc_value_new_float(double f);
-CC_EXPORT cc_value *cc_value_new_bigint(const char *digits, size_t len); /* copies */
-CC_EXPORT cc_value *cc_value_new_string(const char *s, size_t len);	 /* copies */
-CC_EXPORT cc_value *cc_value_new_bytes(const void *p, size_t len);	 /* copies */
-CC_EXPORT cc_value *cc_value_new_array(void);
-CC_EXPORT cc_value *cc_value_new_map(void);
-CC_EXPORT cc_value *cc_value_new_timestamp(int64_t sec, uint32_t nsec);
-
-/* Append item (may be NULL for null) to an array; takes ownership of item
- * even on failure. Returns 0, or -1 when out of memory or arr is not an
- * array. */
-CC_EXPORT int cc_value_array_push(cc_value *arr, cc_value *item);
-
-/* Add key -> val to a map; copies key, takes ownership of val even on
- * failure. Returns -1 when out of memory, key is not UTF-8, the key exists
- * already or map is not a map. */
-CC_EXPORT int cc_value_map_set(cc_value *map, const char *key, size_t key_len, cc_value *val);
-
-/* Frees a value tree (NULL is fine). */
-CC_EXPORT void cc_value_free(cc_value *v);
-
-/* Deep equality; NaN equals NaN, -0.0 differs from 0.0. */
-CC_EXPORT bool cc_value_equal(const cc_value *a, const cc_value *b);
+#include "codecage_value.h" /* values: cc_value trees, their types and constructors */
 
 /* ---- runtimes ---- */
 
@@ -201,6 +117,13 @@ CC_EXPORT int cc_sandbox_mode_parse(const char *name, cc_sandbox_mode *mode);
  * cc_runtime_eval's timeout_s, cc_tool_call_hold's approval timeout,
  * cc_pool_checkout's wait, cc_net_options.timeout_s. */
 #define CC_MAX_TIMEOUT_S 86400
+
+/* cc_limits.max_memory's range, bytes (cc_options_check refuses others). */
+#define CC_MAX_MEMORY_MIN (16ull << 20)
+#define CC_MAX_MEMORY_MAX (1ull << 40)
+/* cc_options.scratch_bytes' range when it is not 0 (no scratch), bytes. */
+#define CC_SCRATCH_MIN 4096ull
+#define CC_SCRATCH_MAX (64ull << 30)
 
 /* Limits. cc_options_init fills the defaults given in each comment. */
 typedef struct cc_limits {

@@ -35,9 +35,19 @@ EXTRAS = {
 }
 
 
-def _version():
-    with open(os.path.join(ROOT, "python", "codecage", "__init__.py"), encoding="utf-8") as f:
-        return re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
+def project_version():
+    """The version in meson.build's project(): the one place it is written
+    (libcodecage's cc_version(), the CLI's --version, the wheel's and
+    setup.py's version, codecage.__version__ all come from it)."""
+    with open(os.path.join(ROOT, "meson.build"), encoding="utf-8") as f:
+        m = re.search(r"^project\(\s*'codecage'.*?\bversion\s*:\s*'([^']+)'", f.read(),
+                      re.S | re.M)
+    if not m:
+        raise RuntimeError("meson.build's project() names no version")
+    return m.group(1)
+
+
+_version = project_version
 
 
 def _tag():

@@ -7,7 +7,8 @@ import pytest
 
 from conftest import ASAN_BUILD, BUILD, ROOT
 
-UNIT = ["test_utf8", "test_value", "test_cleanup", "test_names", "test_protocol", "test_net_policy"]
+UNIT = ["test_utf8", "test_value", "test_cleanup", "test_names", "test_protocol", "test_net_policy",
+        "test_lib_scan"]
 BUILDS = {"plain": BUILD, "asan": ASAN_BUILD}
 
 

@@ -31,7 +31,9 @@ from .errors import (CodecageError, EvalTimeoutError, GuestError, GuestSyntaxErr
                      ProtocolViolation, ReplayDivergenceError, RuntimeBusyError, SandboxUnavailable, TimeoutError,
                      ToolBudgetError, UpstreamError, WorkerCrashed)
 
-__version__ = "0.1.0"
+from . import _codecage
+
+__version__ = _codecage.__version__  # libcodecage's cc_version(): meson's project version
 
 __all__ = [
     "IsolatedRuntime", "RuntimeConfig", "Mount", "EvalResult", "ToolBridge", "ForkServer",

@@ -6,6 +6,7 @@ of the package is annotated inline (``py.typed``).
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+__version__: str
 MAX_DEPTH: int
 BIGINT_MAX_DIGITS: int
 MAX_TIMEOUT: int

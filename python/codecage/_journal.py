@@ -10,8 +10,12 @@ than half replayed.
 Values (tool arguments and results) are stored tagged, so that every value
 that crosses the boundary (DESIGN.md section 5) comes back as the same
 value: every dict is ``{"$map": {...}}``, bytes are ``{"$bytes": base64}``,
-datetimes ``{"$datetime": isoformat}``, floats that JSON lacks
-(NaN, +-Infinity) ``{"$float": "nan"}``; lists and tuples are lists.
+datetimes ``{"$datetime": isoformat}`` (naive ones as UTC; an aware one at
+its own offset, and ``[isoformat, name]`` when its zone has a name), dates
+``{"$date": isoformat}``, timedeltas ``{"$timedelta": [days, seconds,
+microseconds]}``, timezones ``{"$timezone": [offset microseconds, name or
+null]}``, PurePosixPaths ``{"$path": text}``, floats that JSON lacks (NaN,
++-Infinity) ``{"$float": "nan"}``; lists and tuples are lists.
 
 The journal is capped (``AgentSession(max_journal_bytes=,
 max_journal_calls=)``): ``size`` and the ``*_cost`` functions measure
@@ -28,6 +32,7 @@ import hashlib
 import hmac
 import json
 import math
+import pathlib
 from typing import Any, Dict, List
 
 from .errors import InvalidInputError
@@ -67,9 +72,29 @@ def encode(v: Any, depth: int = 0) -> Any:
     if isinstance(v, (bytes, bytearray, memoryview)):
         return {"$bytes": base64.b64encode(bytes(v)).decode("ascii")}
     if isinstance(v, datetime.datetime):
-        if v.tzinfo is None:
-            v = v.replace(tzinfo=datetime.timezone.utc)
-        return {"$datetime": v.astimezone(datetime.timezone.utc).isoformat()}
+        # what the host and guest see: the offset kept (and the zone's
+        # name), a naive datetime as UTC
+        if v.tzinfo is None or v.utcoffset() is None:
+            return {"$datetime": v.replace(tzinfo=datetime.timezone.utc).isoformat()}
+        # the name that crosses (src/common/py_objects.c): a timezone's
+        # own, or another tzinfo's tzname()
+        tz = v.tzinfo
+        name = ((tz.__getinitargs__() + (None,))[1] if isinstance(tz, datetime.timezone)
+                else v.tzname())
+        off = v.utcoffset()
+        if off == datetime.timedelta(0) and name in (None, "UTC"):
+            return {"$datetime": v.astimezone(datetime.timezone.utc).isoformat()}
+        return {"$datetime": [v.isoformat(), name] if isinstance(name, str) else v.isoformat()}
+    if isinstance(v, datetime.date):
+        return {"$date": v.isoformat()}
+    if isinstance(v, datetime.timedelta):
+        return {"$timedelta": [v.days, v.seconds, v.microseconds]}
+    if isinstance(v, datetime.timezone):
+        args = v.__getinitargs__()
+        return {"$timezone": [args[0] // datetime.timedelta(microseconds=1),
+                              args[1] if len(args) > 1 else None]}
+    if isinstance(v, pathlib.PurePosixPath):
+        return {"$path": str(v)}
     if isinstance(v, (list, tuple)):
         return [encode(x, depth + 1) for x in v]
     if isinstance(v, dict):
@@ -100,9 +125,25 @@ def decode(v: Any, depth: int = 0) -> Any:
                 return base64.b64decode(x.encode("ascii"), validate=True)
             if tag == "$datetime" and isinstance(x, str):
                 return datetime.datetime.fromisoformat(x)
+            if (tag == "$datetime" and isinstance(x, list) and len(x) == 2 and
+                    all(isinstance(y, str) for y in x)):
+                d = datetime.datetime.fromisoformat(x[0])
+                if d.tzinfo is not None:
+                    return d.replace(tzinfo=datetime.timezone(d.utcoffset(), x[1]))
+            if tag == "$date" and isinstance(x, str):
+                return datetime.date.fromisoformat(x)
+            if (tag == "$timedelta" and isinstance(x, list) and len(x) == 3 and
+                    all(type(y) is int for y in x)):
+                return datetime.timedelta(days=x[0], seconds=x[1], microseconds=x[2])
+            if (tag == "$timezone" and isinstance(x, list) and len(x) == 2 and
+                    type(x[0]) is int and (x[1] is None or isinstance(x[1], str))):
+                off = datetime.timedelta(microseconds=x[0])
+                return datetime.timezone(off) if x[1] is None else datetime.timezone(off, x[1])
+            if tag == "$path" and isinstance(x, str):
+                return pathlib.PurePosixPath(x)
             if tag == "$float" and x in ("nan", "inf", "-inf"):
                 return float(x)
-        except ValueError:
+        except (ValueError, OverflowError, TypeError):
             pass
     raise InvalidInputError("the journal holds a value codecage does not write")
 

@@ -76,7 +76,7 @@ int cc_deps_flag(int c, const char *arg, struct cc_deps_flags *f, char **why)
 		uint64_t *to =
 			c == CC_DF_MAX_INSTALL ? &f->o.max_install_bytes : &f->o.max_cache_bytes;
 		f->set = true;
-		if (cc_flag_whole_mib(arg, to) < 0 || *to > (UINT64_MAX >> 20)) {
+		if (cc_flag_whole_mib(arg, to) != 0) {
 			*why = cc_strprintf("%s wants a whole number of MiB, not '%s'", flag, arg);
 			return -1;
 		}

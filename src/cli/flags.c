@@ -16,6 +16,9 @@ int cc_flag_decimal(const char *arg, double *out)
 	return errno || end == arg || *end ? -1 : 0;
 }
 
+/* A whole number of MiB, digits only: 0, or -1 when arg is not one, or 1
+ * when it is one too large for its bytes to fit in 64 bits (out of any
+ * range the library takes). */
 int cc_flag_whole_mib(const char *arg, uint64_t *out)
 {
 	char *end = NULL;
@@ -23,10 +26,24 @@ int cc_flag_whole_mib(const char *arg, uint64_t *out)
 		return -1;
 	errno = 0;
 	unsigned long long v = strtoull(arg, &end, 10);
-	if (errno || *end || v > (UINT64_MAX >> 20))
+	if (*end)
 		return -1;
+	if (errno || v > (UINT64_MAX >> 20))
+		return 1;
 	*out = v;
 	return 0;
+}
+
+/* The library's range in bytes as whole MiB: the least MiB at or above lo,
+ * the most at or below hi. */
+static unsigned long long mib_up(uint64_t lo)
+{
+	return (unsigned long long)((lo + (1u << 20) - 1) >> 20);
+}
+
+static unsigned long long mib_down(uint64_t hi)
+{
+	return (unsigned long long)(hi >> 20);
 }
 
 /* The library's word on o: 0, or -1 with *why "FLAG: message, not 'ARG'"
@@ -62,18 +79,26 @@ int cc_flag_timeout(const char *arg, double *out, char **why)
 	return 0;
 }
 
+/* The library judges the range (cc_options_check); its message counts
+ * bytes, so the flag's own says the range in MiB, the unit it takes. */
 int cc_flag_memory(const char *arg, uint64_t *mib, char **why)
 {
 	cc_options o;
 	cc_options_init(&o, CC_LANG_JAVASCRIPT);
-	uint64_t v;
-	if (cc_flag_whole_mib(arg, &v) < 0) {
+	uint64_t v = 0;
+	int rc = cc_flag_whole_mib(arg, &v);
+	if (rc < 0) {
 		*why = cc_strprintf("--memory wants a whole number of MiB, not '%s'", arg);
 		return -1;
 	}
 	o.limits.max_memory = v << 20;
-	if (library_check(&o, "--memory", arg, why) < 0)
+	cc_error err = { 0 };
+	if (rc > 0 || cc_options_check(&o, &err) < 0) {
+		cc_error_clear(&err);
+		*why = cc_strprintf("--memory wants MiB from %llu to %llu, not '%s'",
+				    mib_up(CC_MAX_MEMORY_MIN), mib_down(CC_MAX_MEMORY_MAX), arg);
 		return -1;
+	}
 	*mib = v;
 	return 0;
 }
@@ -82,15 +107,21 @@ int cc_flag_scratch(const char *arg, uint64_t *mib, char **why)
 {
 	cc_options o;
 	cc_options_init(&o, CC_LANG_JAVASCRIPT);
-	uint64_t v;
-	if (cc_flag_whole_mib(arg, &v) < 0) {
+	uint64_t v = 0;
+	int rc = cc_flag_whole_mib(arg, &v);
+	if (rc < 0) {
 		*why = cc_strprintf("--scratch wants a whole number of MiB (0: none), not '%s'",
 				    arg);
 		return -1;
 	}
 	o.scratch_bytes = v << 20;
-	if (library_check(&o, "--scratch", arg, why) < 0)
+	cc_error err = { 0 };
+	if (rc > 0 || cc_options_check(&o, &err) < 0) {
+		cc_error_clear(&err);
+		*why = cc_strprintf("--scratch wants MiB: 0 for none, or %llu to %llu, not '%s'",
+				    mib_up(CC_SCRATCH_MIN), mib_down(CC_SCRATCH_MAX), arg);
 		return -1;
+	}
 	*mib = v;
 	return 0;
 }

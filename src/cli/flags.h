@@ -25,11 +25,13 @@ int cc_flag_whole_mib(const char *arg, uint64_t *out);
 int cc_flag_timeout(const char *arg, double *out, char **why);
 
 /* --memory MIB into *mib: a whole number of MiB whose bytes
- * cc_options_check takes as max_memory (16 MiB to 1 TiB). */
+ * cc_options_check takes as max_memory (16 MiB to 1 TiB); a refusal says
+ * the range in MiB (CC_MAX_MEMORY_MIN/_MAX), the flag's unit. */
 int cc_flag_memory(const char *arg, uint64_t *mib, char **why);
 
 /* --scratch MIB into *mib: 0 (no scratch) or a whole number of MiB whose
- * bytes cc_options_check takes as scratch_bytes (up to 64 GiB). */
+ * bytes cc_options_check takes as scratch_bytes (up to 64 GiB); a refusal
+ * says the range in MiB (CC_SCRATCH_MIN/_MAX). */
 int cc_flag_scratch(const char *arg, uint64_t *mib, char **why);
 
 /* A whole number for the cc_limits field flag names, checked by

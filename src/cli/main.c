@@ -41,6 +41,7 @@ static const char usage_text[] =
 	"                    [--dependency SPEC]... [--allow-dependencies] [--deps-* ...]\n"
 	"                    [--] CODE\n"
 	"       codecage doctor\n"
+	"       codecage --version\n"
 	"       codecage mcp [--http HOST:PORT] [options]   (codecage mcp --help)\n"
 	"\n"
 	"Runs untrusted Python or JavaScript in a confined worker process.\n"
@@ -73,11 +74,13 @@ static const char usage_text[] =
 	"Exit status: 0 ok, 1 guest or syntax error, 2 invalid input or usage,\n"
 	"3 timeout, 4 sandbox unavailable, 5 limit hit or worker crash, 70 internal.\n";
 
+/* A usage error: its one line and where the help is (the whole help
+ * would bury the line). Returns 2, the exit status. */
 static int usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "codecage: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", usage_text);
+	fprintf(stderr, "\ntry 'codecage --help'\n");
 	return 2;
 }
 
@@ -227,6 +230,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 				     argv[optind - 1]);
 		}
 	}
+	if (a->json && a->raw)
+		return usage("%s", "--json and --raw do not go together: --raw passes guest text "
+				   "to a terminal as is, --json prints one JSON object");
 	if (a->out_dir && !a->scratch_mib)
 		return usage("%s", "--out copies the run's scratch: add --scratch MIB");
 	if (optind != argc - 1)
@@ -588,10 +594,16 @@ static int cmd_doctor(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage("%s", "missing command");
+		return usage("%s", "missing command (run, eval, doctor or mcp)");
 	struct args a = { .cmd = argv[1] };
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		if (argc != 2)
+			return usage("%s", "--version takes no arguments");
+		printf("codecage %s\n", cc_version());
 		return 0;
 	}
 	if (!strcmp(argv[1], "mcp"))
@@ -616,9 +628,8 @@ int main(int argc, char **argv)
 	char *code = NULL;
 	size_t len = 0;
 	if (read_source(a.target, CLI_DEFAULT_MAX_SOURCE, &code, &len) < 0) {
-		fprintf(stderr, "codecage: cannot read '%s': %s\n", a.target, strerror(errno));
-		fputs(usage_text, stderr);
-		return 2;
+		char *why = cc_strprintf("cannot read '%s': %s", a.target, strerror(errno));
+		return usage_free(why);
 	}
 	rc = run_code(&a, code, len);
 	free(code);

@@ -3,6 +3,8 @@
  * datetime crosses the same way in both directions. */
 #include "civil.h"
 
+#include <stdio.h>
+
 int64_t cc_days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	y -= m <= 2;
@@ -67,4 +69,16 @@ int cc_civil_from_timestamp(int64_t sec, uint32_t nsec, struct cc_civil *c)
 	c->second = (unsigned)(rem % 60);
 	c->usec = nsec / 1000;
 	return 0;
+}
+
+void cc_civil_offset_text(char *out, size_t n, int64_t us)
+{
+	char sign = us < 0 ? '-' : '+';
+	uint64_t a = us < 0 ? (uint64_t)-us : (uint64_t)us; /* < 24 h: no overflow */
+	unsigned s = (unsigned)(a / 1000000), f = (unsigned)(a % 1000000);
+	int w = snprintf(out, n, "%c%02u:%02u", sign, s / 3600, s / 60 % 60);
+	if ((s % 60 || f) && w > 0 && (size_t)w < n)
+		w += snprintf(out + w, n - (size_t)w, ":%02u", s % 60);
+	if (f && w > 0 && (size_t)w < n)
+		snprintf(out + w, n - (size_t)w, ".%06u", f);
 }

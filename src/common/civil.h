@@ -3,6 +3,7 @@
 #ifndef CC_COMMON_CIVIL_H
 #define CC_COMMON_CIVIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A broken-down proleptic Gregorian date and time, in UTC unless said. */
@@ -45,5 +46,10 @@ int cc_civil_offset_us(int days, int seconds, int usec, int64_t *us);
  * a microsecond are dropped). Returns 0, or -1 when the instant is outside
  * Python's datetime range, 0001-01-01 to 9999-12-31 (c is then unset). */
 int cc_civil_from_timestamp(int64_t sec, uint32_t nsec, struct cc_civil *c);
+
+/* A UTC offset (microseconds east, |us| < 24 h) as ISO 8601 and Python's
+ * isoformat() write it: +HH:MM, then :SS and .ffffff only when they are
+ * not zero ("+05:30", "-00:00:01.500000"). Into out[0..n), n >= 20. */
+void cc_civil_offset_text(char *out, size_t n, int64_t us);
 
 #endif

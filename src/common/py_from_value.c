@@ -1,7 +1,9 @@
 /* cc_value -> Python object (py_from_value.h). */
 #include "py_from_value.h"
 
-static PyObject *convert(const cc_value *v, unsigned depth, PyObject *(*datetime)(const cc_value *))
+#include "py_objects.h"
+
+static PyObject *convert(const cc_value *v, unsigned depth)
 {
 	if (!v)
 		Py_RETURN_NONE;
@@ -31,7 +33,7 @@ static PyObject *convert(const cc_value *v, unsigned depth, PyObject *(*datetime
 	case CC_VALUE_ARRAY: {
 		PyObject *list = PyList_New((Py_ssize_t)v->u.array.len);
 		for (size_t i = 0; list && i < v->u.array.len; i++) {
-			PyObject *item = convert(v->u.array.items[i], depth + 1, datetime);
+			PyObject *item = convert(v->u.array.items[i], depth + 1);
 			if (!item) {
 				Py_CLEAR(list);
 				break;
@@ -45,7 +47,7 @@ static PyObject *convert(const cc_value *v, unsigned depth, PyObject *(*datetime
 		for (size_t i = 0; dict && i < v->u.map.len; i++) {
 			PyObject *key = PyUnicode_DecodeUTF8(
 				v->u.map.keys[i], (Py_ssize_t)v->u.map.key_lens[i], "replace");
-			PyObject *val = key ? convert(v->u.map.vals[i], depth + 1, datetime) : NULL;
+			PyObject *val = key ? convert(v->u.map.vals[i], depth + 1) : NULL;
 			if (!val || PyDict_SetItem(dict, key, val) < 0)
 				Py_CLEAR(dict);
 			Py_XDECREF(key);
@@ -53,15 +55,12 @@ static PyObject *convert(const cc_value *v, unsigned depth, PyObject *(*datetime
 		}
 		return dict;
 	}
-	case CC_VALUE_TIMESTAMP:
-		return datetime(v);
-	default:
-		PyErr_Format(PyExc_ValueError, "unknown value type %d", (int)v->type);
-		return NULL;
+	default: /* datetime, date, timedelta, timezone, PurePosixPath */
+		return cc_py_object_from_ext(v);
 	}
 }
 
-PyObject *cc_py_object_from_value(const cc_value *v, PyObject *(*datetime)(const cc_value *))
+PyObject *cc_py_object_from_value(const cc_value *v)
 {
-	return convert(v, 0, datetime);
+	return convert(v, 0);
 }

@@ -12,10 +12,10 @@
 /* v (borrowed; NULL = None) as a new reference: bool, int (bigints from
  * their decimal digits), float, str (UTF-8; invalid bytes, which validated
  * values never hold, become U+FFFD), bytes, list, dict with str keys, and
- * timestamps through datetime(v), which the caller supplies (each side
- * builds its datetimes its own way). Nesting deeper than
- * CC_VALUE_MAX_DEPTH raises ValueError. Returns NULL with a Python
- * exception set on failure. */
-PyObject *cc_py_object_from_value(const cc_value *v, PyObject *(*datetime)(const cc_value *));
+ * the date, time and path types through cc_py_object_from_ext
+ * (py_objects.h, whose cc_py_objects_init the caller has run). Nesting
+ * deeper than CC_VALUE_MAX_DEPTH raises ValueError. Returns NULL with a
+ * Python exception set on failure. */
+PyObject *cc_py_object_from_value(const cc_value *v);
 
 #endif

@@ -14,7 +14,7 @@ CC_EXPORT cc_value_type cc_value_type_of(const cc_value *v)
 	return v ? v->type : CC_VALUE_NULL;
 }
 
-static cc_value *new_node(cc_value_type t)
+cc_value *cc_value_node(cc_value_type t)
 {
 	cc_value *v = calloc(1, sizeof(*v));
 	if (v)
@@ -24,7 +24,7 @@ static cc_value *new_node(cc_value_type t)
 
 CC_EXPORT cc_value *cc_value_new_bool(bool b)
 {
-	cc_value *v = new_node(CC_VALUE_BOOL);
+	cc_value *v = cc_value_node(CC_VALUE_BOOL);
 	if (v)
 		v->u.b = b;
 	return v;
@@ -32,7 +32,7 @@ CC_EXPORT cc_value *cc_value_new_bool(bool b)
 
 CC_EXPORT cc_value *cc_value_new_int(int64_t i)
 {
-	cc_value *v = new_node(CC_VALUE_INT);
+	cc_value *v = cc_value_node(CC_VALUE_INT);
 	if (v)
 		v->u.i = i;
 	return v;
@@ -40,15 +40,15 @@ CC_EXPORT cc_value *cc_value_new_int(int64_t i)
 
 CC_EXPORT cc_value *cc_value_new_float(double f)
 {
-	cc_value *v = new_node(CC_VALUE_FLOAT);
+	cc_value *v = cc_value_node(CC_VALUE_FLOAT);
 	if (v)
 		v->u.f = f;
 	return v;
 }
 
-static cc_value *new_blob(cc_value_type t, const void *p, size_t len)
+cc_value *cc_value_blob(cc_value_type t, const void *p, size_t len)
 {
-	cc_value *v = new_node(t);
+	cc_value *v = cc_value_node(t);
 	if (!v)
 		return NULL;
 	v->u.str.ptr = malloc(len + 1);
@@ -84,41 +84,29 @@ CC_EXPORT cc_value *cc_value_new_bigint(const char *digits, size_t len)
 {
 	if (!cc_bigint_text_valid(digits, len))
 		return NULL;
-	return new_blob(CC_VALUE_BIGINT, digits, len);
+	return cc_value_blob(CC_VALUE_BIGINT, digits, len);
 }
 
 CC_EXPORT cc_value *cc_value_new_string(const char *s, size_t len)
 {
 	if (!cc_utf8_valid(s, len))
 		return NULL;
-	return new_blob(CC_VALUE_STRING, s, len);
+	return cc_value_blob(CC_VALUE_STRING, s, len);
 }
 
 CC_EXPORT cc_value *cc_value_new_bytes(const void *p, size_t len)
 {
-	return new_blob(CC_VALUE_BYTES, p, len);
+	return cc_value_blob(CC_VALUE_BYTES, p, len);
 }
 
 CC_EXPORT cc_value *cc_value_new_array(void)
 {
-	return new_node(CC_VALUE_ARRAY);
+	return cc_value_node(CC_VALUE_ARRAY);
 }
 
 CC_EXPORT cc_value *cc_value_new_map(void)
 {
-	return new_node(CC_VALUE_MAP);
-}
-
-CC_EXPORT cc_value *cc_value_new_timestamp(int64_t sec, uint32_t nsec)
-{
-	if (nsec >= 1000000000u)
-		return NULL;
-	cc_value *v = new_node(CC_VALUE_TIMESTAMP);
-	if (v) {
-		v->u.ts.sec = sec;
-		v->u.ts.nsec = nsec;
-	}
-	return v;
+	return cc_value_node(CC_VALUE_MAP);
 }
 
 CC_EXPORT int cc_value_array_push(cc_value *arr, cc_value *item)
@@ -204,6 +192,11 @@ CC_EXPORT void cc_value_free(cc_value *v)
 	case CC_VALUE_BYTES:
 		free(v->u.str.ptr);
 		break;
+	case CC_VALUE_TIMESTAMP:
+	case CC_VALUE_TIMEZONE:
+	case CC_VALUE_PATH:
+		cc_value_ext_free(v);
+		break;
 	case CC_VALUE_ARRAY:
 		for (size_t i = 0; i < v->u.array.len; i++)
 			cc_value_free(v->u.array.items[i]);
@@ -260,46 +253,12 @@ CC_EXPORT bool cc_value_equal(const cc_value *a, const cc_value *b)
 			    !cc_value_equal(a->u.map.vals[i], b->u.map.vals[i]))
 				return false;
 		return true;
-	case CC_VALUE_TIMESTAMP:
-		return a->u.ts.sec == b->u.ts.sec && a->u.ts.nsec == b->u.ts.nsec;
-	default:
-		return false;
+	default: /* the ext types */
+		return cc_value_ext_equal(a, b);
 	}
 }
 
 /* ---- decoding ---- */
-
-static uint64_t be64(const char *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v = (v << 8) | (unsigned char)p[i];
-	return v;
-}
-
-static int decode_timestamp(const cc_mp_item *it, cc_value **out, cc_error *err)
-{
-	int64_t sec;
-	uint32_t nsec;
-	if (it->len == 4) {
-		sec = (int64_t)be64(it->ptr, 4);
-		nsec = 0;
-	} else if (it->len == 8) {
-		uint64_t d = be64(it->ptr, 8);
-		nsec = (uint32_t)(d >> 34);
-		sec = (int64_t)(d & 0x3ffffffffull);
-	} else if (it->len == 12) {
-		nsec = (uint32_t)be64(it->ptr, 4);
-		sec = (int64_t)be64(it->ptr + 4, 8);
-	} else {
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "timestamp of %u bytes", it->len);
-	}
-	if (nsec >= 1000000000u)
-		return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-			       "timestamp nanoseconds out of range");
-	*out = cc_value_new_timestamp(sec, nsec);
-	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-}
 
 /* Duplicate-key detection for maps being decoded: an open-addressing set
  * of key indices, so a hostile map of many keys costs O(n), not O(n^2). */
@@ -469,18 +428,8 @@ static int decode_scalar(const cc_mp_item *it, cc_value **out, cc_error *err)
 	case CC_MP_BIN:
 		*out = cc_value_new_bytes(it->ptr, it->len);
 		break;
-	default: /* CC_MP_EXT */
-		if (it->ext_type == CC_EXT_TIMESTAMP)
-			return decode_timestamp(it, out, err);
-		if (it->ext_type != CC_EXT_BIGINT)
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "unknown ext type %d",
-				       it->ext_type);
-		if (!cc_bigint_text_valid(it->ptr, it->len))
-			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION,
-				       "bigint is not a decimal integer of at most %d digits",
-				       CC_BIGINT_MAX_DIGITS);
-		*out = cc_value_new_bigint(it->ptr, it->len);
-		break;
+	default: /* CC_MP_EXT: every ext type is checked there (value_ext.c) */
+		return cc_value_decode_ext(it, out, err);
 	}
 	return *out ? 0 : cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 }
@@ -633,25 +582,6 @@ size_t cc_value_decoded_cost(const void *buf, size_t len)
 
 /* ---- encoding ---- */
 
-int cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len)
-{
-	if (msgpack_pack_ext(pk, len, CC_EXT_BIGINT) < 0)
-		return -1;
-	return msgpack_pack_ext_body(pk, digits, len);
-}
-
-int cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec)
-{
-	unsigned char b[12];
-	for (int i = 0; i < 4; i++)
-		b[i] = (unsigned char)(nsec >> (24 - 8 * i));
-	for (int i = 0; i < 8; i++)
-		b[4 + i] = (unsigned char)((uint64_t)sec >> (56 - 8 * i));
-	if (msgpack_pack_ext(pk, 12, CC_EXT_TIMESTAMP) < 0)
-		return -1;
-	return msgpack_pack_ext_body(pk, b, 12);
-}
-
 /* 1 when a hand-built map's keys are unique, 0 when not, -1 out of memory. */
 static int map_keys_unique(const cc_value *map)
 {
@@ -750,16 +680,11 @@ static int encode_in(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps,
 		return pack_blob(pk, true, v->u.str.ptr, v->u.str.len, err);
 	case CC_VALUE_BYTES:
 		return pack_blob(pk, false, v->u.str.ptr, v->u.str.len, err);
-	case CC_VALUE_TIMESTAMP:
-		if (v->u.ts.nsec >= 1000000000u)
-			return cc_fail(err, CC_ERR_INVALID_INPUT,
-				       "timestamp nanoseconds must be below 1000000000");
-		return packed(cc_pack_timestamp(pk, v->u.ts.sec, v->u.ts.nsec), err);
 	case CC_VALUE_ARRAY:
 	case CC_VALUE_MAP:
 		return encode_container(pk, v, caps, depth, err);
-	default:
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "unknown value type %d", (int)v->type);
+	default: /* the ext types, and any other type is refused there */
+		return cc_value_encode_ext(pk, v, err);
 	}
 }
 

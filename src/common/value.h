@@ -3,8 +3,20 @@
  * by the worker (decoding what the host sends). Pure helpers.
  *
  * Wire form: nil, bool, int (int64), float64, str (UTF-8), bin, array, map
- * (str keys, unique), ext 1 = bigint (ASCII decimal "-?[1-9][0-9]*" or "0"),
- * ext -1 = the standard MessagePack timestamp (32, 64 or 96 bit). */
+ * (str keys, unique), and ext types (value_ext.c), each payload checked
+ * exactly by the decoder (a wrong length, range or UTF-8 is a
+ * protocol_violation):
+ *   1  bigint: ASCII decimal "-?[1-9][0-9]*" or "0", at most 4300 digits
+ *   -1 the standard MessagePack timestamp (32, 64 or 96 bit), in UTC
+ *   2  date: days since 1970-01-01, i32 big-endian (4 bytes)
+ *   3  duration: nanoseconds u32 (< 1e9) then seconds i64, big-endian, as
+ *      the 96-bit timestamp (12 bytes): sec + nsec / 1e9 seconds
+ *   4  timezone: offset i64 (microseconds east of UTC, |x| <=
+ *      CC_ZONE_MAX_OFFSET_US), then a byte 0 (no name) or 1 and the
+ *      name's UTF-8 bytes (9 bytes, or 9 + the name's)
+ *   5  zoned timestamp: the 96-bit timestamp (UTC) then a timezone's
+ *      payload: the offset (and name) it was written in
+ *   6  path: a POSIX path's UTF-8 text */
 #ifndef CC_COMMON_VALUE_H
 #define CC_COMMON_VALUE_H
 
@@ -15,6 +27,11 @@
 
 #define CC_EXT_BIGINT 1
 #define CC_EXT_TIMESTAMP (-1)
+#define CC_EXT_DATE 2
+#define CC_EXT_DURATION 3
+#define CC_EXT_TIMEZONE 4
+#define CC_EXT_ZONED_TIMESTAMP 5
+#define CC_EXT_PATH 6
 
 /* Caps applied while decoding; callers start from cc_value_default_caps. */
 typedef struct cc_value_caps {
@@ -82,11 +99,33 @@ int cc_value_decode(cc_mp_reader *r, cc_value **out, cc_value_caps *caps, cc_err
  * after a failure the packer's buffer holds a partial value: drop it. */
 int cc_value_encode(msgpack_packer *pk, const cc_value *v, cc_value_caps *caps, cc_error *err);
 
-/* Engine helpers for the two ext types. digits must satisfy the bigint
- * syntax above (the decoder on the other side checks). Return 0, or -1
- * when the packer's write failed (out of memory). */
+/* Engine helpers for the ext types. The arguments must satisfy the wire
+ * rules above (digits the bigint syntax, nsec < 1e9, an offset within
+ * range, UTF-8 names and paths; a NULL name is none): the decoder on the
+ * other side checks. Return 0, or -1 when the packer's write failed (out
+ * of memory). */
 int cc_pack_bigint(msgpack_packer *pk, const char *digits, size_t len);
 int cc_pack_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec);
+int cc_pack_zoned_timestamp(msgpack_packer *pk, int64_t sec, uint32_t nsec, int64_t offset_us,
+			    const char *name, size_t len);
+int cc_pack_date(msgpack_packer *pk, int32_t days);
+int cc_pack_duration(msgpack_packer *pk, int64_t sec, uint32_t nsec);
+int cc_pack_timezone(msgpack_packer *pk, int64_t offset_us, const char *name, size_t len);
+int cc_pack_path(msgpack_packer *pk, const char *s, size_t len);
+
+/* Internal, for value_ext.c: a zeroed node of type t; one whose str holds
+ * a copy of p[0..len) with a NUL after it. NULL when out of memory. */
+cc_value *cc_value_node(cc_value_type t);
+cc_value *cc_value_blob(cc_value_type t, const void *p, size_t len);
+
+/* value_ext.c, for value.c: an ext item decoded into *out (0, or -1 with
+ * err: protocol_violation, internal when out of memory); the ext types'
+ * nodes encoded (as cc_value_encode), freed (their own fields only) and
+ * compared (a and b of the same type). */
+int cc_value_decode_ext(const cc_mp_item *it, cc_value **out, cc_error *err);
+int cc_value_encode_ext(msgpack_packer *pk, const cc_value *v, cc_error *err);
+void cc_value_ext_free(cc_value *v);
+bool cc_value_ext_equal(const cc_value *a, const cc_value *b);
 
 /* True when s[0..len) is a canonical decimal integer within
  * CC_BIGINT_MAX_DIGITS digits. */

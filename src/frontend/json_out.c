@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "civil.h"
+
 void cc_json_string(struct cc_buf *b, const char *s, size_t n)
 {
 	cc_buf_add(b, "\"", 1);
@@ -80,17 +82,81 @@ void cc_base64(struct cc_buf *b, const unsigned char *p, size_t n)
 	}
 }
 
+/* An instant as ISO 8601 to the microsecond: in UTC ("...Z"), or, when it
+ * keeps the offset it was written in, that local time and the offset. */
 static void iso_date(char *out, size_t n, const cc_value *v)
 {
-	time_t t = (time_t)v->u.ts.sec;
+	int64_t sec = v->u.ts.sec, off = v->u.ts.zone.set ? v->u.ts.zone.offset_us : 0;
+	int64_t usec = v->u.ts.nsec / 1000 + off % 1000000;
+	/* the local time: the offset's whole seconds, then its microseconds */
+	bool bad = __builtin_add_overflow(sec, off / 1000000, &sec);
+	if (usec < 0) {
+		usec += 1000000;
+		bad |= __builtin_sub_overflow(sec, 1, &sec);
+	} else if (usec >= 1000000) {
+		usec -= 1000000;
+		bad |= __builtin_add_overflow(sec, 1, &sec);
+	}
+	time_t t = (time_t)sec;
 	struct tm tm;
-	if (!gmtime_r(&t, &tm)) {
+	if (bad || !gmtime_r(&t, &tm)) {
 		snprintf(out, n, "%lld.%09u", (long long)v->u.ts.sec, v->u.ts.nsec);
 		return;
 	}
-	char day[32];
+	char day[48], zone[24] = "Z";
 	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, n, "%s.%06uZ", day, v->u.ts.nsec / 1000);
+	if (v->u.ts.zone.set)
+		cc_civil_offset_text(zone, sizeof(zone), off);
+	snprintf(out, n, "%s.%06u%s", day, (unsigned)usec, zone);
+}
+
+/* A date (days since 1970-01-01) as ISO 8601's YYYY-MM-DD. */
+static void iso_day(char *out, size_t n, int32_t days)
+{
+	int64_t y;
+	unsigned m, d;
+	cc_civil_from_days(days, &y, &m, &d);
+	snprintf(out, n, "%04lld-%02u-%02u", (long long)y, m, d);
+}
+
+/* A duration as ISO 8601's PnDTnHnMnS (days of 24 hours, no months or
+ * years), a leading '-' when negative, seconds' fraction without trailing
+ * zeros: "P1DT2H", "-PT0.000001S", "PT0S". */
+static void iso_duration(char *out, size_t n, int64_t sec, uint32_t nsec)
+{
+	bool neg = sec < 0;
+	/* the magnitude: -(sec + nsec/1e9) */
+	uint64_t s = neg ? (uint64_t) - (sec + 1) + (nsec ? 0 : 1) : (uint64_t)sec;
+	uint32_t f = neg && nsec ? 1000000000u - nsec : nsec;
+	uint64_t days = s / 86400;
+	unsigned h = (unsigned)(s / 3600 % 24), mi = (unsigned)(s / 60 % 60);
+	unsigned se = (unsigned)(s % 60);
+	int w = snprintf(out, n, "%sP", neg ? "-" : "");
+	char frac[16] = "";
+	if (f) {
+		snprintf(frac, sizeof(frac), ".%09u", f);
+		for (size_t k = strlen(frac); frac[k - 1] == '0'; k--)
+			frac[k - 1] = 0;
+	}
+	if (days)
+		w += snprintf(out + w, n - (size_t)w, "%lluD", (unsigned long long)days);
+	if (h || mi || se || f || !days)
+		w += snprintf(out + w, n - (size_t)w, "T");
+	if (h)
+		w += snprintf(out + w, n - (size_t)w, "%uH", h);
+	if (mi)
+		w += snprintf(out + w, n - (size_t)w, "%uM", mi);
+	if (se || f || (!days && !h && !mi))
+		snprintf(out + w, n - (size_t)w, "%u%sS", se, frac);
+}
+
+/* A tagged scalar: {"$tag": "text"} in JSON, the bare text otherwise. */
+static void tagged(struct cc_buf *b, bool json, const char *tag, const char *text)
+{
+	if (json)
+		cc_buf_printf(b, "{\"%s\": \"%s\"}", tag, text);
+	else
+		cc_buf_puts(b, text);
 }
 
 static void render(struct cc_buf *b, const cc_value *v, bool json)
@@ -149,10 +215,28 @@ static void render(struct cc_buf *b, const cc_value *v, bool json)
 		return;
 	case CC_VALUE_TIMESTAMP:
 		iso_date(tmp, sizeof(tmp), v);
-		if (json)
-			cc_buf_printf(b, "{\"$date\": \"%s\"}", tmp);
-		else
-			cc_buf_puts(b, tmp);
+		tagged(b, json, "$date", tmp);
+		return;
+	case CC_VALUE_DATE:
+		iso_day(tmp, sizeof(tmp), v->u.days);
+		tagged(b, json, "$day", tmp);
+		return;
+	case CC_VALUE_DURATION:
+		iso_duration(tmp, sizeof(tmp), v->u.dur.sec, v->u.dur.nsec);
+		tagged(b, json, "$timedelta", tmp);
+		return;
+	case CC_VALUE_TIMEZONE:
+		cc_civil_offset_text(tmp, sizeof(tmp), v->u.tz.offset_us);
+		tagged(b, json, "$timezone", tmp);
+		return;
+	case CC_VALUE_PATH:
+		if (json) {
+			cc_buf_puts(b, "{\"$path\": ");
+			cc_json_string(b, v->u.str.ptr, v->u.str.len);
+			cc_buf_puts(b, "}");
+		} else {
+			cc_json_string(b, v->u.str.ptr, v->u.str.len);
+		}
 		return;
 	case CC_VALUE_ARRAY:
 		cc_buf_puts(b, "[");
@@ -184,7 +268,7 @@ void cc_json_value(struct cc_buf *b, const cc_value *v)
 
 void cc_readable_value(struct cc_buf *b, const cc_value *v)
 {
-	if (cc_value_type_of(v) == CC_VALUE_STRING)
+	if (cc_value_type_of(v) == CC_VALUE_STRING || cc_value_type_of(v) == CC_VALUE_PATH)
 		cc_buf_add(b, v->u.str.ptr, v->u.str.len);
 	else
 		render(b, v, false);

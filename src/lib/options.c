@@ -9,6 +9,11 @@
 #include "net.h"
 #include "supervisor.h"
 
+CC_EXPORT const char *cc_version(void)
+{
+	return CC_VERSION; /* meson.build: the project's version */
+}
+
 CC_EXPORT void cc_options_init(cc_options *o, cc_language language)
 {
 	memset(o, 0, sizeof(*o));
@@ -50,7 +55,7 @@ CC_EXPORT int cc_options_check(const cc_options *o, cc_error *err)
 			       CC_MAX_TIMEOUT_S);
 	if (!(l->grace_s >= 0 && l->grace_s <= 60))
 		return cc_fail(err, CC_ERR_INVALID_INPUT, "grace must be in [0, 60] seconds");
-	if (l->max_memory < (16ull << 20) || l->max_memory > (1ull << 40))
+	if (l->max_memory < CC_MAX_MEMORY_MIN || l->max_memory > CC_MAX_MEMORY_MAX)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "max_memory is %llu bytes; it must be between 16 MiB (16777216) and "
 			       "1 TiB, in bytes",
@@ -63,7 +68,8 @@ CC_EXPORT int cc_options_check(const cc_options *o, cc_error *err)
 	if (l->max_source < 1 || l->max_source > (1u << 30))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "max_source must be between 1 byte and 1 GiB");
-	if (o->scratch_bytes > 0 && (o->scratch_bytes < 4096 || o->scratch_bytes > (64ull << 30)))
+	if (o->scratch_bytes > 0 &&
+	    (o->scratch_bytes < CC_SCRATCH_MIN || o->scratch_bytes > CC_SCRATCH_MAX))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "scratch_bytes is %llu; it must be 0 (no scratch) or between 4 KiB "
 			       "and 64 GiB",

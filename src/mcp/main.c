@@ -102,7 +102,7 @@ static int usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "codecage mcp: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", mcp_usage);
+	fprintf(stderr, "\ntry 'codecage mcp --help'\n");
 	return 2;
 }
 

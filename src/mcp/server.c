@@ -437,7 +437,7 @@ static void do_initialize(struct mcp_session *s, struct jsonrpc_msg *m, const st
 				"protocolVersion", version, "capabilities", "tools", "listChanged",
 				0, "logging", "resources", "subscribe", 0, "listChanged", 0,
 				"serverInfo", "name", "codecage", "title", "codecage sandbox",
-				"version", "0.1.0", "instructions", instructions);
+				"version", cc_version(), "instructions", instructions);
 	send_text(sink, jsonrpc_result(m->id, res));
 }
 

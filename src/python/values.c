@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "ext.h"
-#include "civil.h"
 #include "py_from_value.h"
+#include "py_objects.h"
 #include "utf8.h"
 /* After Python.h (ext.h), which it needs. */
 #include <datetime.h>
@@ -14,47 +14,41 @@
 int cc_py_values_init(void)
 {
 	PyDateTime_IMPORT;
+	cc_py_objects_init(PyDateTimeAPI);
 	return PyDateTimeAPI ? 0 : -1;
 }
 
-/* A datetime as a timestamp: the instant it shows (aware: its offset
- * subtracted; naive: taken as UTC, DESIGN.md), to the microsecond, the
- * offset's microseconds too: civil.c, as the Python worker does. */
-static cc_value *from_datetime(PyObject *o)
+/* A datetime, date, timedelta, timezone or PurePosixPath (kind, from
+ * cc_py_object_kind) as its node: py_objects.c takes it apart, as the
+ * Python worker does. */
+static cc_value *from_object(PyObject *o, cc_value_type kind)
 {
-	struct cc_civil c = {
-		.year = PyDateTime_GET_YEAR(o),
-		.month = (unsigned)PyDateTime_GET_MONTH(o),
-		.day = (unsigned)PyDateTime_GET_DAY(o),
-		.hour = (unsigned)PyDateTime_DATE_GET_HOUR(o),
-		.minute = (unsigned)PyDateTime_DATE_GET_MINUTE(o),
-		.second = (unsigned)PyDateTime_DATE_GET_SECOND(o),
-		.usec = (unsigned)PyDateTime_DATE_GET_MICROSECOND(o),
-	};
-	int64_t off_us = 0, sec;
-	uint32_t nsec;
-	PyObject *off = PyObject_CallMethod(o, "utcoffset", NULL);
-	if (!off)
+	struct cc_py_parts x;
+	if (cc_py_object_parts(o, kind, &x) < 0)
 		return NULL;
-	if (off != Py_None && !PyDelta_Check(off)) {
-		Py_DECREF(off);
-		PyErr_SetString(PyExc_TypeError, "datetime.utcoffset() did not return a timedelta");
-		return NULL;
+	const char *t = x.text ? PyBytes_AS_STRING(x.text) : NULL;
+	size_t n = x.text ? (size_t)PyBytes_GET_SIZE(x.text) : 0;
+	cc_value *v = NULL;
+	switch (kind) {
+	case CC_VALUE_TIMESTAMP:
+		v = x.zoned ? cc_value_new_zoned_timestamp(x.sec, x.nsec, x.offset_us, t, n)
+			    : cc_value_new_timestamp(x.sec, x.nsec);
+		break;
+	case CC_VALUE_DATE:
+		v = cc_value_new_date(x.days);
+		break;
+	case CC_VALUE_DURATION:
+		v = cc_value_new_duration(x.sec, x.nsec);
+		break;
+	case CC_VALUE_TIMEZONE:
+		v = cc_value_new_timezone(x.offset_us, t, n);
+		break;
+	default: /* CC_VALUE_PATH */
+		v = cc_value_new_path(t, n);
+		break;
 	}
-	int bad = off != Py_None &&
-		  cc_civil_offset_us(PyDateTime_DELTA_GET_DAYS(off),
-				     PyDateTime_DELTA_GET_SECONDS(off),
-				     PyDateTime_DELTA_GET_MICROSECONDS(off), &off_us) < 0;
-	Py_DECREF(off);
-	if (bad) { /* a subclass's utcoffset: refused as CPython's own would */
-		PyErr_SetString(PyExc_ValueError, CC_CIVIL_OFFSET_ERROR);
-		return NULL;
-	}
-	cc_civil_to_timestamp(&c, off_us, &sec, &nsec);
-	cc_value *v = cc_value_new_timestamp(sec, nsec);
-	if (!v)
-		PyErr_NoMemory();
-	return v;
+	Py_XDECREF(x.text);
+	return v ? v : (cc_value *)PyErr_NoMemory();
 }
 
 /* str as UTF-8; lone surrogates become U+FFFD, as they do in the guests. */
@@ -208,6 +202,7 @@ static int from_numpy(PyObject *o, int depth, cc_value **out)
 static int convert(PyObject *o, int depth, cc_value **out)
 {
 	cc_value *v = NULL;
+	cc_value_type kind;
 	*out = NULL;
 	if (depth > CC_VALUE_MAX_DEPTH) {
 		PyErr_Format(PyExc_ValueError,
@@ -231,14 +226,15 @@ static int convert(PyObject *o, int depth, cc_value **out)
 		return (*out = from_sequence(o, depth)) ? 0 : -1;
 	else if (PyDict_Check(o))
 		return (*out = from_dict(o, depth)) ? 0 : -1;
-	else if (PyDateTime_Check(o))
-		return (*out = from_datetime(o)) ? 0 : -1;
+	else if ((kind = cc_py_object_kind(o)) != CC_VALUE_NULL)
+		return (*out = from_object(o, kind)) ? 0 : -1;
 	else if (!strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) && PyObject_HasAttrString(o, "tolist"))
 		return from_numpy(o, depth, out);
 	else {
 		PyErr_Format(PyExc_TypeError,
 			     "a %.100s cannot cross the sandbox boundary: use None, bool, int, "
-			     "float, str, bytes, list, tuple, dict with str keys or datetime",
+			     "float, str, bytes, list, tuple, dict with str keys, datetime, date, "
+			     "timedelta, timezone or PurePosixPath",
 			     Py_TYPE(o)->tp_name);
 		return -1;
 	}
@@ -255,22 +251,7 @@ int cc_py_to_value(PyObject *o, cc_value **out)
 	return convert(o, 0, out);
 }
 
-/* A timestamp as an aware datetime in UTC (civil.c, as the Python worker
- * does); OverflowError outside years 1..9999. */
-static PyObject *to_datetime(const cc_value *v)
-{
-	struct cc_civil c;
-	if (cc_civil_from_timestamp(v->u.ts.sec, v->u.ts.nsec, &c) < 0) {
-		PyErr_SetString(PyExc_OverflowError,
-				"the timestamp is outside Python's datetime range (years 1-9999)");
-		return NULL;
-	}
-	return PyDateTimeAPI->DateTime_FromDateAndTime(
-		(int)c.year, (int)c.month, (int)c.day, (int)c.hour, (int)c.minute, (int)c.second,
-		(int)c.usec, PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
-}
-
 PyObject *cc_py_from_value(const cc_value *v)
 {
-	return cc_py_object_from_value(v, to_datetime);
+	return cc_py_object_from_value(v);
 }

@@ -13,7 +13,9 @@
 
 #include "error.h"
 #include "js_fs.h"
+#include "js_library.h"
 #include "js_value.h"
+#include "value.h"
 #include "lang_guess.h"
 #include "message.h"
 #include "utf8.h"
@@ -802,9 +804,17 @@ out:
  * value is dropped, so a bundle ending in a function value loads. The
  * jobs it queued (Promise callbacks, WEB_POLYFILLS' timers) run before
  * the next library, until the queue is empty or the deadline passes. */
-static void js_load_library(const char *file, const char *code, size_t len, struct cc_outcome *o)
+static void js_load_library(const char *file, const char *code, size_t len, const cc_value *frame,
+			    struct cc_outcome *o)
 {
 	js_begin(false);
+	if (cc_value_map_get(frame, "global", NULL)) { /* an ES module graph */
+		static const struct cc_js_lib_ops ops = { js_fail, js_run_jobs, js_no_module_name,
+							  js_no_module };
+		cc_js_load_module_library(ctx, rt, frame, &ops, o);
+		js_end();
+		return;
+	}
 	JSValue v = JS_Eval(ctx, code, len, file, JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY);
 	if (JS_IsException(v)) {
 		js_fail(o, JS_GetException(ctx), true);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "civil.h"
 #include "utf8.h"
 #include "value.h"
 
@@ -741,6 +742,17 @@ int cc_js_pack_args(JSContext *ctx, JSValueConst args, struct cc_outcome *o)
 
 /* ---- cc_value -> JS ---- */
 
+/* A Date of ms since the epoch, floored to whole ms (a Date holds no
+ * more). A Date spans +-8.64e15 ms (ECMA-262 21.4.1.1); refuse what it
+ * cannot hold rather than make an invalid Date the guest cannot return. */
+static JSValue new_date(JSContext *ctx, double ms)
+{
+	if (ms > 8.64e15 || ms < -8.64e15)
+		return JS_ThrowRangeError(ctx, "timestamp outside the range a Date can hold "
+					       "(+-8.64e15 ms around 1970)");
+	return JS_NewDate(ctx, ms);
+}
+
 static JSValue from_value(JSContext *ctx, const cc_value *v, unsigned depth)
 {
 	JSValue obj, item, tmp;
@@ -812,17 +824,28 @@ static JSValue from_value(JSContext *ctx, const cc_value *v, unsigned depth)
 			JS_FreeAtom(ctx, a);
 		}
 		return obj;
-	case CC_VALUE_TIMESTAMP: {
-		/* Floor to whole ms (a Date holds no more). A Date spans
-		 * +-8.64e15 ms (ECMA-262 21.4.1.1); refuse what it cannot hold
-		 * rather than make an invalid Date the guest cannot return. */
-		double ms = (double)v->u.ts.sec * 1000.0 + (double)(v->u.ts.nsec / 1000000);
-		if (ms > 8.64e15 || ms < -8.64e15)
-			return JS_ThrowRangeError(ctx,
-						  "timestamp outside the range a Date can hold "
-						  "(+-8.64e15 ms around 1970)");
-		return JS_NewDate(ctx, ms);
+	case CC_VALUE_TIMESTAMP:
+		/* the instant; an offset it keeps has no place in a Date */
+		return new_date(ctx,
+				(double)v->u.ts.sec * 1000.0 + (double)(v->u.ts.nsec / 1000000));
+	case CC_VALUE_DATE:
+		/* a date: the Date of its UTC midnight */
+		return new_date(ctx, (double)v->u.days * 86400000.0);
+	case CC_VALUE_DURATION:
+		/* a duration: milliseconds, what subtracting two Dates gives
+		 * (a fraction for what is below a millisecond) */
+		return __JS_NewFloat64(ctx,
+				       (double)v->u.dur.sec * 1000.0 + (double)v->u.dur.nsec / 1e6);
+	case CC_VALUE_TIMEZONE: {
+		/* a fixed offset: its ISO 8601 text, "+05:30", what a Date
+		 * string takes after the time */
+		char t[32];
+		cc_civil_offset_text(t, sizeof(t), v->u.tz.offset_us);
+		return JS_NewString(ctx, t);
 	}
+	case CC_VALUE_PATH:
+		/* a path: its text */
+		return JS_NewStringLen(ctx, v->u.str.ptr, v->u.str.len);
 	}
 	return JS_ThrowTypeError(ctx, "unknown value type %d", (int)v->type);
 }

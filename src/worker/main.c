@@ -331,7 +331,7 @@ static int load_libraries(const struct init_extra *x, uint64_t max_source, cc_er
 				     cc_worker_engine->name);
 		} else {
 			cc_worker_engine->load_library(file->u.str.ptr, code->u.str.ptr,
-						       code->u.str.len, &o);
+						       code->u.str.len, m, &o);
 			/* invalid_input, a start-up kind protocol.c accepts; the
 			 * supervisor, which sent the libraries, takes the engine's
 			 * kind from the message (cc_libset_explain). */

@@ -18,12 +18,16 @@
  *    because two such keys could repair to the same text and the
  *    supervisor rejects duplicate keys as a protocol violation;
  *  - datetime.datetime becomes a timestamp: an aware one is converted to
- *    UTC with its utcoffset(); a naive one is taken to be UTC already
- *    (the worker has no local time zone worth trusting);
+ *    UTC with its utcoffset() and keeps that offset and its zone's name
+ *    (a zoned timestamp, unless it is UTC); a naive one is taken to be
+ *    UTC already (the worker has no local time zone worth trusting);
+ *  - datetime.date, datetime.timedelta, datetime.timezone and
+ *    pathlib.PurePosixPath (a PosixPath too) cross as themselves, as
+ *    src/common/py_objects.c takes them apart;
  *  - numpy arrays and scalars (any object whose type lives in a module
  *    named numpy or numpy.*) go through .tolist() once and the result is
  *    converted; numpy is never imported here;
- *  - everything else (set, date, Decimal, functions, class instances ...)
+ *  - everything else (set, Decimal, functions, class instances ...)
  *    is a TypeError that names the type and the types that work.
  * Depth counts containers (a flat list is depth 1) exactly as the
  * supervisor's decoder does, so a cycle shows up as "too deep" (TypeError,
@@ -31,6 +35,7 @@
  * too many digits are ValueError. */
 #include "py_value.h"
 #include "py_from_value.h"
+#include "py_objects.h"
 
 #include <datetime.h>
 #include <stdarg.h>
@@ -354,45 +359,36 @@ static int pack_dict(struct packer *p, PyObject *obj, unsigned depth)
 	return 0;
 }
 
-/* A datetime as a timestamp: the instant it shows (an aware one's offset
- * subtracted, a naive one taken as UTC), to the microsecond (civil.c, as
- * the host's values.c does). */
-static int pack_datetime(struct packer *p, PyObject *obj, unsigned depth)
+/* A datetime, date, timedelta, timezone or PurePosixPath (kind, from
+ * cc_py_object_kind) as its ext type (py_objects.c takes it apart). */
+static int pack_object(struct packer *p, PyObject *obj, cc_value_type kind)
 {
-	struct cc_civil c = {
-		.year = PyDateTime_GET_YEAR(obj),
-		.month = (unsigned)PyDateTime_GET_MONTH(obj),
-		.day = (unsigned)PyDateTime_GET_DAY(obj),
-		.hour = (unsigned)PyDateTime_DATE_GET_HOUR(obj),
-		.minute = (unsigned)PyDateTime_DATE_GET_MINUTE(obj),
-		.second = (unsigned)PyDateTime_DATE_GET_SECOND(obj),
-		.usec = (unsigned)PyDateTime_DATE_GET_MICROSECOND(obj),
-	};
-	int64_t off_us = 0, sec;
-	uint32_t nsec;
-
-	if (PyDateTime_DATE_GET_TZINFO(obj) != Py_None) {
-		/* The tzinfo may be guest code; it runs under the deadline. */
-		PyObject *off = PyObject_CallMethod(obj, "utcoffset", NULL);
-		if (!off)
-			return -1;
-		if (off != Py_None && !PyDelta_Check(off)) {
-			Py_DECREF(off);
-			return fail_at(p, depth, PyExc_TypeError,
-				       "datetime.utcoffset() did not return a timedelta");
-		}
-		/* A subclass's utcoffset may return any timedelta: only what
-		 * CPython's own allows, so nothing overflows. */
-		int bad = off != Py_None &&
-			  cc_civil_offset_us(PyDateTime_DELTA_GET_DAYS(off),
-					     PyDateTime_DELTA_GET_SECONDS(off),
-					     PyDateTime_DELTA_GET_MICROSECONDS(off), &off_us) < 0;
-		Py_DECREF(off);
-		if (bad)
-			return fail_at(p, depth, PyExc_ValueError, CC_CIVIL_OFFSET_ERROR);
+	struct cc_py_parts x;
+	if (cc_py_object_parts(obj, kind, &x) < 0)
+		return -1;
+	const char *t = x.text ? PyBytes_AS_STRING(x.text) : NULL;
+	size_t n = x.text ? (size_t)PyBytes_GET_SIZE(x.text) : 0;
+	switch (kind) {
+	case CC_VALUE_TIMESTAMP:
+		if (x.zoned)
+			cc_pack_zoned_timestamp(&p->pk, x.sec, x.nsec, x.offset_us, t, n);
+		else
+			cc_pack_timestamp(&p->pk, x.sec, x.nsec);
+		break;
+	case CC_VALUE_DATE:
+		cc_pack_date(&p->pk, x.days);
+		break;
+	case CC_VALUE_DURATION:
+		cc_pack_duration(&p->pk, x.sec, x.nsec);
+		break;
+	case CC_VALUE_TIMEZONE:
+		cc_pack_timezone(&p->pk, x.offset_us, t, n);
+		break;
+	default: /* CC_VALUE_PATH */
+		cc_pack_path(&p->pk, t, n);
+		break;
 	}
-	cc_civil_to_timestamp(&c, off_us, &sec, &nsec);
-	cc_pack_timestamp(&p->pk, sec, nsec);
+	Py_XDECREF(x.text);
 	return sink_status(p);
 }
 
@@ -426,12 +422,11 @@ static int refuse(struct packer *p, PyObject *obj, unsigned depth)
 		hint = " (convert it with list() or sorted())";
 	else if (PyCoro_CheckExact(obj))
 		hint = " (did you forget to await it?)";
-	else if (PyDate_Check(obj))
-		hint = " (use a datetime.datetime)";
 	return fail_at(p, depth, PyExc_TypeError,
 		       "cannot %s a value of type '%s'%s: %s can be None, bool, int, "
 		       "float, str, bytes, list, tuple, dict with str keys, datetime.datetime, "
-		       "or a numpy array or scalar",
+		       "datetime.date, datetime.timedelta, datetime.timezone, "
+		       "pathlib.PurePosixPath, or a numpy array or scalar",
 		       p->role->verb, Py_TYPE(obj)->tp_name, hint, p->role->what);
 }
 
@@ -480,7 +475,7 @@ static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_
 	if (PyDict_Check(obj))
 		return pack_dict(p, obj, depth);
 	if (PyDateTime_Check(obj))
-		return pack_datetime(p, obj, depth);
+		return pack_object(p, obj, CC_VALUE_TIMESTAMP);
 	if (!via_numpy && is_numpy(obj)) {
 		/* ndarray.tolist() and generic.tolist() give plain Python
 		 * objects; a second numpy type in the answer is refused, so
@@ -501,6 +496,9 @@ static int pack_value(struct packer *p, PyObject *obj, unsigned depth, bool via_
 		Py_DECREF(plain);
 		return rc;
 	}
+	cc_value_type kind = cc_py_object_kind(obj);
+	if (kind != CC_VALUE_NULL)
+		return pack_object(p, obj, kind);
 	return refuse(p, obj, depth);
 }
 
@@ -517,6 +515,7 @@ int cc_py_value_init(void)
 	/* capi is kept for the worker's life: whatever the guest does to
 	 * sys.modules, the API it points to stays */
 	PyDateTimeAPI = capi ? PyCapsule_GetPointer(capi, PyDateTime_CAPSULE_NAME) : NULL;
+	cc_py_objects_init(PyDateTimeAPI);
 	return PyDateTimeAPI ? 0 : -1;
 }
 
@@ -565,30 +564,9 @@ int cc_py_pack_kwargs(PyObject *kwargs, msgpack_sbuffer *sb, uint64_t max_bytes)
 	return pack_as(kwargs, sb, max_bytes, &ROLE_ARGS);
 }
 
-static PyObject *timestamp_to_datetime(int64_t sec, uint32_t nsec)
-{
-	struct cc_civil c;
-
-	/* datetime covers 0001-01-01 .. 9999-12-31 */
-	if (cc_civil_from_timestamp(sec, nsec, &c) < 0) {
-		PyErr_SetString(PyExc_ValueError,
-				"timestamp outside datetime's range (years 1 to 9999)");
-		return NULL;
-	}
-	/* datetime has microseconds: the nanoseconds below them are dropped */
-	return PyDateTimeAPI->DateTime_FromDateAndTime(
-		(int)c.year, (int)c.month, (int)c.day, (int)c.hour, (int)c.minute, (int)c.second,
-		(int)c.usec, PyDateTime_TimeZone_UTC, PyDateTimeAPI->DateTimeType);
-}
-
-static PyObject *value_datetime(const cc_value *v)
-{
-	return timestamp_to_datetime(v->u.ts.sec, v->u.ts.nsec);
-}
-
 PyObject *cc_py_from_value(const cc_value *v)
 {
-	return cc_py_object_from_value(v, value_datetime);
+	return cc_py_object_from_value(v);
 }
 
 char *cc_py_utf8(PyObject *s, size_t max)

@@ -233,9 +233,13 @@ struct cc_engine {
 	/* Evaluate a host-read library (a browser bundle: UTF-8, no NUL,
 	 * code[len] == 0) as a classic script in the global scope before
 	 * "ready", then run the jobs it queued; its completion value is
-	 * dropped. file: the name stack traces show. NULL for an engine
+	 * dropped. file: the name stack traces show. frame: the whole lib
+	 * frame (borrowed); with a "global" the code is an ES module graph's
+	 * entry, evaluated as a module with its "modules", whose namespace
+	 * becomes that global (src/worker/js_library.c). NULL for an engine
 	 * without libraries. Kinds: those of eval. */
-	void (*load_library)(const char *file, const char *code, size_t len, struct cc_outcome *o);
+	void (*load_library)(const char *file, const char *code, size_t len,
+			     const struct cc_value *frame, struct cc_outcome *o);
 	/* ---- the fork server (src/worker/forkserver.c); each may be NULL ----
 	 * Import modules in the template after init: a comma-separated list
 	 * of names, a trailing '?' marks one that may be missing. Returns 0,

@@ -22,6 +22,20 @@ SEEDS = {
     "result-ext": P({"t": "result", "id": 1, "ok": True,
                      "value": [msgpack.ExtType(1, b"-123456789012345678901234567890"),
                                msgpack.Timestamp(1700000000, 5)]}),
+    # issue 27: dates, durations, fixed offsets, zoned timestamps, paths
+    # (value.h's wire form), then each one bent
+    "result-time-ext": P({"t": "result", "id": 1, "ok": True, "value": [
+        msgpack.ExtType(2, b"\xff\xf5\x06\xf6"),  # date: -719162 (0001-01-01)
+        msgpack.ExtType(3, b"\x1d\xcd\x65\x00" + b"\xff" * 7 + b"\xfe"),  # -1.5 s
+        msgpack.ExtType(4, (19800000000).to_bytes(8, "big") + b"\x01IST"),
+        msgpack.ExtType(5, b"\x00\x00\x13\x88" + (1700000000).to_bytes(8, "big")
+                        + (-3600000000).to_bytes(8, "big", signed=True) + b"\x00"),
+        msgpack.ExtType(6, "/tmp/\u00e9".encode())]}),
+    "result-time-ext-bent": P({"t": "result", "id": 1, "ok": True, "value": [
+        msgpack.ExtType(4, (86400000000).to_bytes(8, "big") + b"\x00"),
+        msgpack.ExtType(4, b"\x00" * 8 + b"\x02"),
+        msgpack.ExtType(5, b"\x00" * 12), msgpack.ExtType(6, b"\xed\xa0\x80"),
+        msgpack.ExtType(2, b"\x00\x00\x00")]}),
     "result-err": P({"t": "result", "id": 2, "ok": False,
                      "error": {"kind": "guest_error", "type": "E", "message": "m", "traceback": ""}}),
     "call": P({"t": "call", "id": 3, "call": 7, "name": "lookup", "args": ["A1", 2]}),

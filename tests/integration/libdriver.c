@@ -86,6 +86,38 @@ static void roundtrip(cc_language lang)
 		cc_result_free(r);
 		cc_value_free(v);
 	}
+	/* Issue 27: dates, durations, fixed offsets, zoned timestamps and
+	 * paths. A Python guest keeps each as itself; a JavaScript one makes
+	 * each its nearest equivalent (README's Values table). */
+	struct {
+		const char *name;
+		cc_value *v, *js;
+	} ext[] = {
+		{ "date", cc_value_new_date(19782), cc_value_new_timestamp(19782LL * 86400, 0) },
+		{ "duration", cc_value_new_duration(-2, 500000000), cc_value_new_float(-1500.0) },
+		{ "timezone", cc_value_new_timezone(-18000000000LL, "EST", 3),
+		  cc_value_new_string("-05:00", 6) },
+		{ "zoned timestamp",
+		  cc_value_new_zoned_timestamp(1700000000, 123000000, 19800000000LL, NULL, 0),
+		  cc_value_new_timestamp(1700000000, 123000000) },
+		{ "path", cc_value_new_path("/tmp/\xc3\xa9", 7),
+		  cc_value_new_string("/tmp/\xc3\xa9", 7) },
+	};
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		cc_error err = { 0 };
+		const cc_value *want = lang == CC_LANG_PYTHON ? ext[i].v : ext[i].js;
+		int rc = cc_runtime_set_global(rt, "v", ext[i].v, &err);
+		CHECK(rc == 0, "%s: set_global (%s)", ext[i].name, err.message ? err.message : "");
+		cc_error_clear(&err);
+		cc_result *r = cc_runtime_eval(rt, "v", 1, 0);
+		CHECK(cc_result_ok(r) && cc_value_equal(want, cc_result_value(r)),
+		      "%s: comes back as %s (%s %s)", ext[i].name,
+		      lang == CC_LANG_PYTHON ? "itself" : "its nearest equivalent",
+		      cc_result_error_type(r), cc_result_error_message(r));
+		cc_result_free(r);
+		cc_value_free(ext[i].v);
+		cc_value_free(ext[i].js);
+	}
 	/* past the depth cap: refused on the host side with invalid_input */
 	cc_value *deep = nested(CC_VALUE_MAX_DEPTH + 1);
 	cc_error err = { 0 };

@@ -1,10 +1,12 @@
 """The `codecage` command line: flags, input checks, output forms, exit codes."""
 import json
 import os
+import re
+import subprocess
 
 import pytest
 
-from conftest import cli, ev
+from conftest import CLI, cli, ev
 
 
 def test_usage_errors_exit_2():
@@ -15,15 +17,54 @@ def test_usage_errors_exit_2():
                  ["run", "no-extension"]):
         r = cli(*args)
         assert r.rc == 2, (args, r)
-        assert "usage:" in r.stderr, (args, r)
+        assert_one_line_and_try_help(r, "codecage")
+
+
+def assert_one_line_and_try_help(r, cmd):
+    """A usage error is its own line and a pointer to --help, never the
+    whole help text (issue 27: the line was lost above 40 lines of it)."""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(cmd + ": "), r
+    assert lines[1] == f"try '{cmd} --help'", r
+    assert "usage:" not in r.stderr, r
 
 
 def test_unreadable_file_is_usage_error(tmp_path):
     r = cli("run", str(tmp_path / "missing.py"))
     assert r.rc == 2
-    assert "cannot read" in r.stderr and "usage:" in r.stderr
+    assert "cannot read" in r.stderr
+    assert_one_line_and_try_help(r, "codecage")
     r = cli("run", "--lang", "python", str(tmp_path))  # a directory
     assert r.rc == 2
+
+
+def meson_version():
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "meson.build")) as f:
+        return re.search(r"^project\('codecage',.*?version : '([^']+)'", f.read(),
+                         re.S | re.M).group(1)
+
+
+def test_version_is_the_meson_project_version():
+    """`codecage --version`: one line, the library's version (cc_version),
+    which is meson's project version (issue 27: there was no --version)."""
+    r = cli("--version")
+    assert r.rc == 0 and r.stdout == f"codecage {meson_version()}\n" and not r.stderr, r
+    # the MCP server's serverInfo says the same
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
+    p = subprocess.run([CLI, "mcp", "--sandbox", "auto", "--pool", "0"],
+                       input=json.dumps(init) + "\n", capture_output=True, text=True, timeout=60)
+    info = json.loads(p.stdout.splitlines()[0])["result"]["serverInfo"]
+    assert info["version"] == meson_version(), p
+
+
+def test_json_and_raw_are_refused_together():
+    """The usage line says [--json|--raw]: both at once is a usage error
+    (issue 27: --raw was silently ignored under --json)."""
+    r = cli("eval", "--lang", "js", "--json", "--raw", "1")
+    assert r.rc == 2 and "--json and --raw" in r.stderr, r
+    assert_one_line_and_try_help(r, "codecage")
 
 
 def test_help_exits_0():

@@ -22,13 +22,22 @@ def run(front, *flags, code="1"):
     return subprocess.run(args, input="", capture_output=True, text=True, timeout=60)
 
 
+def assert_try_help(front, r):
+    """A usage error: one line, then where the help is; never the whole
+    help text (issue 27)."""
+    cmd = "codecage" if front == "cli" else "codecage mcp"
+    lines = r.stderr.splitlines()
+    assert lines[-1] == f"try '{cmd} --help'" and "usage:" not in r.stderr, r
+    assert lines[-2].startswith(cmd + ": "), r
+
+
 @pytest.mark.parametrize("front", sorted(FRONT_ENDS))
 def test_timeout_range_is_the_librarys(front):
     for bad in ("0", "-1", "86401", "inf", "nan"):
         r = run(front, "--timeout", bad)
         assert r.returncode == 2, (bad, r)
         assert f"--timeout: timeout must be in (0, 86400] seconds, not '{bad}'" in r.stderr, r
-        assert "usage:" in r.stderr
+        assert_try_help(front, r)
     r = run(front, "--timeout", "abc")
     assert r.returncode == 2 and "--timeout wants seconds, not 'abc'" in r.stderr, r
     for good in ("86400", "0.0001"):
@@ -64,7 +73,8 @@ def mount_cases(front, tmp_path):
     for bad in ("relative", f"{host}", f"{host}:data", ":/data", f"{host}:/data:xx"):
         r = run(front, "--mount", bad)
         assert r.returncode == 2, (bad, r)
-        assert "--mount" in r.stderr and "usage:" in r.stderr, r
+        assert "--mount" in r.stderr, r
+        assert_try_help(front, r)
     r = run(front, "--mount", f"{tmp_path}/missing:x:/data")
     assert r.returncode == 2 and f"{tmp_path}/missing:x" in r.stderr, r
 
@@ -78,15 +88,25 @@ def test_scratch_has_one_range(front):
     for bad in ("65537", "-1", "1.5", "x", ""):
         r = run(front, "--scratch", bad)
         assert r.returncode == 2 and "--scratch" in r.stderr, (bad, r)
-    r = run(front, "--scratch", "65537")
-    assert "--scratch: scratch_bytes is" in r.stderr and "64 GiB" in r.stderr, r
+    for bad in ("65537", "99999999999999999999"):
+        r = run(front, "--scratch", bad)
+        # the flag's own unit (issue 27: "scratch_bytes is 68720525312")
+        assert f"--scratch wants MiB: 0 for none, or 1 to 65536, not '{bad}'" in r.stderr, r
+        assert "bytes" not in r.stderr, r
+        assert_try_help(front, r)
 
 
 @pytest.mark.parametrize("front", sorted(FRONT_ENDS))
 def test_memory_range_is_the_librarys(front):
-    for bad in ("15", "1048577", "-1", "x"):
+    for bad in ("15", "1048577", "-1", "x", "99999999999999999999"):
         r = run(front, "--memory", bad)
-        assert r.returncode == 2 and "--memory" in r.stderr and "usage:" in r.stderr, (bad, r)
+        assert r.returncode == 2 and "--memory" in r.stderr, (bad, r)
+        assert_try_help(front, r)
+    for bad in ("15", "1048577", "99999999999999999999"):
+        r = run(front, "--memory", bad)
+        # MiB, as the flag takes (issue 27: "max_memory is 15728640 bytes")
+        assert f"--memory wants MiB from 16 to 1048576, not '{bad}'" in r.stderr, r
+        assert "bytes" not in r.stderr, r
     r = run(front, "--memory", "16")
     assert r.returncode == 0, r
 
@@ -99,7 +119,8 @@ def test_mcp_runtime_limits_are_the_librarys():
                             ("--cpu", "0", "1"), ("--max-result", "1023", "1024"),
                             ("--max-result", "x", "1073741824")):
         r = run("mcp", flag, bad)
-        assert r.returncode == 2 and f"{flag}" in r.stderr and "usage:" in r.stderr, (flag, r)
+        assert r.returncode == 2 and f"{flag}" in r.stderr, (flag, r)
+        assert_try_help("mcp", r)
         r = run("mcp", flag, good)
         assert r.returncode == 0, (flag, good, r)
     r = run("mcp", "--max-open-files", "100000")

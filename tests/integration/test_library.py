@@ -19,7 +19,7 @@ def drive(*args, checks, timeout=300):
 
 # (scenario, language) -> the checks it makes (language None: either);
 # test_sanitized.py runs the same scenarios.
-CHECKS = {("roundtrip", None): 35, ("state", None): 2, ("afterstop", None): 17,
+CHECKS = {("roundtrip", None): 45, ("state", None): 2, ("afterstop", None): 17,
           ("dead", "javascript"): 3, ("dead", "python"): 5, ("thread", None): 2,
           ("stream", None): 5, ("badopts", None): 7, ("many", None): 4,
           ("subreaper", None): 1, ("files", None): 37, ("shared", None): 13,

@@ -104,6 +104,49 @@ def test_dates(lang):
     assert r.value == {"$date": "2024-02-29T12:30:15.250000Z"}, r
 
 
+# Issue 27: the types beyond JSON's, as the CLI's --json (and MCP's
+# structuredContent, the same writer: src/frontend/json_out.c) tags them.
+PY_TAGGED = [
+    ("datetime.datetime(2024, 2, 29, 12, 30, tzinfo=datetime.timezone("
+     "datetime.timedelta(hours=5, minutes=30)))", {"$date": "2024-02-29T12:30:00.000000+05:30"}),
+    ("datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(-datetime.timedelta("
+     "hours=23, minutes=59, seconds=59, microseconds=999999)))",
+     {"$date": "2024-01-01T00:00:00.000000-23:59:59.999999"}),
+    ("datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)",
+     {"$date": "2024-01-01T00:00:00.000000Z"}),
+    ("datetime.date(2024, 2, 29)", {"$day": "2024-02-29"}),
+    ("datetime.date.min", {"$day": "0001-01-01"}),
+    ("datetime.date.max", {"$day": "9999-12-31"}),
+    ("datetime.timedelta(days=1, hours=2, minutes=3, seconds=4, microseconds=500000)",
+     {"$timedelta": "P1DT2H3M4.5S"}),
+    ("datetime.timedelta(microseconds=-1)", {"$timedelta": "-PT0.000001S"}),
+    ("datetime.timedelta(0)", {"$timedelta": "PT0S"}),
+    ("datetime.timedelta(days=-3)", {"$timedelta": "-P3D"}),
+    ("datetime.timedelta.max", {"$timedelta": "P999999999DT23H59M59.999999S"}),
+    ("datetime.timezone(datetime.timedelta(hours=-5), 'EST')", {"$timezone": "-05:00"}),
+    ("datetime.timezone.utc", {"$timezone": "+00:00"}),
+    ("pathlib.PurePosixPath('/tmp/\u00e9t\u00e9/a b')", {"$path": "/tmp/\u00e9t\u00e9/a b"}),
+    ("pathlib.Path('rel')", {"$path": "rel"}),
+]
+
+
+@pytest.mark.parametrize("code,want", PY_TAGGED)
+def test_python_dates_durations_zones_and_paths_are_tagged(code, want):
+    r = ev("python", "import datetime, pathlib\n" + code)
+    assert r.rc == 0 and r.value == want, r
+
+
+def test_text_mode_shows_them_as_iso_8601_and_paths_as_text():
+    from conftest import cli
+    for code, want in (("datetime.date(2024, 2, 29)", "2024-02-29"),
+                       ("datetime.timedelta(hours=-1)", "-PT1H"),
+                       ("pathlib.PurePosixPath('/a/b')", "/a/b"),
+                       ("[pathlib.PurePosixPath('/a')]", '["/a"]')):
+        r = cli("eval", "--lang", "python", "--sandbox", "auto",
+                "import datetime, pathlib\n" + code)
+        assert r.rc == 0 and r.stdout == want + "\n" and not r.stderr, r
+
+
 def test_map_with_string_keys(lang):
     if lang == "javascript":
         r = ev(lang, "new Map([['k', 1], ['j', [true]]])")

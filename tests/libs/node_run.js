@@ -26,6 +26,18 @@ if (!globalThis.FileReader)
 for (const f of req.files)
 	vm.runInThisContext(fs.readFileSync(f, 'utf8'), { filename: f,
 		importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
-vm.runInThisContext('(async () => {' + req.code + '})()').then(
+// A package the sandbox loads as ES modules or as CommonJS (issue 27):
+// node imports (requires) the same entry and sets the same global, the
+// namespace or, when that is all it exports, the default export.
+(async () => {
+	for (const [g, f] of req.modules || []) {
+		const ns = await import(f);
+		const keys = Object.keys(ns);
+		globalThis[g] = keys.length === 1 && keys[0] === 'default' ? ns.default : ns;
+	}
+	for (const [g, f] of req.requires || [])
+		globalThis[g] = require(f);
+	return vm.runInThisContext('(async () => {' + req.code + '})()');
+})().then(
 	(v) => process.stdout.write(String(v)),
 	(e) => { console.error(e); process.exit(1); });

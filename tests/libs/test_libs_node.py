@@ -51,7 +51,7 @@ CASES = {
             pie: d3.pie()([1, 2, 3]).map(a => a.endAngle),
             tree: root.descendants().map(n => [n.data.name, n.x, n.y]),
             color: d3.interpolateViridis(0.3)});""", None),
-    "dagre": ([nm("@dagrejs", "dagre", "dist", "dagre.min.js")], """
+    "dagre": (["@dagrejs/dagre"], """
         const g = new dagre.graphlib.Graph();
         g.setGraph({}); g.setDefaultEdgeLabel(() => ({}));
         for (const n of ['a', 'b', 'c', 'd']) g.setNode(n, {width: 40, height: 20});
@@ -60,7 +60,7 @@ CASES = {
         return JSON.stringify(g.nodes().map(n => [n, g.node(n).x, g.node(n).y]));""", None),
     "marked": (["marked"], "return marked.parse('# Title\\n\\n*a* **b** `c`\\n\\n- x\\n- y\\n');",
                None),
-    "katex": ([nm("katex", "dist", "katex.min.js")],
+    "katex": (["katex"],
               "return katex.renderToString('\\\\frac{a}{b} + \\\\sqrt{x^2}');", None),
     "mathjs": (["mathjs"], """
         return JSON.stringify([math.evaluate('sqrt(3^2 + 4^2)'),
@@ -88,16 +88,57 @@ CASES = {
                   nm("prettier", "plugins", "estree.js")], """
         return await prettier.format('const x={a:1,b:[1,2]};function f( a ){return a}',
             {parser: 'babel', plugins: prettierPlugins});""", None),
-    "jspdf": ([nm("jspdf", "dist", "jspdf.umd.min.js")], """
+    "jspdf": (["jspdf"], """
         const doc = new jspdf.jsPDF({compress: false});
         doc.setCreationDate(new Date(0)); doc.setFileId('00000000000000000000000000000000');
         doc.text('Hello', 10, 10);
         return doc.output();""", None),
-    "pptxgenjs": ([nm("pptxgenjs", "dist", "pptxgen.bundle.js")], """
+    "pptxgenjs": (["pptxgenjs"], """
         const p = new PptxGenJS(); p.addSlide().addText('Hi', {x: 1, y: 1});
         const b = await p.write({outputType: 'uint8array'});
         return Array.from(b, x => x.toString(16).padStart(2, '0')).join('');""", None),
+    # issue 27: by name, each as README's Libraries section resolves it
+    "three": (["three"], """
+        const g = new three.BoxGeometry(1, 2, 3).toNonIndexed();
+        g.computeBoundingSphere();
+        const m = new three.Matrix4().makeRotationY(0.5).multiply(
+            new three.Matrix4().makeTranslation(1, 2, 3));
+        return JSON.stringify([three.REVISION, g.attributes.position.count,
+            g.boundingSphere.radius, m.elements, new three.Color('#3366cc').getHSL({})]);""",
+              None),
+    "lodash": (["lodash"], """
+        return JSON.stringify([_.chunk([1, 2, 3, 4, 5], 2), _.groupBy(['one', 'two', 'three'],
+            'length'), _.template('hi <%= who %>')({who: 'you'}), _.camelCase('Foo Bar'),
+            _.shuffle([1, 2, 3, 4, 5])]);""", None),
+    "handlebars": (["handlebars"], """
+        Handlebars.registerHelper('up', s => s.toUpperCase());
+        return Handlebars.compile('{{#each xs}}<li>{{up this}}</li>{{/each}}{{{raw}}}{{esc}}')(
+            {xs: ['a', 'b'], raw: '<b>', esc: '<i>'});""", None),
+    "ajv": (["ajv"], """
+        const v = new ajv({allErrors: true});
+        const check = v.compile({type: 'object', properties: {n: {type: 'integer',
+            minimum: 1}, s: {type: 'string', maxLength: 2}}, required: ['n']});
+        return JSON.stringify([check({n: 3, s: 'ab'}), check({n: 0, s: 'abc'}),
+            check.errors.map(e => [e.instancePath, e.message])]);""", None),
+    "chroma-js": (["chroma-js"], """
+        return JSON.stringify([chroma('#3366cc').darken().hex(), chroma.mix('red', 'blue', 0.3,
+            'lab').hex(), chroma.scale(['white', 'black']).colors(3), chroma('pink').hsl()]);""",
+                  None),
+    "dayjs": (["dayjs"], """
+        const d = dayjs('2024-02-28T12:00:00Z').add(1, 'day');
+        return JSON.stringify([d.toISOString(), d.diff(dayjs('2024-01-01T00:00:00Z'), 'day'),
+            dayjs(0).toISOString(), d.isAfter(dayjs(0))]);""", None),
 }
+
+# What each package named by name resolves to (README's Libraries section;
+# the sandbox finds it itself): a global script, or an ES module (CommonJS)
+# entry whose namespace (module.exports) becomes the global named for it.
+SCRIPTS = {"@dagrejs/dagre": "dist/dagre.min.js", "katex": "dist/katex.js",
+           "jspdf": "dist/jspdf.umd.min.js", "pptxgenjs": "dist/pptxgen.bundle.js",
+           "lodash": "lodash.js", "handlebars": "dist/handlebars.min.js",
+           "chroma-js": "dist/chroma.cjs", "dayjs": "dayjs.min.js"}
+MODULES = {"three": ("three", "build/three.module.js")}
+REQUIRES = {"ajv": ("ajv", "dist/ajv.js")}
 
 
 def load(libs):
@@ -107,6 +148,11 @@ def load(libs):
         if os.path.isabs(name):
             out.append(name)
             continue
+        if name in MODULES or name in REQUIRES:
+            continue  # node imports or requires them: node(..., libs=)
+        if name in SCRIPTS:
+            out.append(nm(name, SCRIPTS[name]))
+            continue
         with open(nm(name, "package.json")) as f:
             pj = json.load(f)
         rel = pj.get("unpkg") or pj.get("jsdelivr") or pj["browser"]
@@ -114,11 +160,13 @@ def load(libs):
     return out
 
 
-def node(files, code):
+def node(files, code, libs=()):
+    req = {"files": files, "code": code,
+           "modules": [[MODULES[n][0], nm(n, MODULES[n][1])] for n in libs if n in MODULES],
+           "requires": [[REQUIRES[n][0], nm(n, REQUIRES[n][1])] for n in libs if n in REQUIRES]}
     # bytes, decoded here: text=True would turn node's "\r\n" into "\n"
     proc = subprocess.run(["node", os.path.join(HERE, "node_run.js")],
-                          input=json.dumps({"files": files, "code": code}).encode(),
-                          capture_output=True, timeout=120)
+                          input=json.dumps(req).encode(), capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-3000:]
     return proc.stdout.decode("utf-8")
 
@@ -139,7 +187,7 @@ def test_matches_node(name):
                                  node_modules=NM, timeout=60, max_memory=512 << 20)
     with IsolatedRuntime(cfg) as rt:
         got = rt.eval("(async () => {" + code + "})()")
-    want = node([FIXED] + load(libs), code)
+    want = node([FIXED] + load(libs), code, libs)
     assert isinstance(got, str) and len(got) > 20
     assert got == want
 

@@ -8,8 +8,8 @@ from mcp_util import Stdio
 
 CASES = [
     ("run_python", "{1, 2}", "set", "{1, 2}"),
-    ("run_python", "import datetime\ndatetime.date(2020, 1, 2)", "datetime.date",
-     "datetime.date(2020, 1, 2)"),
+    ("run_python", "import datetime\ndatetime.time(3, 4)", "datetime.time",
+     "datetime.time(3, 4)"),  # a date crosses as itself (issue 27); a time does not
     ("run_python", "import decimal\ndecimal.Decimal('2.5')", "decimal.Decimal", "Decimal('2.5')"),
     ("run_python", "import pandas as pd\npd.DataFrame({'a': [1, 2]})", "DataFrame",
      "   a\n0  1\n1  2"),

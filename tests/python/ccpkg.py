@@ -39,6 +39,15 @@ sys.path.insert(0, PKG_DIR)
 os.environ.pop("CODECAGE_WORKER_DIR", None)
 
 
+def meson_version():
+    """meson.build's project version, read as a test independent of
+    python/build_backend.py's own reader."""
+    import re
+    with open(os.path.join(ROOT, "meson.build"), encoding="utf-8") as f:
+        return re.search(r"^project\('codecage',.*?version : '([^']+)'", f.read(),
+                         re.S | re.M).group(1)
+
+
 def fake_worker_dir(tmp_path, mode):
     """A worker_dir whose codecage-worker-js is tests/integration/fake_worker.py
     behaving as `mode` (the directory's name)."""

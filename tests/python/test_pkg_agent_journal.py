@@ -359,3 +359,30 @@ for (let i = 0; i < 70; i++) {
         data = s.dump()
     assert len(data) <= 64 << 20
     assert len(ran) == 70  # every call reached the host; the last results did not fit
+
+
+def test_dates_durations_zones_and_paths_are_journaled_as_themselves():
+    """Issue 27: what crosses as itself is journaled as itself, so a replay
+    gives the guest the same value (a tool's arguments compare equal on
+    replay; they were "cannot be journaled")."""
+    import datetime
+    import pathlib
+    tz = datetime.timezone(-datetime.timedelta(hours=23, minutes=59), "far west")
+    for v in (datetime.date.min, datetime.timedelta.min, datetime.timedelta(microseconds=-1),
+              tz, datetime.timezone.utc, datetime.timezone(datetime.timedelta(0), ""),
+              datetime.datetime(1, 1, 1, tzinfo=tz), pathlib.PurePosixPath("/t/\u00e9"),
+              datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=5)))):
+        back = _journal.decode(json.loads(json.dumps(_journal.encode(v))))
+        assert type(back) is type(v) and repr(back) == repr(v), (v, back)
+    tools = {"shift": lambda d, td, where: [d + td, where]}
+    code = ("import datetime, pathlib\n"
+            "shift(datetime.date(2024, 2, 28), datetime.timedelta(days=1), pathlib.Path('/x'))")
+    with AgentSession(language="python", tools=tools, key=KEY) as s:
+        first = s.run(code).value
+        data = s.dump()
+    assert first == [datetime.date(2024, 2, 29), pathlib.PurePosixPath("/x")]
+    s = AgentSession.load(data, key=KEY, tools=tools)  # replays the call: same arguments
+    try:
+        assert s.run("1").value == 1
+    finally:
+        s.close()

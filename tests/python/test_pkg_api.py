@@ -11,6 +11,13 @@ from codecage import (GuestError, InvalidInputError, IsolatedRuntime, RuntimeCon
                       ToolBudgetError)
 
 
+def test_version_is_the_librarys():
+    """codecage.__version__ is libcodecage's cc_version(), meson's project
+    version: one place for it (issue 27: three copies of "0.1.0")."""
+    assert codecage.__version__ == ccpkg.meson_version()
+    assert codecage.__version__ == codecage._codecage.__version__
+
+
 def test_runtime_basics_both_languages():
     with IsolatedRuntime() as js, IsolatedRuntime(language="py") as py:
         assert js.language == "javascript" and py.language == "python"

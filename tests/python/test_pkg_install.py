@@ -15,6 +15,7 @@ import codecage
 codecage.configure_default_runtime(isolated=True, sandbox="require")
 print(codecage.eval("1 + 1"))
 print(codecage.__file__)
+print(codecage.__version__)
 """
 
 
@@ -39,5 +40,8 @@ def test_pip_install_target_then_import(tmp_path):
                          env=dict(os.environ, PYTHONPATH=str(target)), capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    value, where = run.stdout.split()
+    value, where, version = run.stdout.split()
     assert value == "2" and where.startswith(str(target))
+    # one version, meson's (issue 27), in the wheel's metadata and the module
+    want = ccpkg.meson_version()
+    assert version == want and (target / f"codecage-{want}.dist-info").is_dir(), version

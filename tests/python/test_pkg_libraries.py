@@ -79,6 +79,109 @@ def test_package_resolution(tmp_path):
     assert "node_modules" in str(e.value)
 
 
+def test_a_package_by_its_main_exports_or_a_build_beside_them(tmp_path):
+    """Issue 27: a UMD/IIFE script named by "main" or by "exports" under
+    the browser, import, default or require conditions, or beside those
+    entries (dist/STEM.umd.min.js ...), loads by name; ahead of the module
+    builds the same package names."""
+    nm = tmp_path / "node_modules"
+    umd = lambda n, v: UMD.replace("{name}", n).replace("{v}", v)  # noqa: E731
+    package(nm, "viamain", {"main": "lib/m.js", "module": "lib/m.mjs"},
+            {"lib/m.js": umd("M", "main"), "lib/m.mjs": "export default 1;\n"})
+    package(nm, "viaexports", {"main": "cjs.js", "exports": {".": {
+        "import": {"types": "./t.d.ts", "default": "./e.mjs"},
+        "require": {"default": "./dist/x.cjs"}}}},
+            {"cjs.js": "module.exports = 1;\n", "e.mjs": "export const e = 1;\n",
+             "dist/x.cjs": umd("X", "exports")})
+    package(nm, "beside", {"main": "dist/beside.cjs.js", "module": "dist/beside.es.js"},
+            {"dist/beside.cjs.js": "module.exports = 2;\n",
+             "dist/beside.es.js": "export default 2;\n",
+             "dist/beside.min.js": "module.exports = 3;\n",  # not a global script
+             "dist/beside.umd.min.js": umd("S", "beside")})
+    package(nm, "iife", {"main": "index.cjs"},
+            {"index.cjs": "exports.x = 1;\n", "dist/iife.min.js":
+             "\"use strict\";var IIFE=(()=>{ return {v: 'esbuild'}; })();\n"})
+    with IsolatedRuntime(libraries=["viamain", "viaexports", "beside", "iife"],
+                         node_modules=str(nm)) as rt:
+        assert rt.eval("[M.v, X.v, S.v, IIFE.v]") == ["main", "exports", "beside", "esbuild"]
+
+
+def test_a_package_of_es_modules_or_commonjs_files_loads_by_name(tmp_path):
+    """With no global script, the ES module entry and what it imports
+    (relative files, packages in node_modules) load as modules, or the
+    CommonJS entry and what it requires as one script; the namespace (its
+    default export when that is all) or module.exports is the global named
+    for the package. An import the host cannot find is refused before the
+    runtime starts; an unresolved require() fails only if it runs."""
+    nm = tmp_path / "node_modules"
+    package(nm, "esm-pkg", {"type": "module", "exports": {".": {"import": "./src/index.js"}}},
+            {"src/index.js": "import { twice } from './math.js';\n"
+                             "import dep from 'dep';\nexport * from './more.js';\n"
+                             "export const four = twice(2) + dep - dep;\n",
+             "src/math.js": "export function twice(x) { return 2 * x; }\n",
+             "src/more.js": "export const more = 'more';\n"})
+    package(nm, "dep", {"module": "d.mjs", "main": "d.cjs"},
+            {"d.mjs": "export default 40;\n", "d.cjs": "module.exports = -1;\n"})
+    package(nm, "only-default", {"module": "x.mjs"}, {"x.mjs": "export default (n) => n + 1;\n"})
+    package(nm, "my-cjs", {"main": "lib/index.js"},
+            {"lib/index.js": "var u = require('./util'); var d = require('cdep/sub');\n"
+                             "var data = require('../data.json');\n"
+                             "module.exports = { total: u.add(d, data.n), "
+                             "later: function () { return require('not-installed'); } };\n",
+             "lib/util.js": "exports.add = function (a, b) { return a + b; };\n",
+             "data.json": '{"n": 2}'})
+    package(nm, "cdep", {"main": "index.js"}, {"sub.js": "module.exports = 40;\n",
+                                                "index.js": "module.exports = 0;\n"})
+    package(nm, "broken-esm", {"module": "b.mjs"}, {"b.mjs": "import x from 'nowhere';\n"})
+    package(nm, "escaping", {"module": "e.mjs"}, {"e.mjs": "import x from '../../../etc.mjs';\n"})
+    package(nm, "bad-syntax", {"module": "s.mjs"}, {"s.mjs": "export const = 1;\n"})
+    cfg = dict(node_modules=str(nm))
+    with IsolatedRuntime(libraries=["esm-pkg", "only-default", "my-cjs"], **cfg) as rt:
+        assert rt.eval("[esmPkg.four, esmPkg.more, onlyDefault(1), myCjs.total]") == \
+            [4, "more", 2, 42]
+        assert rt.eval("Object.keys(esmPkg).sort()") == ["four", "more"]
+        msg = rt.eval("try { myCjs.later() } catch (e) { e.message }")
+        assert "Cannot find module 'not-installed'" in msg, msg
+    # a directory: its package.json's name, its own node_modules
+    with IsolatedRuntime(libraries=[str(nm / "only-default") + "/"]) as rt:
+        assert rt.eval("onlyDefault(41)") == 42
+    for name, said in (("broken-esm", "imports 'nowhere'"), ("escaping", "imports '../../")):
+        with pytest.raises(codecage.InvalidInputError) as e:
+            IsolatedRuntime(libraries=[name], **cfg)
+        assert said in str(e.value), e.value
+    with pytest.raises(codecage.GuestSyntaxError) as e:
+        IsolatedRuntime(libraries=["bad-syntax"], **cfg)
+    assert "bad-syntax/s.mjs" in str(e.value), e.value
+
+
+def test_a_module_graph_counts_all_its_files_against_max_source(tmp_path):
+    nm = tmp_path / "node_modules"
+    package(nm, "two", {"module": "a.mjs"},
+            {"a.mjs": "import './b.mjs';\nexport const a = '" + "a" * 3000 + "';\n",
+             "b.mjs": "export const b = '" + "b" * 3000 + "';\n"})
+    with pytest.raises(codecage.InvalidInputError) as e:
+        IsolatedRuntime(libraries=["two"], node_modules=str(nm), max_source=4096)
+    assert "max_source" in str(e.value) and "in all" in str(e.value), e.value
+    with IsolatedRuntime(libraries=["two"], node_modules=str(nm), max_source=8192) as rt:
+        assert rt.eval("two.a.length") == 3000
+
+
+def test_a_module_graph_too_wide_for_its_frame_is_refused_by_the_host(tmp_path):
+    """Many modules with long names: the names and imports do not fit the
+    lib frame beside max_source. The host says so (it was the worker's
+    "malformed lib frame", a protocol_violation)."""
+    nm = tmp_path / "node_modules"
+    deep = "/".join(["d" * 50] * 4)  # short specifiers, long file names
+    files = {f"{deep}/i.mjs": "".join(f"import './{k}.mjs';\n" for k in range(400))}
+    files.update({f"{deep}/{k}.mjs": "" for k in range(400)})
+    package(nm, "wide", {"module": f"{deep}/i.mjs"}, files)
+    with pytest.raises(codecage.InvalidInputError) as e:
+        IsolatedRuntime(libraries=["wide"], node_modules=str(nm), max_source=65536)
+    assert "names and imports" in str(e.value), e.value
+    with IsolatedRuntime(libraries=["wide"], node_modules=str(nm)) as rt:
+        assert rt.eval("typeof wide") == "object"
+
+
 def test_size_cap_and_language(tmp_path):
     big = tmp_path / "big.js"
     big.write_text("var s = '" + "x" * 5000 + "';\n")

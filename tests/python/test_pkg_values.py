@@ -3,6 +3,8 @@ section 5 says, through set_global (host -> guest), eval (guest -> host) and
 tool calls (both ways), in both languages."""
 import datetime
 import math
+import pathlib
+import zoneinfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,6 +32,22 @@ def datetimes(ms_only):
     return d
 
 
+US = datetime.timedelta(microseconds=1)
+# every offset Python allows: strictly within a day, to the microsecond
+offsets = st.timedeltas(min_value=-datetime.timedelta(hours=24) + US,
+                        max_value=datetime.timedelta(hours=24) - US)
+timezones = st.one_of(st.builds(datetime.timezone, offsets),
+                      st.builds(datetime.timezone, offsets, text))
+paths = st.builds(pathlib.PurePosixPath, text)
+
+
+def aware_datetimes(lang):
+    # JavaScript: its Date holds the instant; keep it in years 1..9999 in UTC
+    lo, hi = (datetime.datetime(2, 1, 1), datetime.datetime(9998, 12, 31)) \
+        if lang == "javascript" else (datetime.datetime(1, 1, 1), datetime.datetime.max)
+    return st.datetimes(min_value=lo, max_value=hi, timezones=timezones)
+
+
 def scalars(lang):
     ints = (st.integers(-2**31, 2**31 - 1) if lang == "javascript"
             else st.integers(-2**63, 2**63 - 1))
@@ -37,7 +55,10 @@ def scalars(lang):
                      st.floats(allow_nan=True, allow_infinity=True), text, st.binary(max_size=40),
                      datetimes(lang == "javascript"),
                      st.integers(min_value=2**64, max_value=10**200),
-                     st.integers(max_value=-2**64, min_value=-10**200))
+                     st.integers(max_value=-2**64, min_value=-10**200),
+                     # issue 27: these cross as themselves (JavaScript: the
+                     # nearest equivalent, expected() below)
+                     st.dates(), st.timedeltas(), timezones, aware_datetimes(lang), paths)
 
 
 def values(lang):
@@ -56,11 +77,37 @@ def expected(v, lang):
     if isinstance(v, dict):
         return {k: expected(x, lang) for k, x in v.items()}
     if isinstance(v, datetime.datetime):
-        return v.replace(tzinfo=UTC) if v.tzinfo is None else v.astimezone(UTC)
+        if v.tzinfo is None:
+            return v.replace(tzinfo=UTC)
+        if lang == "javascript":  # a Date: the instant, to the millisecond
+            u = v.astimezone(UTC)
+            return u.replace(microsecond=u.microsecond // 1000 * 1000)
+        if v.utcoffset() == datetime.timedelta(0) and v.tzname() in ("UTC", None):
+            return v.astimezone(UTC)
+        return v  # its offset and zone name kept
+    if lang == "javascript":
+        # README's Values table: a date is the Date of its UTC midnight, a
+        # timedelta its milliseconds, a timezone its offset's ISO text, a
+        # path its text
+        if isinstance(v, datetime.date):
+            return datetime.datetime(v.year, v.month, v.day, tzinfo=UTC)
+        if isinstance(v, datetime.timedelta):
+            sec = v.days * 86400 + v.seconds
+            return float(sec) * 1000.0 + (v.microseconds * 1000) / 1e6
+        if isinstance(v, datetime.timezone):
+            return iso_offset(v.utcoffset(None))
+        if isinstance(v, pathlib.PurePath):
+            return str(v)
     if lang == "javascript" and isinstance(v, float) and v.is_integer() and abs(v) < 2**31 \
             and not (v == 0 and math.copysign(1, v) < 0):
         return v  # compared loosely below: QuickJS may hold it as an int
     return v
+
+
+def iso_offset(d):
+    """A UTC offset as datetime.isoformat() writes it: +HH:MM[:SS[.ffffff]]."""
+    text = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone(d)).isoformat()[19:]
+    return text or "+00:00"
 
 
 def same(a, b):
@@ -75,6 +122,12 @@ def same(a, b):
                 not isinstance(a, bool) and not isinstance(b, bool) and a == b)
     if type(a) is not type(b):
         return False
+    # aware datetimes compare their instants, timezones their offsets:
+    # themselves also means the same offset and the same zone name
+    if isinstance(a, datetime.datetime) and a.tzinfo is not None:
+        return a == b and a.utcoffset() == b.utcoffset() and a.tzname() == b.tzname()
+    if isinstance(a, datetime.timezone):
+        return a == b and a.tzname(None) == b.tzname(None) and repr(a) == repr(b)
     if isinstance(a, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
@@ -155,23 +208,113 @@ def test_datetimes_cross_alike_both_ways(d):
         rt.eval("import datetime\nD = %r\nif D.tzinfo is None:\n"
                 "    D = D.replace(tzinfo=datetime.timezone.utc)" % d)
         assert rt.eval("(d - D) // datetime.timedelta(microseconds=1)") == 0
-        assert rt.eval("d.tzinfo is datetime.timezone.utc")
+        # issue 27: an aware datetime keeps its offset (it came back in UTC)
+        assert rt.eval("d.tzinfo == D.tzinfo and d.utcoffset() == D.utcoffset()")
         back = rt.eval("D")
         assert back == want and (back - want).total_seconds() == 0
+        assert back.utcoffset() == want.utcoffset() and back.tzinfo == want.tzinfo
         assert rt.eval("d") == want
         assert rt.eval("[D, d]") == [want, want]
 
 
-def test_datetimes_outside_years_1_to_9999_are_refused_both_ways():
+def test_an_aware_datetime_keeps_its_local_time_at_the_edge_of_year_1():
+    """0001-01-01 00:30 at +01:00 is 0000-12-31 23:30 in UTC, which no
+    datetime holds: converted to UTC it was refused both ways; kept at its
+    offset (issue 27) it crosses. A JavaScript Date before year 1 still
+    cannot cross."""
     east = datetime.timezone(datetime.timedelta(hours=1))
-    d = datetime.datetime(1, 1, 1, 0, 30, tzinfo=east)  # 0000-12-31 23:30 UTC
+    d = datetime.datetime(1, 1, 1, 0, 30, tzinfo=east)
     with IsolatedRuntime(language="python") as rt:
+        back = rt.eval("import datetime\n%r" % d)
+        assert back == d and back.utcoffset() == d.utcoffset()
+        rt.set_global("d", d)
+        assert rt.eval("repr(d)") == repr(d)
+    with IsolatedRuntime() as rt:
         with pytest.raises(codecage.GuestError) as ei:
-            rt.eval("import datetime\n%r" % d)
-        assert ei.value.name == "OverflowError"
-        with pytest.raises(codecage.GuestError, match="outside datetime's range"):
-            rt.set_global("d", d)
-        assert rt.eval("1") == 1
+            rt.eval("new Date(-62135596800001)")  # 0000-12-31T23:59:59.999Z
+        assert ei.value.name == "OverflowError", ei.value
+
+
+# Issue 27: the edges of each type beyond JSON's, both ways between host
+# Python and guest Python, by every route: set_global, a tool's argument
+# and result, and the last value the guest builds itself.
+EDGES = [
+    datetime.date.min, datetime.date.max, datetime.date(2024, 2, 29),
+    datetime.timedelta.min, datetime.timedelta.max, datetime.timedelta(0),
+    datetime.timedelta(microseconds=1), datetime.timedelta(microseconds=-1),
+    datetime.timedelta(days=-1, seconds=3),
+    datetime.timezone.utc, datetime.timezone(datetime.timedelta(hours=23, minutes=59)),
+    datetime.timezone(-datetime.timedelta(hours=23, minutes=59)),
+    datetime.timezone(datetime.timedelta(hours=24) - US),
+    datetime.timezone(-datetime.timedelta(hours=24) + US, "\u6771\u4eac"),
+    datetime.timezone(datetime.timedelta(0), ""), datetime.timezone(datetime.timedelta(0), "GMT"),
+    datetime.datetime(9999, 12, 31, 23, 59, 59, 999999,
+                      tzinfo=datetime.timezone(-datetime.timedelta(hours=23, minutes=59))),
+    datetime.datetime(1, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=23, minutes=59),
+                                                         "far east")),
+    datetime.datetime(2024, 6, 1, 12, tzinfo=datetime.timezone(datetime.timedelta(0), "GMT")),
+    pathlib.PurePosixPath("/tmp/\u00e9t\u00e9/\u6587\u4ef6 \U0001F600.txt"),
+    pathlib.PurePosixPath("relative/../x"), pathlib.PurePosixPath(""),
+]
+
+
+GIVEN = {}
+
+
+@pytest.fixture(scope="module")
+def py_rt():
+    with IsolatedRuntime(language="python") as r:
+        r.bind_function("echo", lambda *a: list(a))
+        r.bind_function("give", lambda: GIVEN["v"])
+        yield r
+
+
+@pytest.mark.parametrize("v", EDGES, ids=repr)
+def test_edge_values_cross_as_themselves_every_way(py_rt, v):
+    rt = py_rt
+    rt.set_global("x", v)
+    assert rt.eval("type(x).__name__") == type(v).__name__
+    assert rt.eval("repr(x)") == repr(v)  # host -> guest, exactly
+    assert same(v, rt.eval("x"))  # guest -> host (the last value)
+    assert same(v, rt.eval("echo(x)[0]"))  # a tool's argument and result
+    GIVEN["v"] = v
+    assert rt.eval("repr(give())") == repr(v)  # a tool's result, in the guest
+    built = rt.eval("import datetime\nfrom pathlib import PurePosixPath\n" + repr(v))
+    assert same(v, built)  # a value the guest made
+
+
+def test_a_posix_path_arrives_pure_and_a_zoneinfo_keeps_its_offset_and_name():
+    """A guest PosixPath names a file of the sandbox, not of the host: it
+    arrives as a PurePosixPath (so does the host's, in the guest). A
+    datetime in a tzinfo that is not a datetime.timezone keeps its offset
+    at that instant and its tzname()."""
+    paris = zoneinfo.ZoneInfo("Europe/Paris")
+    with IsolatedRuntime(language="python") as rt:
+        back = rt.eval("import pathlib\npathlib.Path('/tmp/x')")
+        assert type(back) is pathlib.PurePosixPath and str(back) == "/tmp/x"
+        rt.set_global("p", pathlib.Path("/etc"))
+        assert rt.eval("type(p).__name__") == "PurePosixPath"
+        rt.set_global("d", datetime.datetime(2024, 7, 1, 12, tzinfo=paris))
+        assert rt.eval("d.isoformat(), d.tzname()") == ["2024-07-01T12:00:00+02:00", "CEST"]
+        with pytest.raises(codecage.InvalidInputError, match="ZoneInfo"):
+            rt.set_global("z", paris)  # a tzinfo other than timezone is not a value
+
+
+def test_javascript_gets_the_nearest_equivalents():
+    """README's Values table: a date is the Date of its UTC midnight, a
+    timedelta its milliseconds (what subtracting two Dates gives), a
+    timezone its offset's ISO 8601 text, a path its text, an aware
+    datetime the Date of its instant."""
+    with IsolatedRuntime() as rt:
+        rt.set_global("v", [datetime.date(2024, 2, 29), datetime.timedelta(days=1, microseconds=1),
+                            datetime.timezone(datetime.timedelta(hours=5, minutes=30), "IST"),
+                            pathlib.PurePosixPath("/a/\u00e9"),
+                            datetime.datetime(2024, 1, 1, 12, tzinfo=datetime.timezone(
+                                datetime.timedelta(hours=-5)))])
+        got = rt.eval("[v[0].toISOString(), v[1], typeof v[1], v[2], v[3], v[4].toISOString(),"
+                      " new Date('2024-01-01T00:00:00' + v[2]).toISOString()]")
+        assert got == ["2024-02-29T00:00:00.000Z", 86400000.001, "number", "+05:30", "/a/\u00e9",
+                       "2024-01-01T17:00:00.000Z", "2023-12-31T18:30:00.000Z"]
 
 
 def test_host_python_shapes():

@@ -276,7 +276,12 @@ def test_a_datetime_subclass_offset_of_a_day_or_more_is_refused(days):
             rt.eval(OFFSET % days, timeout=BOUND)
         # within the bound it still converts (reverse: the probe is live)
         got = rt.eval(OFFSET.replace("days=%s", "hours=23") % (), timeout=BOUND)
-        assert (got.year, got.month, got.day, got.hour) == (2019, 12, 31, 1)
+        # it keeps its offset (issue 27); the instant is the same
+        assert (got.year, got.month, got.day, got.hour) == (2020, 1, 1, 0)
+        assert got.utcoffset().total_seconds() == 23 * 3600
+        import datetime
+        u = got.astimezone(datetime.timezone.utc)
+        assert (u.year, u.month, u.day, u.hour) == (2019, 12, 31, 1)
     finally:
         rt.close()
 
@@ -431,7 +436,8 @@ def test_the_host_refuses_a_datetime_subclass_offset_of_a_day_or_more(days):
         # reverse: within the bound the same subclass crosses
         D.utcoffset = lambda self: datetime.timedelta(hours=-23, minutes=-59)
         rt.set_global("x", D(2020, 1, 1, tzinfo=datetime.timezone.utc))
-        assert rt.eval("x.isoformat()", timeout=BOUND) == "2020-01-01T23:59:00+00:00"
+        # it keeps its offset (issue 27: it came as 2020-01-01T23:59:00+00:00)
+        assert rt.eval("x.isoformat()", timeout=BOUND) == "2020-01-01T00:00:00-23:59"
     finally:
         rt.close()
 

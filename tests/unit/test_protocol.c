@@ -6,6 +6,7 @@
 #include "error.h"
 #include "message.h"
 #include "supervisor.h"
+#include "value.h"
 
 static msgpack_sbuffer sb;
 static msgpack_packer pk;
@@ -52,7 +53,8 @@ static void expect_violation(const char *why, const char *needle)
 	cc_error_clear(&err);
 }
 
-Test(protocol, result_ok_with_value)
+/* A result whose value is one array: fill() packs its items. */
+static void result_array(size_t n, void (*fill)(void))
 {
 	begin(4);
 	kv_str("t", "result");
@@ -60,9 +62,19 @@ Test(protocol, result_ok_with_value)
 	str("ok");
 	msgpack_pack_true(&pk);
 	str("value");
-	msgpack_pack_array(&pk, 2);
+	msgpack_pack_array(&pk, n);
+	fill();
+}
+
+static void int_and_float(void)
+{
 	msgpack_pack_int(&pk, 1);
 	msgpack_pack_double(&pk, 2.5);
+}
+
+Test(protocol, result_ok_with_value)
+{
+	result_array(2, int_and_float);
 	struct cc_msg m;
 	cc_error err = { 0 };
 	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
@@ -72,6 +84,71 @@ Test(protocol, result_ok_with_value)
 	cr_assert_eq(cc_value_type_of(m.value), CC_VALUE_ARRAY);
 	cr_assert_eq(m.value->u.array.len, 2);
 	cc_msg_free(&m);
+}
+
+static void time_values(void)
+{
+	cc_pack_date(&pk, -719162);
+	cc_pack_duration(&pk, -2, 500000000);
+	cc_pack_timezone(&pk, -CC_ZONE_MAX_OFFSET_US, "EST", 3);
+	cc_pack_zoned_timestamp(&pk, 1700000000, 5000, 19800000000LL, NULL, 0);
+	cc_pack_path(&pk, "/tmp/\xc3\xa9", 7);
+}
+
+/* Issue 27: the types beyond JSON's reach the host as themselves, through
+ * the same validation as every value (a result, and a call's arguments). */
+Test(protocol, result_with_dates_durations_zones_and_paths)
+{
+	result_array(5, time_values);
+	struct cc_msg m;
+	cc_error err = { 0 };
+	cr_assert_eq(parse(&m, &err), 0, "%s", err.message);
+	const cc_value *const *v = (const cc_value *const *)m.value->u.array.items;
+	cr_assert_eq(v[0]->type, CC_VALUE_DATE);
+	cr_assert_eq(v[0]->u.days, -719162);
+	cr_assert_eq(v[1]->type, CC_VALUE_DURATION);
+	cr_assert(v[1]->u.dur.sec == -2 && v[1]->u.dur.nsec == 500000000);
+	cr_assert_eq(v[2]->type, CC_VALUE_TIMEZONE);
+	cr_assert(v[2]->u.tz.offset_us == -CC_ZONE_MAX_OFFSET_US);
+	cr_assert_str_eq(v[2]->u.tz.name, "EST");
+	cr_assert_eq(v[3]->type, CC_VALUE_TIMESTAMP);
+	cr_assert(v[3]->u.ts.zone.set && v[3]->u.ts.zone.offset_us == 19800000000LL);
+	cr_assert_null(v[3]->u.ts.zone.name);
+	cr_assert_eq(v[4]->type, CC_VALUE_PATH);
+	cr_assert_str_eq(v[4]->u.str.ptr, "/tmp/\xc3\xa9");
+	cc_msg_free(&m);
+}
+
+static const char *bad_ext;
+static size_t bad_len;
+
+static void one_bad_ext(void)
+{
+	msgpack_pack_ext(&pk, bad_len - 1, (int8_t)bad_ext[0]);
+	msgpack_pack_ext_body(&pk, bad_ext + 1, bad_len - 1);
+}
+
+Test(protocol, bad_time_and_path_exts_are_violations)
+{
+	static const struct {
+		const char *ext; /* type byte, then the payload */
+		size_t len;
+		const char *needle;
+	} cases[] = {
+		{ "\x02\x00\x00\x01", 4, "date of 3 bytes" },
+		{ "\x03\x00\x00\x00\x00", 5, "duration of 4 bytes" },
+		{ "\x04\x00\x00\x00\x14\x1d\xd7\x60\x00\x00", 10, "24 hours" },
+		{ "\x04\x00\x00\x00\x00\x00\x00\x00\x00\x01\xc3", 11, "UTF-8" },
+		{ "\x05\x00\x00\x00\x00", 5, "zoned timestamp of 4 bytes" },
+		{ "\x06\xff", 2, "path is not valid UTF-8" },
+		{ "\x07\x00", 2, "unknown ext type 7" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bad_ext = cases[i].ext;
+		bad_len = cases[i].len;
+		result_array(1, one_bad_ext);
+		expect_violation(cases[i].needle, cases[i].needle);
+	}
 }
 
 /* A text-form value (issue 16): a string value plus value_type, 1-256

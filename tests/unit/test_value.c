@@ -223,6 +223,24 @@ struct bad_case {
 	const char *expect; /* substring of the message */
 };
 
+/* Each case is refused as a protocol_violation whose message holds its
+ * expect text, and nothing is left allocated. */
+static void expect_refused(const struct bad_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		cc_value *out = NULL;
+		cc_error err = { 0 };
+		int rc = decode_bytes(cases[i].bytes, cases[i].len, &out, &err);
+		cr_assert_eq(rc, -1, "%s: accepted", cases[i].name);
+		cr_assert_null(out, "%s", cases[i].name);
+		cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION, "%s: kind %d", cases[i].name,
+			     err.kind);
+		cr_assert(strstr(err.message, cases[i].expect), "%s: message '%s'", cases[i].name,
+			  err.message);
+		cc_error_clear(&err);
+	}
+}
+
 Test(value, hostile_inputs_are_refused_without_allocation)
 {
 	static const struct bad_case cases[] = {
@@ -240,7 +258,7 @@ Test(value, hostile_inputs_are_refused_without_allocation)
 		{ "lone surrogate as CESU", "\xa3\xed\xa0\x80", 4, "UTF-8" },
 		{ "int map key", "\x81\x01\x02", 3, "not a string" },
 		{ "duplicate key", "\x82\xa1k\x01\xa1k\x02", 7, "duplicate" },
-		{ "unknown ext", "\xd4\x05\x00", 3, "unknown ext" },
+		{ "unknown ext", "\xd4\x7f\x00", 3, "unknown ext" },
 		{ "bigint with a leading zero",
 		  "\xd5\x01"
 		  "01",
@@ -261,18 +279,136 @@ Test(value, hostile_inputs_are_refused_without_allocation)
 		  "nanoseconds" },
 		{ "trailing bytes", "\x01\x02", 2, "trailing" },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cc_value *out = NULL;
-		cc_error err = { 0 };
-		int rc = decode_bytes(cases[i].bytes, cases[i].len, &out, &err);
-		cr_assert_eq(rc, -1, "%s: accepted", cases[i].name);
-		cr_assert_null(out, "%s", cases[i].name);
-		cr_assert_eq(err.kind, CC_ERR_PROTOCOL_VIOLATION, "%s: kind %d", cases[i].name,
-			     err.kind);
-		cr_assert(strstr(err.message, cases[i].expect), "%s: message '%s'", cases[i].name,
-			  err.message);
-		cc_error_clear(&err);
+	expect_refused(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* The types beyond JSON's (issue 27): dates, durations, fixed offsets,
+ * zoned timestamps and paths, at their edges. */
+Test(value, time_and_path_types_roundtrip)
+{
+	const int64_t max_off = CC_ZONE_MAX_OFFSET_US;
+	cc_value *vals[] = {
+		cc_value_new_date(0),
+		cc_value_new_date(-719162), /* 0001-01-01 */
+		cc_value_new_date(2932896), /* 9999-12-31 */
+		cc_value_new_date(INT32_MIN),
+		cc_value_new_date(INT32_MAX),
+		cc_value_new_duration(0, 0),
+		cc_value_new_duration(-2, 500000000), /* -1.5 s */
+		cc_value_new_duration(-86400LL * 999999999, 0),
+		cc_value_new_duration(INT64_MAX, 999999999),
+		cc_value_new_duration(INT64_MIN, 0),
+		cc_value_new_timezone(0, NULL, 0),
+		cc_value_new_timezone(max_off, NULL, 0),
+		cc_value_new_timezone(-max_off, "\xc3\xa9t\xc3\xa9", 5),
+		cc_value_new_timezone(19800000000LL, "IST", 3),
+		cc_value_new_timezone(0, "", 0),
+		cc_value_new_zoned_timestamp(0, 0, 0, "", 0),
+		cc_value_new_zoned_timestamp(-62135596800LL, 1000, -max_off, NULL, 0),
+		cc_value_new_zoned_timestamp(1700000000, 999999999, 3600000000LL, "CET", 3),
+		cc_value_new_path("", 0),
+		cc_value_new_path("/tmp/\xc3\xa9t\xc3\xa9/a b", 13),
+		cc_value_new_path("a\0b", 3),
+	};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		cr_assert_not_null(vals[i], "value %zu was not made", i);
+		cc_value *back = roundtrip(vals[i]);
+		cr_assert(cc_value_equal(vals[i], back), "value %zu differs after a round trip", i);
+		cc_value_free(back);
+		cc_value_free(vals[i]);
 	}
+}
+
+Test(value, zones_compare_by_offset_name_and_presence)
+{
+	cc_value *a = cc_value_new_timezone(60, NULL, 0), *b = cc_value_new_timezone(60, "", 0);
+	cc_value *c = cc_value_new_timezone(61, NULL, 0), *d = cc_value_new_timezone(60, NULL, 0);
+	cr_assert(!cc_value_equal(a, b), "no name and an empty name differ");
+	cr_assert(!cc_value_equal(a, c));
+	cr_assert(cc_value_equal(a, d));
+	cc_value *t = cc_value_new_timestamp(5, 0),
+		 *z = cc_value_new_zoned_timestamp(5, 0, 0, NULL, 0);
+	cr_assert(!cc_value_equal(t, z), "a zoned timestamp is not a plain one");
+	cc_value *p = cc_value_new_path("x", 1), *s = cc_value_new_string("x", 1);
+	cr_assert(!cc_value_equal(p, s), "a path is not a string");
+	cc_value *n = cc_value_new_date(1), *i = cc_value_new_int(1);
+	cr_assert(!cc_value_equal(n, i));
+	cc_value *vs[] = { a, b, c, d, t, z, p, s, n, i };
+	for (size_t k = 0; k < sizeof(vs) / sizeof(vs[0]); k++)
+		cc_value_free(vs[k]);
+}
+
+/* The wire layout HACKING.md and value.h give, byte for byte. */
+Test(value, time_and_path_types_wire_layout)
+{
+	struct {
+		cc_value *v;
+		const char *bytes;
+		size_t len;
+	} cases[] = {
+		{ cc_value_new_date(-1), "\xd6\x02\xff\xff\xff\xff", 6 },
+		{ cc_value_new_duration(-2, 500000000),
+		  "\xc7\x0c\x03\x1d\xcd\x65\x00\xff\xff\xff\xff\xff\xff\xff\xfe", 15 },
+		{ cc_value_new_timezone(-1, NULL, 0),
+		  "\xc7\x09\x04\xff\xff\xff\xff\xff\xff\xff\xff\x00", 12 },
+		{ cc_value_new_timezone(1, "Z", 1),
+		  "\xc7\x0a\x04\x00\x00\x00\x00\x00\x00\x00\x01\x01Z", 13 },
+		{ cc_value_new_zoned_timestamp(1, 2, 3, NULL, 0),
+		  "\xc7\x15\x05\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x01"
+		  "\x00\x00\x00\x00\x00\x00\x00\x03\x00",
+		  24 },
+		{ cc_value_new_path("/a", 2), "\xd5\x06/a", 4 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct packed p;
+		packed_init(&p);
+		cc_error err = { 0 };
+		cc_value_caps caps = cc_value_default_caps();
+		cr_assert_eq(cc_value_encode(&p.pk, cases[i].v, &caps, &err), 0);
+		cr_assert_eq(p.sb.size, cases[i].len, "case %zu: %zu bytes", i, p.sb.size);
+		cr_assert(!memcmp(p.sb.data, cases[i].bytes, cases[i].len), "case %zu's bytes", i);
+		msgpack_sbuffer_destroy(&p.sb);
+		cc_value_free(cases[i].v);
+	}
+}
+
+Test(value, hostile_time_and_path_exts_are_refused)
+{
+	static const struct bad_case cases[] = {
+		{ "date of 3 bytes", "\xc7\x03\x02\x00\x00\x00", 6, "date of 3 bytes" },
+		{ "date of 8 bytes", "\xd7\x02\x00\x00\x00\x00\x00\x00\x00\x00", 10, "date" },
+		{ "duration of 8 bytes", "\xd7\x03\x00\x00\x00\x00\x00\x00\x00\x00", 10,
+		  "duration of 8" },
+		{ "duration nsec out of range",
+		  "\xc7\x0c\x03\x3b\x9a\xca\x00\x00\x00\x00\x00\x00\x00\x00\x00", 15,
+		  "duration nanoseconds" },
+		{ "timezone of 8 bytes", "\xd7\x04\x00\x00\x00\x00\x00\x00\x00\x00", 10,
+		  "zone of 8" },
+		{ "timezone of a day", "\xc7\x09\x04\x00\x00\x00\x14\x1d\xd7\x60\x00\x00", 12,
+		  "24 hours" },
+		{ "timezone of minus a day", "\xc7\x09\x04\xff\xff\xff\xeb\xe2\x28\xa0\x00\x00", 12,
+		  "24 hours" },
+		{ "timezone name flag 2", "\xc7\x09\x04\x00\x00\x00\x00\x00\x00\x00\x00\x02", 12,
+		  "flag" },
+		{ "timezone without a name but bytes after",
+		  "\xc7\x0a\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00x", 13, "flag" },
+		{ "timezone name not UTF-8", "\xc7\x0a\x04\x00\x00\x00\x00\x00\x00\x00\x00\x01\xff",
+		  13, "UTF-8" },
+		{ "zoned timestamp of 12 bytes",
+		  "\xc7\x0c\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 15,
+		  "zoned timestamp of 12" },
+		{ "zoned timestamp nsec out of range",
+		  "\xc7\x15\x05\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00"
+		  "\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+		  24, "timestamp nanoseconds" },
+		{ "zoned timestamp of a day's offset",
+		  "\xc7\x15\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+		  "\x00\x00\x00\x14\x1d\xd7\x60\x00\x00",
+		  24, "24 hours" },
+		{ "path not UTF-8", "\xd5\x06\xc3\x28", 4, "path is not valid UTF-8" },
+		{ "path with a lone surrogate", "\xc7\x03\x06\xed\xa0\x80", 6, "UTF-8" },
+	};
+	expect_refused(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 Test(value, timestamp_forms_decode)
@@ -298,6 +434,13 @@ Test(value, constructors_validate)
 	cr_assert_null(cc_value_new_bigint("", 0));
 	cr_assert_null(cc_value_new_bigint("+5", 2));
 	cr_assert_null(cc_value_new_timestamp(0, 1000000000u));
+	cr_assert_null(cc_value_new_duration(0, 1000000000u));
+	cr_assert_null(cc_value_new_zoned_timestamp(0, 1000000000u, 0, NULL, 0));
+	cr_assert_null(cc_value_new_timezone(CC_ZONE_MAX_OFFSET_US + 1, NULL, 0));
+	cr_assert_null(cc_value_new_timezone(-CC_ZONE_MAX_OFFSET_US - 1, NULL, 0));
+	cr_assert_null(cc_value_new_timezone(0, "\xff", 1));
+	cr_assert_null(cc_value_new_zoned_timestamp(0, 0, 86400000000LL, NULL, 0));
+	cr_assert_null(cc_value_new_path("\xc3", 1));
 	char digits[CC_BIGINT_MAX_DIGITS + 2];
 	memset(digits, '9', sizeof(digits));
 	cr_assert_null(cc_value_new_bigint(digits, CC_BIGINT_MAX_DIGITS + 1));
@@ -330,10 +473,32 @@ Test(value, encoder_refuses_hand_built_breakage)
 	bi->u.str.ptr[0] = 'x';
 	caps = cc_value_default_caps();
 	cr_assert_eq(cc_value_encode(&p.pk, bi, &caps, &err), -1);
+	cc_value *tz = cc_value_new_timezone(0, "a", 1);
+	tz->u.tz.offset_us = 86400000000LL;
+	caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, tz, &caps, &err), -1);
+	cr_assert(strstr(err.message, "24 hours"), "%s", err.message);
+	tz->u.tz.offset_us = 0;
+	tz->u.tz.name[0] = (char)0xff;
+	caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, tz, &caps, &err), -1);
+	cr_assert(strstr(err.message, "name is not valid UTF-8"), "%s", err.message);
+	cc_value *zt = cc_value_new_zoned_timestamp(0, 0, 0, NULL, 0);
+	zt->u.ts.zone.offset_us = -86400000000LL;
+	caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, zt, &caps, &err), -1);
+	cc_value *pa = cc_value_new_path("ab", 2);
+	pa->u.str.ptr[0] = (char)0xc3;
+	caps = cc_value_default_caps();
+	cr_assert_eq(cc_value_encode(&p.pk, pa, &caps, &err), -1);
+	cr_assert(strstr(err.message, "path"), "%s", err.message);
 	msgpack_sbuffer_destroy(&p.sb);
 	cc_value_free(m);
 	cc_value_free(ts);
 	cc_value_free(bi);
+	cc_value_free(tz);
+	cc_value_free(zt);
+	cc_value_free(pa);
 	cc_error_clear(&err);
 }
 
@@ -424,4 +589,23 @@ Test(civil, from_timestamp_refuses_what_datetime_cannot_hold)
 	cr_assert_eq(cc_civil_from_timestamp(last + 1, 0, &c), -1);
 	cr_assert_eq(cc_civil_from_timestamp(INT64_MIN, 0, &c), -1);
 	cr_assert_eq(cc_civil_from_timestamp(INT64_MAX, 0, &c), -1);
+}
+
+Test(civil, offsets_as_iso_8601_text)
+{
+	char t[32];
+	static const struct {
+		int64_t us;
+		const char *text;
+	} cases[] = {
+		{ 0, "+00:00" },
+		{ 19800000000LL, "+05:30" },
+		{ -CC_ZONE_MAX_OFFSET_US, "-23:59:59.999999" },
+		{ -1500000, "-00:00:01.500000" },
+		{ 3661000000LL, "+01:01:01" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cc_civil_offset_text(t, sizeof(t), cases[i].us);
+		cr_assert_str_eq(t, cases[i].text);
+	}
 }
