@@ -26,9 +26,6 @@
 #define JS_STACK_SIZE (1024 * 1024)
 /* Longest message or traceback reported; the rest becomes " [truncated]". */
 #define JS_TEXT_MAX (64 * 1024)
-/* Bound on jobs discarded after a stop (each fails at once; see
- * js_discard_jobs). */
-#define JS_DISCARD_MAX 1000000
 /* What quickjs.c's default allocator counts per block. */
 #define JS_MALLOC_OVERHEAD 8
 /* Extra heap an eval gets when live data already fills the cap, and the
@@ -42,6 +39,7 @@ static JSContext *ctx;
 /* Per eval (or set_global), reset by js_begin: */
 static bool js_stopped;		 /* the interrupt handler stopped the guest */
 static bool js_oom;		 /* an allocation was refused */
+static bool js_drop_due;	 /* a stop left jobs queued: js_after_result drops them */
 static JSMallocState *js_heap;	 /* rt's allocator state, as the allocator sees it */
 static size_t js_cap = SIZE_MAX; /* limits.max_memory */
 
@@ -534,14 +532,19 @@ static int js_run_jobs(struct cc_outcome *o)
 enum {
 	SETTLE_STOPPED = -1,
 	SETTLE_NEVER = -2,
-	SETTLE_JOB_FAILED = -3
+	SETTLE_JOB_FAILED = -3,
+	SETTLE_OOM = -4
 };
 
 /* Run jobs until promise p settles; returns its state or a SETTLE_ code
  * (SETTLE_JOB_FAILED leaves the exception pending). When no job is left,
  * the reply to a pending tools.<name> call is waited for and settles its
  * promise, which queues jobs again; only with no call pending can p never
- * settle. */
+ * settle. A queue that ran dry after an allocation was refused may have
+ * lost a job (QuickJS drops one it has no memory to queue: an endless
+ * chain of promises ends so when it fills the heap): that is the memory
+ * limit, not a promise that could never settle; and past the deadline it
+ * is the stop. */
 static int js_settle(JSValueConst p)
 {
 	for (;;) {
@@ -559,10 +562,10 @@ static int js_settle(JSValueConst p)
 		r = cc_js_tools_step(ctx);
 		if (r == CC_JS_EXCEPTION)
 			return SETTLE_JOB_FAILED;
-		if (r < 0)
+		if (r < 0 || js_stop_seen())
 			return SETTLE_STOPPED;
 		if (r == 0)
-			return SETTLE_NEVER;
+			return js_oom ? SETTLE_OOM : SETTLE_NEVER;
 	}
 }
 
@@ -579,6 +582,8 @@ static int js_await(JSValue p, JSValue *out, struct cc_outcome *o)
 		js_fail(o, JS_GetException(ctx), false);
 	else if (st == SETTLE_STOPPED)
 		js_fail(o, JS_UNDEFINED, false);
+	else if (st == SETTLE_OOM)
+		js_fail(o, JS_NULL, false); /* memory_limit: js_oom is set */
 	else
 		cc_outcome_fail(o, CC_ERR_GUEST, "Error",
 				"the result is a Promise that can never settle: it is still "
@@ -589,24 +594,29 @@ static int js_await(JSValue p, JSValue *out, struct cc_outcome *o)
 	return st == JS_PROMISE_FULFILLED ? 0 : -1;
 }
 
-/* Drop every pending job without running guest code: with a stack budget
- * of one byte every call fails at entry ("stack overflow"), so a job only
- * rejects a promise nobody can now observe and schedules nothing. Without
- * this an endless microtask chain (function f() { Promise.resolve().then(f) })
- * would outlive its timeout and eat every later eval's deadline: QuickJS
- * polls interrupts on loops, not on calls, so nothing else stops it. */
-static void js_discard_jobs(void)
+/* What a stopped eval left queued is dropped without running
+ * (deps/quickjs/patches/0002), once its result has gone out
+ * (js_after_result; js_begin, should a request come first): without
+ * this an endless microtask chain (function f() {
+ * Promise.resolve().then(f) }) would outlive its timeout and eat every
+ * later eval's deadline, since QuickJS polls interrupts on loops, not on
+ * calls. Freeing a chain of promises that wait on one another (one more
+ * each time a job returns a new promise: millions a few seconds in)
+ * takes malloc a while, so it waits until the timeout is reported.
+ * Promises that waited on a dropped job stay pending. Then the cycle
+ * collector runs, so the next eval starts with the memory back. */
+static void js_after_result(void)
 {
-	JSContext *jc;
-	JS_SetMaxStackSize(rt, 1);
-	for (int i = 0; i < JS_DISCARD_MAX && JS_IsJobPending(rt); i++)
-		if (JS_ExecutePendingJob(rt, &jc) < 0)
-			JS_FreeValue(ctx, JS_GetException(ctx));
-	JS_SetMaxStackSize(rt, JS_STACK_SIZE);
+	if (!js_drop_due)
+		return;
+	js_drop_due = false;
+	JS_DropPendingJobs(rt);
+	JS_RunGC(rt);
 }
 
 static void js_begin(bool is_eval)
 {
+	js_after_result();
 	cc_js_tools_begin(is_eval);
 	js_stopped = false;
 	js_oom = false;
@@ -630,26 +640,25 @@ static void js_begin(bool is_eval)
 }
 
 /* After every eval: jobs an error left behind still run (as they would in
- * Node) until the queue is empty or the guest is stopped; after a stop
- * they are discarded; promises of tool calls still in flight are rejected
- * (the core drops their late replies); after a stop or a refused allocation
- * the cycle collector runs, so the next eval starts with the memory back. */
+ * Node) until the queue is empty or the guest is stopped; promises of tool
+ * calls still in flight are rejected (the core drops their late replies);
+ * after a stop, what is still queued is dropped once the result is out
+ * (js_after_result); after a refused allocation the cycle collector runs,
+ * so the next eval starts with the memory back. */
 static void js_end(void)
 {
 	JSContext *jc;
 	while (!js_stop_seen() && JS_IsJobPending(rt))
 		if (JS_ExecutePendingJob(rt, &jc) < 0)
 			JS_FreeValue(ctx, JS_GetException(ctx));
-	if (js_stop_seen())
-		js_discard_jobs();
 	cc_js_tools_end(ctx);
 	/* the rejections just made may have queued reactions: same rule */
 	while (!js_stop_seen() && JS_IsJobPending(rt))
 		if (JS_ExecutePendingJob(rt, &jc) < 0)
 			JS_FreeValue(ctx, JS_GetException(ctx));
 	if (js_stop_seen())
-		js_discard_jobs();
-	if (js_stop_seen() || js_oom)
+		js_drop_due = true;
+	else if (js_oom)
 		JS_RunGC(rt);
 }
 
@@ -968,6 +977,7 @@ const struct cc_engine cc_engine_quickjs = {
 	.set_global = js_set_global,
 	.bind_tool = js_bind_tool,
 	.load_library = js_load_library,
+	.after_result = js_after_result,
 	.after_fork_child = js_after_fork_child,
 };
 

@@ -284,6 +284,8 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 	}
 	cc_worker_flush_output();
 	send_result(id, o);
+	if (cc_worker_engine->after_result)
+		cc_worker_engine->after_result();
 }
 
 /* Evaluate the n "lib" frames ({t, file, code}) the supervisor sent after

@@ -223,6 +223,10 @@ struct cc_engine {
 	 * dropped. file: the name stack traces show. NULL for an engine
 	 * without libraries. Kinds: those of eval. */
 	void (*load_library)(const char *file, const char *code, size_t len, struct cc_outcome *o);
+	/* After a request's result is sent, before the next frame is read:
+	 * work put off so that the result is not late (JavaScript: freeing
+	 * what a stopped eval left queued). May be NULL. */
+	void (*after_result)(void);
 	/* ---- the fork server (src/worker/forkserver.c); each may be NULL ----
 	 * Import modules in the template after init: a comma-separated list
 	 * of names, a trailing '?' marks one that may be missing. Returns 0,
