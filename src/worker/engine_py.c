@@ -859,6 +859,13 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	PyObject *src = NULL, *parts = NULL, *value = NULL;
 
+	/* python3 runs a file that starts with a UTF-8 byte order mark (its
+	 * tokenizer skips one); compile() of a str calls it an invalid
+	 * character */
+	if (len >= 3 && !memcmp(code, "\xef\xbb\xbf", 3)) {
+		code += 3;
+		len -= 3;
+	}
 	guest_enter();
 	/* Compiling is the engine's work, not the guest's data: it gets the
 	 * headroom, so that a guest holding the whole heap can still run
