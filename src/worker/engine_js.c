@@ -718,13 +718,13 @@ static JSValue js_compile(const char *code, size_t len, bool async)
 {
 	const int flags =
 		JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY | (async ? JS_EVAL_FLAG_ASYNC : 0);
-	JSValue fn = JS_Eval(ctx, code, len, "<code>", flags);
+	JSValue fn = JS_Eval(ctx, code, len, cc_worker_eval_file, flags);
 	size_t n;
 	char *re;
 	if (!JS_IsException(fn) || js_oom || !(re = cc_js_rewrite_imports(code, len, &n)))
 		return fn;
 	JS_FreeValue(ctx, JS_GetException(ctx));
-	fn = JS_Eval(ctx, re, n, "<code>", flags);
+	fn = JS_Eval(ctx, re, n, cc_worker_eval_file, flags);
 	free(re);
 	return fn;
 }
@@ -895,7 +895,7 @@ static int js_assign_global(const char *name, JSValue jv, struct cc_outcome *o)
 		src = NULL;
 		fn = JS_ThrowOutOfMemory(ctx);
 	} else {
-		fn = JS_Eval(ctx, src, strlen(src), "<set_global>", JS_EVAL_TYPE_GLOBAL);
+		fn = JS_Eval(ctx, src, strlen(src), "<codecage:set_global>", JS_EVAL_TYPE_GLOBAL);
 	}
 	free(src);
 	if (JS_IsException(fn)) {

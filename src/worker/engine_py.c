@@ -872,7 +872,13 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 	 * `del big` and go on. */
 	cc_py_mem_glue(true);
 	src = PyUnicode_DecodeUTF8(code, (Py_ssize_t)len, "strict");
-	parts = src ? PyObject_CallOneArg(h_compile, src) : NULL;
+	if (src && strcmp(cc_worker_eval_file, "<code>")) {
+		PyObject *file = PyUnicode_FromString(cc_worker_eval_file);
+		parts = file ? PyObject_CallFunctionObjArgs(h_compile, src, file, NULL) : NULL;
+		Py_XDECREF(file);
+	} else {
+		parts = src ? PyObject_CallOneArg(h_compile, src) : NULL;
+	}
 	if (!parts || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 2) {
 		report(o, PH_PARSE);
 		syntax_hint(o, code, len);

@@ -98,6 +98,14 @@ struct cc_outcome {
  * instead of a TypeError. Engines set it with cc_outcome_fallback. */
 extern bool cc_worker_value_fallback;
 
+/* The file name the running eval's code is compiled under: "<code>" (the
+ * guest's), or the "file" of its frame, which the supervisor sends only
+ * for codecage's own guest-side code ("<codecage:net>", the network
+ * shim): tracebacks leave out the frames of every file whose name starts
+ * with "<codecage" (py_helper.c's _guest_file; QuickJS,
+ * deps/quickjs/patches/0003). Static storage, valid during the eval. */
+extern const char *cc_worker_eval_file;
+
 /* Make o an ok outcome whose value is text[0..len) as a string (copied; cut
  * to stay well under max_result, with a marker) from a value of type
  * type_name (copied). */
