@@ -11,10 +11,11 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "confine.h"
 #include "error.h"
 #include "js_fs.h"
+#include "js_hints.h"
 #include "js_value.h"
-#include "lang_guess.h"
 #include "message.h"
 #include "utf8.h"
 #include "seccomp_policy.h"
@@ -151,8 +152,7 @@ static char *js_no_module_name(JSContext *c, const char *base, const char *name,
 	(void)base;
 	(void)name;
 	(void)opaque;
-	JS_ThrowTypeError(c, "modules are not available in the sandbox (fs is: the global fs, "
-			     "or require('fs'))");
+	JS_ThrowTypeError(c, "%s", cc_js_no_modules_text());
 	return NULL;
 }
 
@@ -271,7 +271,9 @@ static int js_init(const char **version, cc_error *err)
 		return -1;
 	if (!ctx || js_remove_globals(ctx) < 0 || cc_js_builtins_init(ctx) < 0 ||
 	    cc_js_console_install(ctx) < 0 || cc_js_display_install(ctx) < 0 ||
-	    rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0 || cc_js_fs_install(ctx) < 0) {
+	    rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0 ||
+	    /* fs and require only where a file can be reached (README, "Files") */
+	    (cc_confine_has_files() && cc_js_fs_install(ctx) < 0)) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);
@@ -433,22 +435,6 @@ static char *js_traceback(const char *type, const char *msg, const char *frames)
  *  - any other value (throw 5): guest_error, type "Uncaught" (what Node
  *    prints before such a value), message = the value as console.log
  *    shows it, no traceback (QuickJS records frames on Errors only). */
-/* fetch exists only with a network policy (allow_net): without one, its
- * ReferenceError says so and names the option. Takes msg. */
-static char *js_fetch_hint(const char *type, char *msg)
-{
-	char *out = NULL;
-	if (!msg || strcmp(type, "ReferenceError") || strcmp(msg, "'fetch' is not defined") ||
-	    asprintf(&out,
-		     "%s (the network is off: the host lets the guest reach listed hosts "
-		     "with allow_net: --allow-net ENTRY in the CLI and codecage mcp, "
-		     "RuntimeConfig(allow_net=[...]) in Python, cc_options.net in C)",
-		     msg) < 0)
-		return msg;
-	free(msg);
-	return out;
-}
-
 static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 {
 	bool is_error = JS_IsError(ctx, exc);
@@ -483,7 +469,7 @@ static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 	} else if (is_error) {
 		name = js_error_name(exc);
 		type = name ? name : "Error";
-		msg = js_fetch_hint(type, msg);
+		msg = cc_js_name_hint(type, msg);
 		text = msg ? msg : "";
 	} else {
 		struct cc_buf b = { .limit = JS_TEXT_MAX };
@@ -683,32 +669,6 @@ static JSValue js_thenable(JSValueConst v)
 	return JS_Call(ctx, cc_js.promise_resolve, cc_js.promise, 1, &v);
 }
 
-/* A syntax error says what the parser could not: an import declaration
- * is refused because there are no modules (QuickJS, in script mode, only
- * knows import() and asks for its '('), and code that looks like Python
- * was sent to the JavaScript runtime. */
-static void js_syntax_hint(struct cc_outcome *o, const char *code, size_t len)
-{
-	char *msg = NULL;
-
-	if (o->ok || o->kind != CC_ERR_SYNTAX)
-		return;
-	/* the parser's words for an import declaration in a script */
-	bool imp = o->message && !strcmp(o->message, "expecting '('") &&
-		   cc_has_static_import(code, len);
-	bool py = cc_looks_like_python(code, len);
-	if (!imp && !py)
-		return;
-	if (asprintf(&msg, "%s%s",
-		     imp	  ? CC_HINT_STATIC_IMPORT
-		     : o->message ? o->message
-				  : "",
-		     py ? CC_HINT_LOOKS_PYTHON : "") < 0)
-		return;
-	cc_outcome_set_message(o, msg);
-	free(msg);
-}
-
 /* Compile the script. One that does not parse is tried again with its
  * static imports of fs turned into require (js_import.c, which changes
  * nothing when there are none); when that fails too, its error is the one
@@ -747,7 +707,7 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 	fn = js_compile(code, len, async);
 	if (JS_IsException(fn)) {
 		js_fail(o, JS_GetException(ctx), true);
-		js_syntax_hint(o, code, len);
+		cc_js_syntax_hint(o, code, len);
 		goto out;
 	}
 	p = JS_EvalFunction(ctx, fn);
