@@ -102,7 +102,7 @@ static char version[64];
  * Once a stop is asked the timer ticks every STUCK_TICK_NS until it is
  * taken (then every STOP_REPEAT_NS again). When, at a tick after the
  * deadline, the main thread has spent STUCK_CPU_NS of CPU time since the
- * stop was asked and has not taken it (so about 10 ms after the deadline
+ * stop was asked and has not taken it (so about 6 ms after the deadline
  * on an idle machine; a pure-Python loop takes a stop within
  * microseconds), the worker ends itself (exit status
  * CC_WORKER_EXIT_STUCK, worker_exit.h) and the supervisor reports the
