@@ -132,7 +132,7 @@ typedef struct cc_limits {
 	double grace_s;		    /* soft stop to SIGKILL; 0.5. A Python eval
 				       inside a call that cannot be interrupted
 				       ends sooner: its worker ends itself after
-				       about 20 ms of CPU past the deadline */
+				       about 5 ms of CPU past the deadline */
 	uint64_t max_memory;	    /* engine heap, bytes; 128 MiB for JavaScript,
 				       512 MiB for Python. The kernel
 				       rlimit on the worker's data segment is
@@ -371,7 +371,7 @@ CC_EXPORT const char *cc_runtime_engine_version(const cc_runtime *rt);
  * guest's state, when the engine stopped the code at the deadline (the
  * soft stop: between bytecodes, in a sleep or wait); false when the stop
  * found the code inside a call that cannot be interrupted (a long C
- * builtin: the Python worker ends itself about 20 ms of CPU time past the
+ * builtin: the Python worker ends itself about 5 ms of CPU time past the
  * deadline, a JavaScript one is killed after limits.grace_s) or the code
  * ignored the stop for the whole grace. The result's message says which.
  * Further evals on a dead runtime return worker_crashed at once. */

@@ -141,8 +141,8 @@ class RuntimeConfig:
       session starts with them; False. True for Python is
       ``InvalidInputError``.
     - ``grace``: seconds between the soft stop and SIGKILL; 0.5. (A Python
-      eval stuck in a C call ends sooner: about 20 ms of CPU time after the
-      deadline, within about 50 ms.)
+      eval stuck in a C call ends sooner: about 5 ms of CPU time after the
+      deadline, within about 10 ms on an idle machine.)
     - ``max_stdout``, ``max_stderr``: captured output per eval, bytes; 1 MiB.
     - ``max_result``: encoded result value, bytes; 16 MiB.
     - ``max_source``: code per eval, bytes of UTF-8; 16 MiB.

@@ -41,6 +41,9 @@
 #define CC_PRELOAD_SKIPPED_MAX 32
 #define CC_PRELOAD_SKIPPED_LEN 768
 #define CC_GRANT_PATH_MAX 255
+/* An eval frame's "file" (codecage's own guest-side code only, a name
+ * starting "<codecage": src/worker/worker.h) is at most this many bytes. */
+#define CC_EVAL_FILE_MAX 64
 /* RLIMIT_FSIZE with a writable grant and neither max_file_size nor
  * scratch_bytes set. */
 #define CC_GRANT_DEFAULT_FSIZE (1ull << 30)

@@ -574,7 +574,7 @@ void cc_net_free(cc_runtime *rt)
 static int bootstrap(cc_runtime *rt, cc_error *err)
 {
 	const char *code = cc_net_bootstrap(rt->opts.language);
-	cc_result *r = cc_runtime_eval(rt, code, strlen(code), 0);
+	cc_result *r = cc_runtime_eval_file(rt, code, strlen(code), 0, "<codecage:net>");
 	if (!r)
 		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	int rc = 0;

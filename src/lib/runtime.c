@@ -468,6 +468,12 @@ static cc_result *dead_result(cc_runtime *rt)
 
 CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t len, double timeout_s)
 {
+	return cc_runtime_eval_file(rt, code, len, timeout_s, NULL);
+}
+
+cc_result *cc_runtime_eval_file(cc_runtime *rt, const char *code, size_t len, double timeout_s,
+				const char *file)
+{
 	if (!rt || !rt->alive)
 		return dead_result(rt);
 	cc_result *r = cc_result_alloc();
@@ -504,13 +510,15 @@ CC_EXPORT cc_result *cc_runtime_eval(cc_runtime *rt, const char *code, size_t le
 	struct cc_msgbuf m;
 	msgpack_packer *pk = &m.pk;
 	rt->asked_fallback = rt->value_fallback;
-	cc_msgbuf_begin(&m, rt->asked_fallback ? 5 : 4, "eval");
+	cc_msgbuf_begin(&m, 4 + rt->asked_fallback + (file != NULL), "eval");
 	cc_pack_kv_u64(pk, "id", id);
 	cc_pack_kv_strn(pk, "code", code, len);
 	cc_pack_kv_u64(pk, "timeout_ms", (uint64_t)ceil(timeout_s * 1000));
 	if (rt->asked_fallback) {
 		cc_pack_kv_bool(pk, "fallback", true);
 	}
+	if (file)
+		cc_pack_kv_str(pk, "file", file);
 	if (cc_msgbuf_check(&m, "eval", &err) < 0) { /* nothing sent: still alive */
 		set_from_error(r, &err);
 		cc_error_clear(&err);

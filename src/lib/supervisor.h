@@ -335,6 +335,13 @@ static inline int64_t cc_secs_to_ns(double s)
 	return (int64_t)(s * 1e9);
 }
 
+/* cc_runtime_eval for codecage's own guest-side code (net.c's network
+ * shim): the code is compiled under file (borrowed; starting "<codecage",
+ * at most CC_EVAL_FILE_MAX bytes; NULL: the guest's "<code>"), whose
+ * frames every traceback leaves out. Same result and errors. */
+cc_result *cc_runtime_eval_file(cc_runtime *rt, const char *code, size_t len, double timeout_s,
+				const char *file);
+
 /* Take the runtime for one request; false (and err = invalid_input) when
  * a request is already in flight. */
 bool cc_runtime_enter(cc_runtime *rt, cc_error *err);

@@ -163,10 +163,14 @@ static void engine_policy(const struct cc_init_limits *lim, struct cc_fs_policy 
 /* The engine's seccomp rules, plus file work (CC_SC_FILES) when the
  * session has scratch or a grant: JavaScript's fs module needs it then
  * and never otherwise (Python's file rules carry its own bit). */
+bool cc_confine_has_files(void)
+{
+	return cc_worker_limits.scratch_bytes > 0 || cc_worker_n_grants > 0;
+}
+
 unsigned cc_confine_seccomp_engine(void)
 {
-	bool files = cc_worker_limits.scratch_bytes > 0 || cc_worker_n_grants > 0;
-	return cc_worker_engine->seccomp_engine | (files ? CC_SC_FILES : 0);
+	return cc_worker_engine->seccomp_engine | (cc_confine_has_files() ? CC_SC_FILES : 0);
 }
 
 /* Steps 3 and 4. Returns 1 when namespaces applied, 0 when not, -1. */

@@ -133,6 +133,11 @@ int cc_confine_probe_session(struct cc_confine_report *rep, const struct cc_bpf 
  * CC_SC_FILES when it has scratch or a grant (JavaScript's fs module). */
 unsigned cc_confine_seccomp_engine(void);
 
+/* Whether this worker (and every session a template of it forks: scratch
+ * and grants are the template's) has scratch or a grant: JavaScript's fs
+ * and require exist only then. */
+bool cc_confine_has_files(void);
+
 /* Test-only entry points behind worker flags (src/worker/main.c). */
 int cc_confine_sweep(const struct cc_init_limits *lim, cc_error *err);
 /* Confine as a template whose sessions have scratch (lim->scratch_bytes >

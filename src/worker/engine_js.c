@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "confine.h"
 #include "error.h"
 #include "js_fs.h"
+#include "js_hints.h"
 #include "js_library.h"
 #include "js_value.h"
 #include "value.h"
@@ -28,9 +30,6 @@
 #define JS_STACK_SIZE (1024 * 1024)
 /* Longest message or traceback reported; the rest becomes " [truncated]". */
 #define JS_TEXT_MAX (64 * 1024)
-/* Bound on jobs discarded after a stop (each fails at once; see
- * js_discard_jobs). */
-#define JS_DISCARD_MAX 1000000
 /* What quickjs.c's default allocator counts per block. */
 #define JS_MALLOC_OVERHEAD 8
 /* Extra heap an eval gets when live data already fills the cap, and the
@@ -44,6 +43,7 @@ static JSContext *ctx;
 /* Per eval (or set_global), reset by js_begin: */
 static bool js_stopped;		 /* the interrupt handler stopped the guest */
 static bool js_oom;		 /* an allocation was refused */
+static bool js_drop_due;	 /* a stop left jobs queued: js_after_result drops them */
 static JSMallocState *js_heap;	 /* rt's allocator state, as the allocator sees it */
 static size_t js_cap = SIZE_MAX; /* limits.max_memory */
 
@@ -156,8 +156,7 @@ static char *js_no_module_name(JSContext *c, const char *base, const char *name,
 	(void)base;
 	(void)name;
 	(void)opaque;
-	JS_ThrowTypeError(c, "modules are not available in the sandbox (fs is: the global fs, "
-			     "or require('fs'))");
+	JS_ThrowTypeError(c, "%s", cc_js_no_modules_text());
 	return NULL;
 }
 
@@ -276,7 +275,9 @@ static int js_init(const char **version, cc_error *err)
 		return -1;
 	if (!ctx || js_remove_globals(ctx) < 0 || cc_js_builtins_init(ctx) < 0 ||
 	    cc_js_console_install(ctx) < 0 || cc_js_display_install(ctx) < 0 ||
-	    rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0 || cc_js_fs_install(ctx) < 0) {
+	    rnd_install(ctx) < 0 || cc_js_web_install(ctx) < 0 ||
+	    /* fs and require only where a file can be reached (README, "Files") */
+	    (cc_confine_has_files() && cc_js_fs_install(ctx) < 0)) {
 		char *why = NULL;
 		if (ctx) {
 			JSValue e = JS_GetException(ctx);
@@ -438,22 +439,6 @@ static char *js_traceback(const char *type, const char *msg, const char *frames)
  *  - any other value (throw 5): guest_error, type "Uncaught" (what Node
  *    prints before such a value), message = the value as console.log
  *    shows it, no traceback (QuickJS records frames on Errors only). */
-/* fetch exists only with a network policy (allow_net): without one, its
- * ReferenceError says so and names the option. Takes msg. */
-static char *js_fetch_hint(const char *type, char *msg)
-{
-	char *out = NULL;
-	if (!msg || strcmp(type, "ReferenceError") || strcmp(msg, "'fetch' is not defined") ||
-	    asprintf(&out,
-		     "%s (the network is off: the host lets the guest reach listed hosts "
-		     "with allow_net: --allow-net ENTRY in the CLI and codecage mcp, "
-		     "RuntimeConfig(allow_net=[...]) in Python, cc_options.net in C)",
-		     msg) < 0)
-		return msg;
-	free(msg);
-	return out;
-}
-
 static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 {
 	bool is_error = JS_IsError(ctx, exc);
@@ -488,7 +473,7 @@ static void js_fail(struct cc_outcome *o, JSValue exc, bool compiling)
 	} else if (is_error) {
 		name = js_error_name(exc);
 		type = name ? name : "Error";
-		msg = js_fetch_hint(type, msg);
+		msg = cc_js_name_hint(type, msg);
 		text = msg ? msg : "";
 	} else {
 		struct cc_buf b = { .limit = JS_TEXT_MAX };
@@ -537,14 +522,19 @@ static int js_run_jobs(struct cc_outcome *o)
 enum {
 	SETTLE_STOPPED = -1,
 	SETTLE_NEVER = -2,
-	SETTLE_JOB_FAILED = -3
+	SETTLE_JOB_FAILED = -3,
+	SETTLE_OOM = -4
 };
 
 /* Run jobs until promise p settles; returns its state or a SETTLE_ code
  * (SETTLE_JOB_FAILED leaves the exception pending). When no job is left,
  * the reply to a pending tools.<name> call is waited for and settles its
  * promise, which queues jobs again; only with no call pending can p never
- * settle. */
+ * settle. A queue that ran dry after an allocation was refused may have
+ * lost a job (QuickJS drops one it has no memory to queue: an endless
+ * chain of promises ends so when it fills the heap): that is the memory
+ * limit, not a promise that could never settle; and past the deadline it
+ * is the stop. */
 static int js_settle(JSValueConst p)
 {
 	for (;;) {
@@ -562,10 +552,10 @@ static int js_settle(JSValueConst p)
 		r = cc_js_tools_step(ctx);
 		if (r == CC_JS_EXCEPTION)
 			return SETTLE_JOB_FAILED;
-		if (r < 0)
+		if (r < 0 || js_stop_seen())
 			return SETTLE_STOPPED;
 		if (r == 0)
-			return SETTLE_NEVER;
+			return js_oom ? SETTLE_OOM : SETTLE_NEVER;
 	}
 }
 
@@ -582,6 +572,8 @@ static int js_await(JSValue p, JSValue *out, struct cc_outcome *o)
 		js_fail(o, JS_GetException(ctx), false);
 	else if (st == SETTLE_STOPPED)
 		js_fail(o, JS_UNDEFINED, false);
+	else if (st == SETTLE_OOM)
+		js_fail(o, JS_NULL, false); /* memory_limit: js_oom is set */
 	else
 		cc_outcome_fail(o, CC_ERR_GUEST, "Error",
 				"the result is a Promise that can never settle: it is still "
@@ -592,24 +584,29 @@ static int js_await(JSValue p, JSValue *out, struct cc_outcome *o)
 	return st == JS_PROMISE_FULFILLED ? 0 : -1;
 }
 
-/* Drop every pending job without running guest code: with a stack budget
- * of one byte every call fails at entry ("stack overflow"), so a job only
- * rejects a promise nobody can now observe and schedules nothing. Without
- * this an endless microtask chain (function f() { Promise.resolve().then(f) })
- * would outlive its timeout and eat every later eval's deadline: QuickJS
- * polls interrupts on loops, not on calls, so nothing else stops it. */
-static void js_discard_jobs(void)
+/* What a stopped eval left queued is dropped without running
+ * (deps/quickjs/patches/0002), once its result has gone out
+ * (js_after_result; js_begin, should a request come first): without
+ * this an endless microtask chain (function f() {
+ * Promise.resolve().then(f) }) would outlive its timeout and eat every
+ * later eval's deadline, since QuickJS polls interrupts on loops, not on
+ * calls. Freeing a chain of promises that wait on one another (one more
+ * each time a job returns a new promise: millions a few seconds in)
+ * takes malloc a while, so it waits until the timeout is reported.
+ * Promises that waited on a dropped job stay pending. Then the cycle
+ * collector runs, so the next eval starts with the memory back. */
+static void js_after_result(void)
 {
-	JSContext *jc;
-	JS_SetMaxStackSize(rt, 1);
-	for (int i = 0; i < JS_DISCARD_MAX && JS_IsJobPending(rt); i++)
-		if (JS_ExecutePendingJob(rt, &jc) < 0)
-			JS_FreeValue(ctx, JS_GetException(ctx));
-	JS_SetMaxStackSize(rt, JS_STACK_SIZE);
+	if (!js_drop_due)
+		return;
+	js_drop_due = false;
+	JS_DropPendingJobs(rt);
+	JS_RunGC(rt);
 }
 
 static void js_begin(bool is_eval)
 {
+	js_after_result();
 	cc_js_tools_begin(is_eval);
 	js_stopped = false;
 	js_oom = false;
@@ -633,26 +630,25 @@ static void js_begin(bool is_eval)
 }
 
 /* After every eval: jobs an error left behind still run (as they would in
- * Node) until the queue is empty or the guest is stopped; after a stop
- * they are discarded; promises of tool calls still in flight are rejected
- * (the core drops their late replies); after a stop or a refused allocation
- * the cycle collector runs, so the next eval starts with the memory back. */
+ * Node) until the queue is empty or the guest is stopped; promises of tool
+ * calls still in flight are rejected (the core drops their late replies);
+ * after a stop, what is still queued is dropped once the result is out
+ * (js_after_result); after a refused allocation the cycle collector runs,
+ * so the next eval starts with the memory back. */
 static void js_end(void)
 {
 	JSContext *jc;
 	while (!js_stop_seen() && JS_IsJobPending(rt))
 		if (JS_ExecutePendingJob(rt, &jc) < 0)
 			JS_FreeValue(ctx, JS_GetException(ctx));
-	if (js_stop_seen())
-		js_discard_jobs();
 	cc_js_tools_end(ctx);
 	/* the rejections just made may have queued reactions: same rule */
 	while (!js_stop_seen() && JS_IsJobPending(rt))
 		if (JS_ExecutePendingJob(rt, &jc) < 0)
 			JS_FreeValue(ctx, JS_GetException(ctx));
 	if (js_stop_seen())
-		js_discard_jobs();
-	if (js_stop_seen() || js_oom)
+		js_drop_due = true;
+	else if (js_oom)
 		JS_RunGC(rt);
 }
 
@@ -677,32 +673,6 @@ static JSValue js_thenable(JSValueConst v)
 	return JS_Call(ctx, cc_js.promise_resolve, cc_js.promise, 1, &v);
 }
 
-/* A syntax error says what the parser could not: an import declaration
- * is refused because there are no modules (QuickJS, in script mode, only
- * knows import() and asks for its '('), and code that looks like Python
- * was sent to the JavaScript runtime. */
-static void js_syntax_hint(struct cc_outcome *o, const char *code, size_t len)
-{
-	char *msg = NULL;
-
-	if (o->ok || o->kind != CC_ERR_SYNTAX)
-		return;
-	/* the parser's words for an import declaration in a script */
-	bool imp = o->message && !strcmp(o->message, "expecting '('") &&
-		   cc_has_static_import(code, len);
-	bool py = cc_looks_like_python(code, len);
-	if (!imp && !py)
-		return;
-	if (asprintf(&msg, "%s%s",
-		     imp	  ? CC_HINT_STATIC_IMPORT
-		     : o->message ? o->message
-				  : "",
-		     py ? CC_HINT_LOOKS_PYTHON : "") < 0)
-		return;
-	cc_outcome_set_message(o, msg);
-	free(msg);
-}
-
 /* Compile the script. One that does not parse is tried again with its
  * static imports of fs turned into require (js_import.c, which changes
  * nothing when there are none); when that fails too, its error is the one
@@ -712,13 +682,13 @@ static JSValue js_compile(const char *code, size_t len, bool async)
 {
 	const int flags =
 		JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY | (async ? JS_EVAL_FLAG_ASYNC : 0);
-	JSValue fn = JS_Eval(ctx, code, len, "<code>", flags);
+	JSValue fn = JS_Eval(ctx, code, len, cc_worker_eval_file, flags);
 	size_t n;
 	char *re;
 	if (!JS_IsException(fn) || js_oom || !(re = cc_js_rewrite_imports(code, len, &n)))
 		return fn;
 	JS_FreeValue(ctx, JS_GetException(ctx));
-	fn = JS_Eval(ctx, re, n, "<code>", flags);
+	fn = JS_Eval(ctx, re, n, cc_worker_eval_file, flags);
 	free(re);
 	return fn;
 }
@@ -741,7 +711,7 @@ static void js_eval(const char *code, size_t len, struct cc_outcome *o)
 	fn = js_compile(code, len, async);
 	if (JS_IsException(fn)) {
 		js_fail(o, JS_GetException(ctx), true);
-		js_syntax_hint(o, code, len);
+		cc_js_syntax_hint(o, code, len);
 		goto out;
 	}
 	p = JS_EvalFunction(ctx, fn);
@@ -897,7 +867,7 @@ static int js_assign_global(const char *name, JSValue jv, struct cc_outcome *o)
 		src = NULL;
 		fn = JS_ThrowOutOfMemory(ctx);
 	} else {
-		fn = JS_Eval(ctx, src, strlen(src), "<set_global>", JS_EVAL_TYPE_GLOBAL);
+		fn = JS_Eval(ctx, src, strlen(src), "<codecage:set_global>", JS_EVAL_TYPE_GLOBAL);
 	}
 	free(src);
 	if (JS_IsException(fn)) {
@@ -979,6 +949,7 @@ const struct cc_engine cc_engine_quickjs = {
 	.set_global = js_set_global,
 	.bind_tool = js_bind_tool,
 	.load_library = js_load_library,
+	.after_result = js_after_result,
 	.after_fork_child = js_after_fork_child,
 };
 

@@ -12,7 +12,8 @@
  *    arenas refuses allocations past cc_worker_limits.max_memory, so the
  *    guest sees MemoryError instead of the kernel's rlimit.
  *  - Time: a POSIX timer raises KeyboardInterrupt in the guest at the
- *    deadline and every 50 ms after (see "soft stop" below).
+ *    deadline and every 50 ms after; a stop not taken within about 5 ms
+ *    of CPU time (a long C call) ends the worker (see "soft stop" below).
  *  - Output: sys.stdout/sys.stderr are replaced by writers that send frames
  *    through cc_worker_output; their flush() is a flush point, and held
  *    output goes out on an early tick of the stop timer (output_due).
@@ -59,6 +60,9 @@
  * gets another soon after, until the eval returns or the supervisor's
  * grace period ends in SIGKILL. */
 #define STOP_REPEAT_NS (50 * 1000000LL)
+/* While a stop is asked and not taken, the timer ticks this often (ns), so
+ * a long C call is found within a tick of STUCK_CPU_NS (below). */
+#define STUCK_TICK_NS (1 * 1000000LL)
 /* Caps on what one error report carries, bytes: together well inside the
  * 64 KiB envelope the supervisor allows a result frame beyond max_result
  * (the traceback is first shortened in py_helper.c, keeping head and tail). */
@@ -95,11 +99,16 @@ static char version[64];
  * worker can tell that the stop was taken.
  * A long C call that never checks signals (sum(range(10**12)),
  * ('{' + 'x' * 10**8).format()) cannot be stopped: CPython offers no way.
- * When, at a tick after the deadline, the main thread has spent
- * STUCK_CPU_NS of CPU time since the stop was asked and has not taken it
- * (so about one STOP_REPEAT_NS after the deadline), the worker ends
- * itself (exit status CC_WORKER_EXIT_STUCK, worker_exit.h) and the supervisor reports the
- * eval as a timeout with the runtime dead. A waiting thread spends no CPU
+ * Once a stop is asked the timer ticks every STUCK_TICK_NS until it is
+ * taken (then every STOP_REPEAT_NS again). When, at a tick after the
+ * deadline, the main thread has spent STUCK_CPU_NS of CPU time since the
+ * stop was asked and has not taken it (so about 6 ms after the deadline
+ * on an idle machine; a pure-Python loop takes a stop within
+ * microseconds), the worker ends itself (exit status
+ * CC_WORKER_EXIT_STUCK, worker_exit.h) and the supervisor reports the
+ * eval as a timeout with the runtime dead: a C call that was about to
+ * return on its own after that (a 50 ms sort) costs the runtime, the
+ * price of a deadline that holds to a few ms. A waiting thread spends no CPU
  * time, so a sleep or a slow tool is never taken for such a call, however
  * loaded the machine. A guest that replaced SIGINT's handler ends the
  * same way. A guest that catches every KeyboardInterrupt takes each stop
@@ -108,10 +117,11 @@ static char version[64];
  * a wait without a timeout (threading.Event().wait(), a lock) must return
  * EINTR so CPython runs the handler; the worker core's own I/O retries on
  * EINTR. */
-#define STUCK_CPU_NS (20 * 1000000LL)
+#define STUCK_CPU_NS (5 * 1000000LL)
 static timer_t stop_timer;
 static volatile sig_atomic_t output_tick; /* the next tick is for held output */
 static volatile sig_atomic_t stop_asked;  /* a stop is pending, not taken */
+static volatile sig_atomic_t stop_done;	  /* fail_stop is reporting it: no more ticks */
 static int64_t stop_asked_cpu;		  /* the main thread's CPU ns then */
 
 static void stop_timer_arm(int64_t abs_ns);
@@ -119,6 +129,7 @@ static void stop_timer_arm(int64_t abs_ns);
  * last stop_timer_arm asked for. Written by the signal handler too, on
  * this thread (the timer is aimed at it). */
 static volatile int64_t timer_at;
+static void stop_timer_arm_every(int64_t abs_ns, int64_t period_ns);
 
 static int64_t now_ns(void)
 {
@@ -142,8 +153,9 @@ static void on_stop_signal(int sig)
 
 	(void)sig;
 	/* Left armed after an eval (one system call fewer per eval): a tick
-	 * with no guest running disarms it and does nothing else. */
-	if (!in_guest) {
+	 * with no guest running, or one queued before fail_stop disarmed the
+	 * timer, disarms it and does nothing else. */
+	if (!in_guest || stop_done) {
 		stop_timer_arm(0);
 		errno = saved;
 		return;
@@ -174,6 +186,7 @@ static void on_stop_signal(int sig)
 	if (!stop_asked) {
 		stop_asked = 1;
 		stop_asked_cpu = cpu;
+		stop_timer_arm_every(now_ns() + STUCK_TICK_NS, STUCK_TICK_NS);
 	} else if (cpu - stop_asked_cpu >= STUCK_CPU_NS && cc_worker_deadline_ns() > 0 &&
 		   now_ns() >= cc_worker_deadline_ns()) {
 		_exit(CC_WORKER_EXIT_STUCK); /* async-signal-safe; see above */
@@ -183,12 +196,16 @@ static void on_stop_signal(int sig)
 }
 
 /* SIGINT's Python handler during an eval: default_int_handler's
- * KeyboardInterrupt, and the stop counts as taken. */
+ * KeyboardInterrupt, and the stop counts as taken: the timer goes back to
+ * its STOP_REPEAT_NS period (armed before stop_asked is cleared, so a tick
+ * in between finds the stop still asked and only asks it again). */
 static PyObject *stop_handler(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
 	(void)self;
 	(void)args;
 	(void)n;
+	if (stop_asked)
+		stop_timer_arm(now_ns() + STOP_REPEAT_NS);
 	stop_asked = 0;
 	PyErr_SetNone(PyExc_KeyboardInterrupt);
 	return NULL;
@@ -257,9 +274,10 @@ static PyMethodDef tick_method = { "output_tick", _PyCFunction_CAST(output_tick_
 static PyMethodDef flush_method = { "flush_out", _PyCFunction_CAST(flush_out), METH_FASTCALL,
 				    NULL };
 
-/* First tick at abs_ns (CLOCK_MONOTONIC), then every STOP_REPEAT_NS;
- * abs_ns <= 0 disarms. A time already past fires at once. */
-static void stop_timer_arm(int64_t abs_ns)
+/* First tick at abs_ns (CLOCK_MONOTONIC), then every period_ns (under a
+ * second); abs_ns <= 0 disarms. A time already past fires at once.
+ * timer_settime is async-signal-safe: on_stop_signal calls this too. */
+static void stop_timer_arm_every(int64_t abs_ns, int64_t period_ns)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 
@@ -267,9 +285,15 @@ static void stop_timer_arm(int64_t abs_ns)
 	if (abs_ns > 0) {
 		its.it_value.tv_sec = abs_ns / 1000000000;
 		its.it_value.tv_nsec = abs_ns % 1000000000;
-		its.it_interval.tv_nsec = STOP_REPEAT_NS;
+		its.it_interval.tv_nsec = period_ns;
 	}
 	timer_settime(stop_timer, TIMER_ABSTIME, &its, NULL);
+}
+
+/* The same, then every STOP_REPEAT_NS. */
+static void stop_timer_arm(int64_t abs_ns)
+{
+	stop_timer_arm_every(abs_ns, STOP_REPEAT_NS);
 }
 
 static int stop_timer_init(cc_error *err)
@@ -688,6 +712,7 @@ static void fail_stop(struct cc_outcome *o, cc_error_kind reason, PyObject *ev)
 	char msg[128], last[192];
 	char *trace = NULL;
 
+	stop_done = 1; /* a tick already queued must not ask again, nor re-arm */
 	stop_timer_arm(0);
 	if (reason == CC_ERR_TIMEOUT)
 		snprintf(msg, sizeof(msg), "execution stopped: the time limit was reached");
@@ -792,6 +817,7 @@ static void guest_enter(void)
 {
 	cc_py_mem_eval_begin();
 	stop_asked = 0;
+	stop_done = 0;
 	output_tick = 0;
 	in_guest = true;
 	cap_fd = 0;
@@ -853,13 +879,26 @@ static void py_eval(const char *code, size_t len, struct cc_outcome *o)
 {
 	PyObject *src = NULL, *parts = NULL, *value = NULL;
 
+	/* python3 runs a file that starts with a UTF-8 byte order mark (its
+	 * tokenizer skips one); compile() of a str calls it an invalid
+	 * character */
+	if (len >= 3 && !memcmp(code, "\xef\xbb\xbf", 3)) {
+		code += 3;
+		len -= 3;
+	}
 	guest_enter();
 	/* Compiling is the engine's work, not the guest's data: it gets the
 	 * headroom, so that a guest holding the whole heap can still run
 	 * `del big` and go on. */
 	cc_py_mem_glue(true);
 	src = PyUnicode_DecodeUTF8(code, (Py_ssize_t)len, "strict");
-	parts = src ? PyObject_CallOneArg(h_compile, src) : NULL;
+	if (src && strcmp(cc_worker_eval_file, "<code>")) {
+		PyObject *file = PyUnicode_FromString(cc_worker_eval_file);
+		parts = file ? PyObject_CallFunctionObjArgs(h_compile, src, file, NULL) : NULL;
+		Py_XDECREF(file);
+	} else {
+		parts = src ? PyObject_CallOneArg(h_compile, src) : NULL;
+	}
 	if (!parts || !PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) != 2) {
 		report(o, PH_PARSE);
 		syntax_hint(o, code, len);

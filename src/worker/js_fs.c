@@ -506,7 +506,8 @@ int cc_js_fs_install(JSContext *ctx)
 		return -1;
 	JS_SetPropertyFunctionList(ctx, natives, fs_natives,
 				   sizeof(fs_natives) / sizeof(fs_natives[0]));
-	boot = JS_Eval(ctx, cc_js_fs_boot, strlen(cc_js_fs_boot), "<fs>", JS_EVAL_TYPE_GLOBAL);
+	boot = JS_Eval(ctx, cc_js_fs_boot, strlen(cc_js_fs_boot), "<codecage:fs>",
+		       JS_EVAL_TYPE_GLOBAL);
 	if (JS_IsException(boot)) {
 		JS_FreeValue(ctx, natives);
 		return -1;

@@ -78,7 +78,7 @@ int cc_js_web_install(JSContext *ctx)
 
 int cc_js_web_polyfills_run(JSContext *ctx, cc_error *err)
 {
-	JSValue v = JS_Eval(ctx, cc_web_polyfills_js, cc_web_polyfills_js_len, "<web_polyfills>",
+	JSValue v = JS_Eval(ctx, cc_web_polyfills_js, cc_web_polyfills_js_len, "<codecage:web>",
 			    JS_EVAL_TYPE_GLOBAL);
 	if (!JS_IsException(v)) {
 		JS_FreeValue(ctx, v);

@@ -253,6 +253,17 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 			_exit(CC_WORKER_EXIT_BAD_FRAME);
 		const cc_value *fb = cc_value_map_get(m, "fallback", NULL);
 		cc_worker_value_fallback = cc_value_type_of(fb) == CC_VALUE_BOOL && fb->u.b;
+		/* codecage's own code names its file (worker.h); kept in a
+		 * static buffer: the frame is freed after the eval */
+		static char file[CC_EVAL_FILE_MAX + 1];
+		const cc_value *fv = get_str(m, "file");
+		if (fv && (fv->u.str.len > CC_EVAL_FILE_MAX || fv->u.str.len < 9 ||
+			   memcmp(fv->u.str.ptr, "<codecage", 9) ||
+			   memchr(fv->u.str.ptr, 0, fv->u.str.len)))
+			_exit(CC_WORKER_EXIT_BAD_FRAME);
+		if (fv)
+			memcpy(file, fv->u.str.ptr, fv->u.str.len + 1);
+		cc_worker_eval_file = fv ? file : "<code>";
 		cc_worker_begin_eval(id, timeout_ms);
 		cc_worker_display_reset();
 		cc_worker_tools_begin(id);
@@ -284,6 +295,8 @@ static void serve_one(const cc_value *m, struct cc_outcome *o)
 	}
 	cc_worker_flush_output();
 	send_result(id, o);
+	if (cc_worker_engine->after_result)
+		cc_worker_engine->after_result();
 }
 
 /* Evaluate the n "lib" frames ({t, file, code}) the supervisor sent after

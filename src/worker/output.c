@@ -182,6 +182,7 @@ int64_t cc_worker_deadline_ns(void)
 }
 
 bool cc_worker_value_fallback;
+const char *cc_worker_eval_file = "<code>";
 
 void cc_outcome_fallback(struct cc_outcome *o, const char *type_name, const char *text, size_t len)
 {

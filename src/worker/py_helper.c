@@ -14,7 +14,8 @@
  * compiled itself ("<code>", and what exec/eval/compile made: "<string>" or
  * any name the guest chose, files in its scratch /tmp), with causes and
  * contexts, then the usual last line, as python3 prints it. No host paths
- * or worker frames: codecage's glue ("<codecage>"), frozen bootstrap
+ * or worker frames: codecage's own code (every file name starting
+ * "<codecage": this glue, the network shim "<codecage:net>"), frozen bootstrap
  * modules and every other absolute path (the stdlib, site packages,
  * asyncio: the read-only root holds only host files) are dropped.
  * run_coro: one event loop for the whole session; asyncio.run would close
@@ -64,7 +65,11 @@ const char cc_py_helper_src[] =
 	"\t\treturn compile(src, FILE, 'eval', FLAGS, True)\n"
 	"\texcept SyntaxError:\n"
 	"\t\treturn None  # a statement: the AST path below says what is wrong\n"
-	"def compile_src(src):\n"
+	"def compile_src(src, file=FILE):\n"
+	"\tif file != FILE:\n"
+	"\t\t# codecage's own code (the network shim): its own file name, whose\n"
+	"\t\t# frames tracebacks leave out; no value, no source kept\n"
+	"\t\treturn compile(src, file, 'exec', FLAGS, True), None\n"
 	"\tshort = _short(src)\n"
 	"\tif short:\n"
 	"\t\tlines = [src + '\\n']  # what the StringIO below makes of one line\n"
@@ -101,7 +106,7 @@ const char cc_py_helper_src[] =
 	"def _guest_file(f):\n"
 	"\tif f == FILE:\n"
 	"\t\treturn True\n"
-	"\tif f == '<codecage>' or f.startswith('<frozen '):\n"
+	"\tif f.startswith('<codecage') or f.startswith('<frozen '):\n"
 	"\t\treturn False\n"
 	"\treturn not f.startswith('/') or f.startswith('/tmp/')\n"
 	"def _frames(tb):\n"

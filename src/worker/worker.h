@@ -98,6 +98,14 @@ struct cc_outcome {
  * instead of a TypeError. Engines set it with cc_outcome_fallback. */
 extern bool cc_worker_value_fallback;
 
+/* The file name the running eval's code is compiled under: "<code>" (the
+ * guest's), or the "file" of its frame, which the supervisor sends only
+ * for codecage's own guest-side code ("<codecage:net>", the network
+ * shim): tracebacks leave out the frames of every file whose name starts
+ * with "<codecage" (py_helper.c's _guest_file; QuickJS,
+ * deps/quickjs/patches/0003). Static storage, valid during the eval. */
+extern const char *cc_worker_eval_file;
+
 /* Make o an ok outcome whose value is text[0..len) as a string (copied; cut
  * to stay well under max_result, with a marker) from a value of type
  * type_name (copied). */
@@ -240,6 +248,10 @@ struct cc_engine {
 	 * without libraries. Kinds: those of eval. */
 	void (*load_library)(const char *file, const char *code, size_t len,
 			     const struct cc_value *frame, struct cc_outcome *o);
+	/* After a request's result is sent, before the next frame is read:
+	 * work put off so that the result is not late (JavaScript: freeing
+	 * what a stopped eval left queued). May be NULL. */
+	void (*after_result)(void);
 	/* ---- the fork server (src/worker/forkserver.c); each may be NULL ----
 	 * Import modules in the template after init: a comma-separated list
 	 * of names, a trailing '?' marks one that may be missing. Returns 0,

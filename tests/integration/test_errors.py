@@ -405,3 +405,22 @@ def test_worker_exit_status_is_explained_and_hedged():
             "refused, or the guest's own exit)") in err["message"], err
     err = ev("python", "import os\nos._exit(7)").json["error"]
     assert "(the worker exited with status 7)" in err["message"], err
+
+
+@pytest.mark.parametrize("flags,want", [
+    ([], "undefined undefined"),
+    (["--scratch", "1"], "function object"),
+    (["--mount", os.path.join(ROOT, "examples", "sales") + ":/data"], "function object"),
+])
+def test_js_fs_and_require_only_with_scratch_or_a_mount(flags, want):
+    """Regression (the peers' suite checks `typeof require === 'undefined'`):
+    fs and require were globals of every JavaScript session; README's
+    Files section gives them only to one with a scratch or a mount."""
+    r = ev("javascript", "typeof require + ' ' + typeof fs", *flags)
+    assert r.value == want, r
+    if not flags:
+        r = ev("javascript", "import fs from 'fs'\nfs.readFileSync('/data/a.csv', 'utf8')")
+        err = r.json["error"]
+        assert (err["kind"], err["type"]) == ("guest_error", "ReferenceError"), r
+        assert "only in a session with files" in err["message"], err
+        assert "--scratch MIB" in err["message"] and "--mount HOST:GUEST" in err["message"], err

@@ -89,7 +89,7 @@ def test_timeout_that_needs_a_kill():
 def test_timeout_inside_a_long_c_call_ends_the_worker(code):
     """Regression: a C builtin that never checks for signals ignored the
     deadline until it returned (or until deadline + grace). CPython cannot
-    stop it, so the worker ends itself after about 20 ms of CPU past the
+    stop it, so the worker ends itself after about 5 ms of CPU past the
     deadline: kind timeout, the runtime dead. The grace here is 30 s, so
     ending well before it shows the worker did not wait for the kill."""
     import time

@@ -216,10 +216,11 @@ def test_fs_is_usable_for_json(rt, d):
 @pytest.mark.parametrize("sandbox", ["require", "off"])
 def test_fs_reaches_no_host_file_when_confined(sandbox, tmp_path):
     """The same calls, confined, see nothing of the host; unconfined (the
-    reverse run) they read the file, so the probe can see a breach."""
+    reverse run) they read the file, so the probe can see a breach. (A
+    scratch: fs exists only with one or a mount.)"""
     secret = tmp_path / "secret"
     secret.write_text("host data")
-    with IsolatedRuntime(language="javascript", sandbox=sandbox) as r:
+    with IsolatedRuntime(language="javascript", sandbox=sandbox, max_file_size=1 << 20) as r:
         got = r.eval(f"""
             const out = [];
             for (const f of [() => fs.readFileSync({json.dumps(str(secret))}, 'utf8'),

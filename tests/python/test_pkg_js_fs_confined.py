@@ -12,7 +12,8 @@ import pytest
 
 import ccpkg  # noqa: F401  (builds the package)
 
-from codecage import ForkServer, IsolatedRuntime, MemoryLimitError, Mount, RuntimeConfig
+from codecage import (ForkServer, GuestError, IsolatedRuntime, MemoryLimitError, Mount,
+                      RuntimeConfig, SessionPool)
 
 
 @pytest.fixture
@@ -141,3 +142,40 @@ def test_read_file_sync_needs_no_buffer_twice_the_file(host_dir):
     with IsolatedRuntime(cfg, language="javascript") as rt:
         with pytest.raises(MemoryLimitError):
             rt.eval("fs.readFileSync('/data/huge.bin').length")
+
+
+FILES_PRESENT = "[typeof fs, typeof require, typeof globalThis.fs]"
+
+
+def _paths(cfg):
+    """(name, runtime) for every way a session starts: a spawned worker,
+    the default path (the library's shared fork servers), a ForkServer's
+    session and a SessionPool's."""
+    yield "spawned", IsolatedRuntime(cfg, language="javascript", fork_server=False)
+    yield "default path", IsolatedRuntime(cfg, language="javascript")
+    with ForkServer(cfg, language="javascript") as srv:
+        yield "fork server", srv.session()
+    with SessionPool(cfg, language="javascript", size=1) as pool:
+        yield "pool", pool.checkout()
+
+
+@pytest.mark.parametrize("grant", ["none", "scratch", "mount"])
+def test_fs_and_require_exist_only_with_scratch_or_a_mount(grant, host_dir):
+    """Regression (the peers' suite checks `typeof require === 'undefined'`):
+    fs and require were installed in every session, though README's Files
+    section gives them only to a session with a scratch or a mount. Every
+    way a session starts, with and without scratch."""
+    cfg = {"none": RuntimeConfig(), "scratch": RuntimeConfig(scratch=1 << 20),
+           "mount": RuntimeConfig(mounts=[Mount(host_dir, "/data")])}[grant]
+    want = ["undefined"] * 3 if grant == "none" else ["object", "function", "object"]
+    for name, rt in _paths(cfg):
+        with rt:
+            assert rt.eval(FILES_PRESENT) == want, name
+            if grant == "none":
+                with pytest.raises(GuestError, match="only in a session with files") as ei:
+                    rt.eval("import fs from 'fs'\nfs.readFileSync('/data/sales.csv', 'utf8')")
+                assert ei.value.name == "ReferenceError" and "scratch" in str(ei.value)
+                assert "--mount HOST:GUEST" in str(ei.value), ei.value
+            elif grant == "mount":
+                assert rt.eval("require('fs').readFileSync('/data/sales.csv', 'utf8')"
+                               ".split('\\n')[1]") == "East,1000", name

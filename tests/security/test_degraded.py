@@ -39,8 +39,8 @@ guest code ran (EXPECTED_REFUSALS says which probes got through).
 | /proc/host/environ | ENOENT (mount ns)    | EACCES (Landlock)   | start refused | start refused              |
 | canary env var     | absent (hygiene)     | absent (hygiene)    | start refused | start refused              |
 
-JavaScript guest: std, os, process, fetch, print, scriptArgs are
-undefined, import() of std/os and require() of anything but fs are refused
+JavaScript guest: std, os, process, fetch, print, scriptArgs, require and fs
+(no scratch, no grant) are undefined, import() of std/os is refused
 wherever the worker starts
 (no Landlock; no namespaces; no Landlock and no namespaces); without
 seccomp it starts too (RLIMIT_NPROC stops its fork), while Python's start
@@ -536,14 +536,15 @@ def _canary():
 
 JS_BREACH = r"""
 const r = {};
-for (const n of ["std", "os", "process", "fetch", "print", "scriptArgs"])
+for (const n of ["std", "os", "process", "fetch", "print", "scriptArgs", "require", "fs"])
   r["typeof " + n] = typeof globalThis[n];
 for (const m of ["std", "os"]) {
   try { await import(m); r["import " + m] = "ALLOWED"; }
   catch (e) { r["import " + m] = "blocked " + e.name; }
 }
-// require exists (it hands out the fs module only, js_fs.c): anything else
-// is refused by name
+// require exists only with scratch or a grant (none here: a ReferenceError,
+// "blocked undefined"); where it exists it hands out the fs module only
+// (js_fs.c) and refuses anything else by name
 for (const m of ["child_process", "os", "net"]) {
   try { require(m); r["require " + m] = "ALLOWED"; }
   catch (e) { r["require " + m] = "blocked " + e.code; }
@@ -646,6 +647,6 @@ def test_breach_suite_still_blocked(deny, lang, tmp_path):
     outcomes = r.value
     table = render_table(deny, lang, outcomes)
     print(table)
-    assert len(outcomes) == (11 if lang == "javascript" else 9), outcomes
+    assert len(outcomes) == (13 if lang == "javascript" else 9), outcomes
     through = {a: o for a, o in outcomes.items() if not blocked(a, o)}
     assert not through, "%s/%s got through: %s\n%s" % (deny, lang, through, table)
