@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from conftest import CLI, ROOT
+from conftest import ASAN_BUILD, BUILD, CLI, ROOT, SANITIZER_ENV
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_MODULES = os.path.join(HERE, "node_modules")
@@ -35,10 +35,10 @@ def need_node():
 class Stdio:
     """`codecage mcp` over stdio, driven line by line."""
 
-    def __init__(self, *flags, init=True):
-        self._attach(subprocess.Popen([CLI, "mcp", "--sandbox", "require", *flags],
+    def __init__(self, *flags, init=True, cli=CLI, env=None):
+        self._attach(subprocess.Popen([cli, "mcp", "--sandbox", "require", *flags],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE))
+                                      stderr=subprocess.PIPE, env=env))
         if init:
             r = self.request(INIT)
             assert r["result"]["protocolVersion"] == "2025-06-18", r
@@ -101,6 +101,22 @@ class Stdio:
             if line is None:
                 return rest
             rest.append(json.loads(line))
+
+
+def sanitized_cli(tmp_path):
+    """build-asan's `codecage` (ASan, UBSan) and the environment that runs
+    it with the plain build's workers: libcodecage finds its workers next
+    to itself, so tmp_path gets the sanitized library and the plain
+    workers side by side (LD_LIBRARY_PATH wins over the binary's
+    $ORIGIN run path). conftest.ASAN_BUILD says why a worker is never the
+    sanitized one. Returns (the binary, its environment)."""
+    exe = os.path.join(ASAN_BUILD, "codecage")
+    if not os.access(exe, os.X_OK):
+        pytest.fail("%s is missing: scripts/test builds it (ninja -C build-asan codecage)" % exe)
+    os.symlink(os.path.join(ASAN_BUILD, "libcodecage.so.0"), tmp_path / "libcodecage.so.0")
+    for w in ("codecage-worker-js", "codecage-worker-py"):
+        os.symlink(os.path.join(BUILD, w), tmp_path / w)
+    return exe, dict(os.environ, LD_LIBRARY_PATH=str(tmp_path), **SANITIZER_ENV)
 
 
 @contextlib.contextmanager
