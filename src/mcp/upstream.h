@@ -27,6 +27,15 @@
  * protocol violation: the upstream is stopped (and restarted on the next
  * call). */
 #define MCP_UPSTREAM_MAX_MESSAGE (8u << 20)
+/* How an answer too deep for the JSON parser (jansson) is described: it
+ * cannot be parsed, so the request it answers is told this instead of
+ * waiting for its deadline. */
+#define MCP_UP_STR_(x) #x
+#define MCP_UP_STR(x) MCP_UP_STR_(x)
+#define MCP_UPSTREAM_TOO_DEEP                                                                      \
+	"was nested deeper than " MCP_UP_STR(JSON_PARSER_MAX_DEPTH) " levels, more than the JSON " \
+								    "parser takes"
+
 /* With more upstream tools than this in all, the run tools' descriptions
  * list none and a search_tools tool finds them instead. */
 #define MCP_UPSTREAM_LIST_MAX 24

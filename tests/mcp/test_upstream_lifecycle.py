@@ -4,6 +4,7 @@ while it starts, one that never reads its input, one that outlives a
 killed server, one whose answer is too deep to parse. The upstream is
 timed_upstream.mjs (raw JSON-RPC, its timing and manners picked by flags);
 the races it makes wide are also run against build-asan's server."""
+import contextlib
 import os
 import shlex
 import signal
@@ -33,16 +34,31 @@ def value(s, lang, code, **args):
     return sc(r)["value"]
 
 
+@contextlib.contextmanager
 def http_upstream(tmp_path, *opts):
-    """timed_upstream.mjs serving streamable HTTP: (its process, its URL)."""
+    """timed_upstream.mjs serving streamable HTTP; yields its URL."""
     portfile = tmp_path / "port"
     proc = subprocess.Popen(["node", TIMED, "--http", str(portfile), *opts])
-    for _ in range(600):  # a hang guard: node starts in well under a minute
-        if portfile.exists() and portfile.read_text():
-            return proc, "http://127.0.0.1:%s/mcp" % portfile.read_text()
-        time.sleep(0.1)
-    proc.kill()
-    pytest.fail("timed_upstream.mjs --http did not start")
+    try:
+        for _ in range(600):  # a hang guard: node starts in well under a minute
+            if portfile.exists() and portfile.read_text():
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("timed_upstream.mjs --http did not start")
+        yield "http://127.0.0.1:%s/mcp" % portfile.read_text()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(params=[False, True], ids=["plain", "asan"])
+def server(request, tmp_path):
+    """(the codecage binary, its environment, sanitized?): the plain
+    build's, then build-asan's (mcp_util.sanitized_cli)."""
+    if request.param:
+        return (*sanitized_cli(tmp_path), True)
+    return CLI, None, False
 
 
 def close_checked(s, sanitized):
@@ -65,23 +81,126 @@ await Promise.allSettled(calls);
 """
 
 
-@pytest.mark.parametrize("sanitized", [False, True], ids=["plain", "asan"])
-def test_eval_ending_with_upstream_calls_in_flight(tmp_path, sanitized):
+def test_eval_ending_with_upstream_calls_in_flight(tmp_path, server):
     need_node()
-    cli, env = sanitized_cli(tmp_path) if sanitized else (CLI, None)
-    web, url = http_upstream(tmp_path, "--delay", "7000")
-    s = Stdio("--scratch", "0", "--upstream", up("a", "--deaf"),
-              "--upstream", up("b", "--delay", "7000"), "--upstream", "c=" + url,
-              cli=cli, env=env)
+    cli, env, sanitized = server
+    with http_upstream(tmp_path, "--delay", "7000") as url:
+        s = Stdio("--scratch", "0", "--upstream", up("a", "--deaf"),
+                  "--upstream", up("b", "--delay", "7000"), "--upstream", "c=" + url,
+                  cli=cli, env=env)
+        try:
+            r = s.call("run_javascript", RACE, timeout_s=2)
+            assert sc(r)["error"]["kind"] == "timeout", r
+            # once b and c have sent every late answer, the server still serves
+            v = value(s, "javascript", "[(await tools.b.drain()).drained, "
+                      "(await tools.c.drain()).drained]")
+            assert v == [6, 6], v
+            assert value(s, "python", "6 * 7") == 42
+        finally:
+            close_checked(s, sanitized)
+
+
+@pytest.mark.parametrize("spec,why", [
+    ("dead=/bin/false", "upstream dead: it exited (status 1) during initialize"),
+    (up("dead", "--exit-after-init"), "upstream dead: it exited (status 3) during initialize"),
+])
+def test_upstream_that_exits_while_it_starts_is_a_clear_error(spec, why, server):
+    """Regression: 13 of 50 starts segfaulted (the pending list walked after
+    its lock was dropped) and 28 of 50 died of SIGPIPE without a word."""
+    need_node()
+    cli, env, _ = server
+    outcomes = set()
+    for _ in range(50):
+        p = subprocess.run([cli, "mcp", "--upstream", spec], capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL, env=env)
+        outcomes.add((p.returncode, p.stderr.strip()))
+    assert outcomes == {(1, "codecage mcp: --upstream: " + why)}, outcomes
+
+
+def test_upstream_flooding_pings_never_holds_the_eval(server):
+    """Regression: an upstream that floods ping requests and never reads
+    its stdin held the upstream's lock in a 5 s poll() per answer, and the
+    eval's thread waited behind it: an eval that only starts a call (and
+    ends at once, cancelling it) ran past its 3 s deadline."""
+    need_node()
+    cli, env, sanitized = server
+    s = Stdio("--scratch", "0", "--upstream", up("f", "--flood-pings"), cli=cli, env=env)
     try:
-        r = s.call("run_javascript", RACE, timeout_s=2)
+        assert value(s, "javascript", "tools.f.echo({}); 'not waiting'", timeout_s=3) == \
+            "not waiting"
+        r = s.call("run_javascript", "await tools.f.echo({})", timeout_s=3)
         assert sc(r)["error"]["kind"] == "timeout", r
-        # once b and c have sent every late answer, the server still serves
-        v = value(s, "javascript", "[(await tools.b.drain()).drained, "
-                  "(await tools.c.drain()).drained]")
-        assert v == [6, 6], v
-        assert value(s, "python", "6 * 7") == 42
+        assert s.request({"jsonrpc": "2.0", "id": 7, "method": "ping"})["id"] == 7
+        assert value(s, "python", "6 * 7", timeout_s=3) == 42
     finally:
         close_checked(s, sanitized)
-        web.kill()
-        web.wait()
+
+
+def gone(pid):
+    """The process pid has exited (no /proc entry, or a zombie)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("restarted", [False, True], ids=["first", "restarted"])
+def test_upstream_dies_with_a_killed_server(tmp_path, restarted):
+    """Regression: upstreams outlived a crashed or SIGKILLed server. This
+    one never reads its stdin, so it never sees it close: only the
+    parent-death signal ends it. One started again by a call (from a
+    thread that ends once the call is sent) must die with the server too,
+    not with that thread."""
+    need_node()
+    pidfile = tmp_path / "pid"
+    s = Stdio("--scratch", "0", "--upstream", up("u", "--deaf", "--pidfile", str(pidfile)))
+    try:
+        pid = int(pidfile.read_text())
+        if restarted:
+            os.kill(pid, signal.SIGKILL)  # our own test upstream, by its pid
+            for _ in range(30):  # a hang guard: the first or second call restarts it
+                # the death it found, its deadline (it is deaf), or an
+                # answer (a new deaf instance reads three lines first)
+                s.call("run_javascript", "await tools.u.echo({})", timeout_s=1)
+                if int(pidfile.read_text() or pid) != pid:
+                    break
+            assert int(pidfile.read_text()) != pid
+            pid = int(pidfile.read_text())
+        assert not gone(pid)
+    finally:
+        s.proc.kill()  # the server, SIGKILL: no cleanup of its own runs
+        s.proc.wait()
+    for _ in range(300):  # a hang guard; the kernel sends SIGKILL at once
+        if gone(pid):
+            break
+        time.sleep(0.1)
+    assert gone(pid), "upstream %d outlived the server" % pid
+
+
+def test_answer_too_deep_to_parse_is_reported(tmp_path, server):
+    """Regression: an answer nested deeper than jansson parses was dropped
+    as malformed, so its request waited: at start "no answer to tools/list
+    within 15 s", in a call its whole deadline."""
+    need_node()
+    cli, env, sanitized = server
+    p = subprocess.run([cli, "mcp", "--upstream", up("d", "--deep-list", "3000")],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                       env=env)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.strip() == (
+        "codecage mcp: --upstream: upstream d: its answer to tools/list was nested deeper than "
+        "2048 levels, more than the JSON parser takes"), p.stderr
+    with http_upstream(tmp_path, "--deep", "3000") as url:
+        s = Stdio("--scratch", "0", "--upstream", up("d", "--deep", "3000"),
+                  "--upstream", "h=" + url, cli=cli, env=env)
+        try:
+            for name in ("d", "h"):
+                r = s.call("run_javascript", "await tools.%s.deep()" % name, timeout_s=20)
+                err = sc(r)["error"]
+                assert err["type"] == "UpstreamError", r
+                assert "nested deeper than 2048 levels" in err["message"], r
+            assert value(s, "javascript", "(await tools.d.count()).calls") == 2
+        finally:
+            close_checked(s, sanitized)
+
