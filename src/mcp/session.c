@@ -247,6 +247,7 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 			cc_language_name(mcp_lang_cc(lang)), cc_error_kind_name(err->kind));
 		return -1;
 	}
+	mcp_code_idle(rt, mcp_server_config(srv)->n_upstreams); /* before any eval */
 	carry_scratch(srv, old, rt, lang, note);
 	cc_runtime_close(old);
 	mcp_metrics_runtime(mcp_server_metrics(srv), lang, pooled, replaced);
@@ -334,9 +335,14 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	pthread_mutex_unlock(&s->lock);
 	if (!go)
 		return;
+	/* The call's budget is in force before any guest code runs: writing
+	 * the files makes their folders with evals */
+	struct mcp_code_run *run =
+		mcp_code_begin(cfg->upstreams, cfg->n_upstreams, cfg->max_tool_calls, rt);
 	struct mcp_snapshot *before = mcp_snapshot_take(rt, cfg);
 	if ((files && mcp_files_write(rt, c->lang, files, err) < 0) ||
 	    mcp_inputs_bind(inputs, rt, err) < 0) {
+		mcp_code_end(run, rt);
 		mcp_snapshot_free(before);
 		return;
 	}
@@ -345,13 +351,11 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	c->running = go;
 	pthread_mutex_unlock(&s->lock);
 	if (go) {
-		struct mcp_code_run *run =
-			mcp_code_begin(cfg->upstreams, cfg->n_upstreams, cfg->max_tool_calls, rt);
 		*r = eval_live(c, rt, code, len, timeout_s, sink);
-		mcp_code_end(run, rt);
 		if (!*r)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
+	mcp_code_end(run, rt);
 	pthread_mutex_lock(&s->lock);
 	c->running = false;
 	bool alive = cc_runtime_alive(rt);

@@ -104,15 +104,22 @@ void mcp_upstreams_begin_for(struct mcp_up_counts *counts, struct mcp_upstream *
 			     size_t n);
 void mcp_upstreams_end(void);
 
-/* One tools/call's code mode, around its eval on this thread: a fresh
- * budget of max_calls upstream calls set on rt and zeroed per-upstream
- * counters. NULL when there are no upstreams (or out of memory: then no
- * budget applies beyond the runtime's). mcp_code_end (NULL is fine)
- * removes the budget again and frees run. */
+/* One tools/call's code mode, around everything it runs on rt on this
+ * thread (the evals that make its files' folders too): a fresh budget of
+ * max_calls upstream calls set on rt and zeroed per-upstream counters.
+ * NULL when there are no upstreams (or out of memory: then the budget in
+ * force stays, the exhausted one of mcp_code_idle). mcp_code_end (NULL is
+ * fine) sets an exhausted budget again and frees run. */
 struct mcp_code_run;
 struct mcp_code_run *mcp_code_begin(struct mcp_upstream *const *ups, size_t n, uint64_t max_calls,
 				    cc_runtime *rt);
 void mcp_code_end(struct mcp_code_run *run, cc_runtime *rt);
+
+/* Between tools/calls: an exhausted budget on rt (when there are
+ * upstreams), so no guest code run outside a call reaches one. Set on a
+ * runtime as it starts; mcp_code_end sets it again. Out of memory: the
+ * budget in force stays. */
+void mcp_code_idle(cc_runtime *rt, size_t n_upstreams);
 
 /* ---- stubs.c ---- */
 

@@ -204,3 +204,36 @@ def test_answer_too_deep_to_parse_is_reported(tmp_path, server):
         finally:
             close_checked(s, sanitized)
 
+
+LOOPING_THREAD = """
+import threading
+def loop():
+    while True:
+        try:
+            tools.b.echo()
+        except Exception:
+            pass
+threading.Thread(target=loop, daemon=True).start()
+'started'
+"""
+
+
+def test_no_guest_code_runs_without_a_budget(tmp_path):
+    """Regression: a call's `files` were written (their folders made by an
+    eval) before the call's budget was set, and with none in force: a
+    guest thread left running by the previous call made 650-1,360
+    upstream calls under --max-tool-calls 1. The upstream counts what it
+    received: at most the budget of each tools/call made."""
+    need_node()
+    count = tmp_path / "count"
+    s = Stdio("--max-tool-calls", "1", "--upstream", up("b", "--countfile", str(count)))
+    try:
+        assert value(s, "python", LOOPING_THREAD) == "started"
+        for i in range(3):
+            files = {"d%d/sub/f.txt" % i: "x", "e%d/g.txt" % i: "y"}
+            assert value(s, "python", "len(open('/tmp/d%d/sub/f.txt').read())" % i,
+                         files=files) == 1
+        made = int(count.read_text()) if count.exists() else 0
+        assert made <= 4, "%d upstream calls under a budget of 1 per tools/call" % made
+    finally:
+        s.close()

@@ -9,6 +9,7 @@
 //   --deep N         `deep` answers with a result nested N levels deep
 //   --deep-list N    tools/list answers with a schema nested N levels deep
 //   --pidfile PATH   write this process's pid there first
+//   --countfile PATH after each tools/call, write there how many came
 //   --http PORTFILE  streamable HTTP on 127.0.0.1 (the port written to
 //                    PORTFILE) instead of stdio
 // Tools: slow, count (tools/call requests received), drain (answers once
@@ -51,6 +52,7 @@ function handle(m, reply) {
   if (m.method === "tools/list") return reply({ jsonrpc: "2.0", id: m.id, result: { tools } });
   if (m.method !== "tools/call") return m.id === undefined ? undefined : reply(null);
   calls++;
+  if (opt("--countfile")) fs.writeFileSync(opt("--countfile"), String(calls));
   const ok = (v) => reply({ jsonrpc: "2.0", id: m.id, result: text(v) });
   switch (m.params.name) {
     case "slow":
