@@ -106,6 +106,12 @@ def test_bad_requests_get_http_and_jsonrpc_errors():
             (c.send("GET", headers={"Mcp-Session-Id": sid}), 406, -32600),  # no Accept
             (c.send("PUT", b"{}", {"Mcp-Session-Id": sid}), 405, -32600),
         ]
+        # \u0000 and lone surrogates: refused, with the request's own id
+        for i, esc in enumerate([b"\\u0000", b"\\ud800"]):
+            status, _, data = c.post(b'{"jsonrpc": "2.0", "id": %d, "method": "ping", '
+                                     b'"params": {"x": "%s"}}' % (40 + i, esc), sid)
+            assert status == 400 and json.loads(data)["id"] == 40 + i, (status, data)
+            assert error(data) == -32600 and b"JSON_" not in data, data
         for i, ((status, headers, data), want_status, want_code) in enumerate(cases):
             assert status == want_status, (i, status, data)
             assert error(data) == want_code, (i, data)

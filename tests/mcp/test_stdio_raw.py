@@ -21,7 +21,6 @@ def test_bad_input_gets_errors_and_the_server_keeps_serving():
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"\n", -32700),  # truncated
         (b"\xff\xfe\x00\x01binary\x80\n", -32700),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"\xc3(\"}\n", -32700),  # bad UTF-8
-        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"a\\u0000b\"}\n", -32700),
         (b"{\"a\": 1} {\"b\": 2}\n", -32700),
         (b"[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}]\n", -32600),  # batch
         (b"42\n", -32600),
@@ -53,6 +52,31 @@ def test_bad_input_gets_errors_and_the_server_keeps_serving():
     s.send({"jsonrpc": "2.0", "id": 99, "result": {}})
     s.send_raw(b"\n   \n")
     assert s.call("run_python", "1 + 1", id=5)["structuredContent"]["value"] == 2
+    assert s.close() == []
+
+
+NOT_TEXT = [b"a\\u0000b", b"\\ud800", b"x\\udfffy", b"\\ud800\\u0041", b"\\udbff"]
+
+
+@pytest.mark.parametrize("where", ["method", "params", "key"])
+def test_nul_and_lone_surrogate_escapes_are_refused_with_their_id(where):
+    """Regression: a request whose JSON held \\u0000 or a lone surrogate
+    escape got a parse error with id null (the client waited for ever) and
+    a message naming jansson's JSON_ALLOW_NUL."""
+    s = Stdio()
+    for i, esc in enumerate(NOT_TEXT):
+        body = {"method": b'"' + esc + b'"', "params": b'"ping", "params": {"x": "' + esc + b'"}',
+                "key": b'"ping", "params": {"' + esc + b'": 1}'}[where]
+        s.send_raw(b'{"jsonrpc": "2.0", "id": %d, "method": %s}\n' % (100 + i, body))
+        r = s.read()
+        assert r["id"] == 100 + i and err_code(r) == -32600, (esc, r)
+        msg = r["error"]["message"]
+        assert "\\u0000" in msg and "surrogate" in msg and "JSON_" not in msg, msg
+    # a notification gets the error too (no id to carry), and a pair is fine
+    s.send_raw(b'{"jsonrpc": "2.0", "method": "notifications/x", "params": {"a": "\\u0000"}}\n')
+    r = s.read()
+    assert r["id"] is None and err_code(r) == -32600 and "JSON_" not in r["error"]["message"], r
+    assert s.call("run_python", "len('\U0001F600')", id=5)["structuredContent"]["value"] == 1
     assert s.close() == []
 
 
