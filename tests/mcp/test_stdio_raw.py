@@ -259,3 +259,35 @@ def test_descriptions_state_each_languages_own_memory_limit():
         s.close()
         for name, mib in want.items():
             assert "%d MiB of memory" % mib in got[name], (flags, name, got[name][:400])
+
+
+def test_a_note_is_never_cut_mid_word_or_mid_parenthesis():
+    """Regression: the note after a runtime ended cut its reason at 200
+    bytes: "...(the worker exited with status 124 (the Python worker's );
+    state was reset"."""
+    s = Stdio()
+    r = s.call("run_python", "sum(range(10**13))", id=1, timeout_s=1)
+    err = r["structuredContent"]["error"]
+    assert err["kind"] == "timeout", r
+    full = "timeout: " + err["message"]
+    note = s.call("run_python", "1", id=2)["structuredContent"]["note"]
+    head = "the previous python runtime ended ("
+    assert note.startswith(head) and "); state was reset" in note, note
+    reason = note[len(head):note.index("); state was reset")]
+    assert reason.count("(") == reason.count(")"), reason
+    if reason != full:
+        assert reason.endswith("\u2026") and len(reason) < len(full), reason
+        kept = reason[:-1]
+        assert full.startswith(kept) and full[len(kept)] in " ,;:", (kept, full)
+    s.close()
+
+
+def test_a_timeout_over_the_servers_cap_says_it_was_capped():
+    s = Stdio("--timeout", "5")
+    r = s.call("run_javascript", "1 + 1", id=1, timeout_s=100)
+    note = r["structuredContent"]["note"]
+    assert note and "timeout_s 100 s is over the server's limit: capped to 5 s" in note, r
+    assert "--timeout" in note and r["content"][0]["text"].startswith("note: "), r
+    # under the cap: no note
+    assert s.call("run_javascript", "1", id=2, timeout_s=5)["structuredContent"]["note"] is None
+    s.close()
