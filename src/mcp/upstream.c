@@ -195,10 +195,10 @@ static bool take_pending(struct mcp_upstream *u, struct up_pending *p)
 	return false;
 }
 
-struct up_pending *up_take_id(struct mcp_upstream *u, int64_t id)
+struct up_pending *up_take_id(struct mcp_upstream *u, int64_t id, bool parked_too)
 {
 	for (struct up_pending **q = &u->pending; *q; q = &(*q)->next)
-		if ((*q)->id == id) {
+		if ((*q)->id == id && (parked_too || !(*q)->parked)) {
 			struct up_pending *p = *q;
 			*q = p->next;
 			return p;
@@ -643,7 +643,7 @@ static void on_cancel(void *data)
 	char *text = n ? line_of(n, &len) : NULL;
 	json_decref(n);
 	pthread_mutex_lock(&u->lock);
-	struct up_pending *mine = up_take_id(u, id);
+	struct up_pending *mine = up_take_id(u, id, true);
 	if (mine && text)
 		send_locked(u, text, len, MCP_UPSTREAM_QUEUE_MAX);
 	pthread_mutex_unlock(&u->lock);
@@ -667,33 +667,40 @@ static int send_call(struct mcp_upstream *u, int64_t id, const struct mcp_up_too
 	struct up_pending *p = u->pending;
 	while (p && p->id != id)
 		p = p->next;
+	if (p)
+		p->parked = false; /* sent now: the instance answers, or fails it */
 	int rc = !p ? 0 : text ? send_locked(u, text, n, MCP_UPSTREAM_QUEUE_MAX) : -1;
 	pthread_mutex_unlock(&u->lock);
 	free(text);
 	return rc;
 }
 
-/* Fail entry id's call, if it is still pending: with why (static text;
- * NULL: the upstream is not taking input). */
+/* Fail entry id's call, if it is still pending: with why (static text),
+ * or with NULL why it is not taking input (it died, its queue is full,
+ * it closed its stdin). */
 static void fail_id(struct mcp_upstream *u, int64_t id, const char *why)
 {
 	pthread_mutex_lock(&u->lock);
-	struct up_pending *p = up_take_id(u, id);
+	struct up_pending *p = up_take_id(u, id, true);
 	size_t queued = u->pipe ? up_pipe_queued(u->pipe) : 0;
+	char *dead = !u->alive && u->why_dead ? strdup(u->why_dead) : NULL;
 	pthread_mutex_unlock(&u->lock);
-	if (!p)
-		return;
-	if (why)
+	if (p && why)
 		cc_tool_call_fail(p->call, "UpstreamError", "upstream %s: %s", u->name, why);
-	else if (queued)
+	else if (p && dead)
+		cc_tool_call_fail(p->call, "UpstreamError",
+				  "upstream %s %s; it is restarted on the next call", u->name,
+				  dead);
+	else if (p && queued)
 		cc_tool_call_fail(p->call, "UpstreamError",
 				  "upstream %s is not reading its input (%zu bytes are waiting for "
 				  "it)",
 				  u->name, queued);
-	else
+	else if (p)
 		cc_tool_call_fail(p->call, "UpstreamError",
 				  "upstream %s closed its input; it is restarted on the next call",
 				  u->name);
+	free(dead);
 	free(p);
 }
 
@@ -712,7 +719,7 @@ static void *restart_main(void *arg)
 	char *why = NULL;
 	if (mcp_upstream_start(u, &why) < 0) {
 		pthread_mutex_lock(&u->lock);
-		struct up_pending *p = up_take_id(u, j->id);
+		struct up_pending *p = up_take_id(u, j->id, true);
 		pthread_mutex_unlock(&u->lock);
 		if (p)
 			cc_tool_call_fail(p->call, "UpstreamError",
@@ -750,6 +757,7 @@ void mcp_upstream_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call 
 	p->next = u->pending;
 	u->pending = p;
 	bool running = u->alive;
+	p->parked = !running; /* the restart's own failure answers it, by name */
 	pthread_mutex_unlock(&u->lock);
 	/* p is no longer ours to touch: only id is */
 	if (running) {

@@ -63,8 +63,11 @@ void mcp_upstream_set_max_calls(struct mcp_upstream *u, uint64_t max_calls);
 const char *mcp_upstream_name(const struct mcp_upstream *u);
 uint64_t mcp_upstream_max_calls(const struct mcp_upstream *u);
 
-/* Start it: spawn, initialize, tools/list. Returns 0, or -1 with *why an
- * owned message. Safe to call again (a restart) once it died. */
+/* Start it: spawn, initialize, tools/list (each answer waited for up to
+ * MCP_UPSTREAM_START_S, on the calling thread: never an eval's). Returns
+ * 0, or -1 with *why an owned message naming the upstream ("upstream X:
+ * it exited (status 1) during initialize"). Safe to call again (a
+ * restart) once it died. */
 int mcp_upstream_start(struct mcp_upstream *u, char **why);
 
 /* Its tools (borrowed; fixed at the first start: tools/list_changed is
@@ -77,10 +80,13 @@ void mcp_upstream_free(struct mcp_upstream *u);
 /* Send tools/call for tool t with input (a JSON object, borrowed) and
  * answer call when the upstream replies (cc_tool_call_return with its
  * structuredContent, else its text, JSON-parsed when it is JSON; an
- * isError result fails it as "UpstreamToolError" with the text). A dead
- * upstream is restarted first; when that fails, or the upstream dies
- * before it answers, the call fails as "UpstreamError". When the eval ends
- * first (deadline, interrupt) the request is cancelled upstream
+ * isError result fails it as "UpstreamToolError" with the text). Returns
+ * at once, never waiting for the upstream: the request is queued (stdio),
+ * or made by a thread of its own (HTTP, and any call to an upstream that
+ * is not running, which that thread starts again first). When the start
+ * fails, the upstream is not reading (16 MiB wait for it already), or it
+ * dies before it answers, the call fails as "UpstreamError". When the eval
+ * ends first (deadline, interrupt) the request is cancelled upstream
  * (notifications/cancelled). Takes call. */
 void mcp_upstream_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call *call);
 

@@ -34,6 +34,10 @@ struct up_pending {
 	const char *why; /* waiter: done without a usable response (static) */
 	bool done;
 	bool dead; /* the upstream died before answering */
+	/* a call not sent yet: it waits for the upstream to start again
+	 * (restart_main). The instance that dies meanwhile does not fail
+	 * it, nor may any answer it */
+	bool parked;
 	struct mcp_upstream *up;
 	struct up_pending *next;
 };
@@ -68,9 +72,11 @@ struct mcp_upstream {
  * closed, out of memory. Never waits (upstream_pipe.c writes). */
 int up_send_json(struct mcp_upstream *u, const json_t *msg, size_t cap);
 
-/* Unlink the entry of id if still pending (caller holds u->lock); NULL
- * when it is not. The caller then owns a call's entry (up_pending). */
-struct up_pending *up_take_id(struct mcp_upstream *u, int64_t id);
+/* Unlink the entry of id if still pending (caller holds u->lock), a
+ * parked one only when parked_too (no answer of the upstream's reaches
+ * a call it was never sent); NULL when there is none. The caller then
+ * owns a call's entry (up_pending). */
+struct up_pending *up_take_id(struct mcp_upstream *u, int64_t id, bool parked_too);
 
 /* Answer a guest's call from a tools/call response (borrowed): its
  * structuredContent, else its text (JSON-parsed when it is JSON), as a

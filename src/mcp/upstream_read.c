@@ -154,7 +154,7 @@ static void dispatch(struct mcp_upstream *u, json_t *msg)
 	if (!json_is_integer(id))
 		return;
 	pthread_mutex_lock(&u->lock);
-	struct up_pending *p = up_take_id(u, json_integer_value(id));
+	struct up_pending *p = up_take_id(u, json_integer_value(id), false);
 	cc_tool_call *call = p ? p->call : NULL;
 	if (p && !call) { /* a waiter: request() frees p once woken */
 		p->reply = json_incref(msg);
@@ -181,7 +181,10 @@ static void fail_all(struct mcp_upstream *u, const char *why)
 	u->why_dead = strdup(why);
 	while (p) {
 		struct up_pending *next = p->next;
-		if (p->call) {
+		if (p->parked) { /* not sent to this instance: the restart's */
+			p->next = u->pending;
+			u->pending = p;
+		} else if (p->call) {
 			p->next = calls;
 			calls = p;
 		} else {
@@ -252,7 +255,7 @@ static void too_deep(struct mcp_upstream *u, const char *line, size_t n)
 		return;
 	static const char why[] = MCP_UPSTREAM_TOO_DEEP;
 	pthread_mutex_lock(&u->lock);
-	struct up_pending *p = up_take_id(u, id);
+	struct up_pending *p = up_take_id(u, id, false);
 	cc_tool_call *call = p ? p->call : NULL;
 	if (p && !call) { /* a waiter: request() frees p once woken */
 		p->why = why;
@@ -261,7 +264,8 @@ static void too_deep(struct mcp_upstream *u, const char *line, size_t n)
 	}
 	pthread_mutex_unlock(&u->lock);
 	if (call) {
-		cc_tool_call_fail(call, "UpstreamError", "upstream %s: its answer %s", u->name, why);
+		cc_tool_call_fail(call, "UpstreamError", "upstream %s: its answer %s", u->name,
+				  why);
 		free(p);
 	}
 }

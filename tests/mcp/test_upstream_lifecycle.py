@@ -178,6 +178,28 @@ def test_upstream_dies_with_a_killed_server(tmp_path, restarted):
     assert gone(pid), "upstream %d outlived the server" % pid
 
 
+def test_a_failed_restart_is_reported_as_such(tmp_path):
+    """A call to an upstream that died starts it again on a thread of its
+    own; when that start fails, the call says why (its own start's
+    words), not how the instance started for it died."""
+    need_node()
+    pidfile = tmp_path / "pid"
+    s = Stdio("--scratch", "0", "--upstream",
+              up("u", "--once", str(tmp_path / "once"), "--pidfile", str(pidfile)))
+    try:
+        assert value(s, "javascript", "(await tools.u.count()).calls") == 1
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)  # our own test upstream
+        for _ in range(5):  # the first call may still find the dead one
+            err = sc(s.call("run_javascript", "await tools.u.count()"))["error"]
+            if "during" in err["message"]:
+                break
+        assert err["type"] == "UpstreamError", err
+        assert err["message"] == ("upstream u: it exited (status 3) during initialize (it is "
+                                  "tried again on the next call)"), err
+    finally:
+        s.close()
+
+
 def test_answer_too_deep_to_parse_is_reported(tmp_path, server):
     """Regression: an answer nested deeper than jansson parses was dropped
     as malformed, so its request waited: at start "no answer to tools/list

@@ -6,6 +6,8 @@
 //   --flood-pings    after tools/list, send ping requests without end (and
 //                    never read stdin again)
 //   --exit-after-init  exit with status 3 once it read initialize
+//   --once PATH      the same, but only when PATH exists (this run makes it):
+//                    the first start works, every restart fails
 //   --deep N         `deep` answers with a result nested N levels deep
 //   --deep-list N    tools/list answers with a schema nested N levels deep
 //   --pidfile PATH   write this process's pid there first
@@ -25,6 +27,8 @@ const opt = (name) => {
 const has = (name) => argv.includes(name);
 const delay = Number(opt("--delay") ?? 0);
 if (opt("--pidfile")) fs.writeFileSync(opt("--pidfile"), String(process.pid));
+const once = opt("--once") !== null && fs.existsSync(opt("--once"));
+if (opt("--once") !== null) fs.writeFileSync(opt("--once"), "started once");
 
 const nest = (n, leaf) => {
   let v = leaf;
@@ -46,7 +50,7 @@ const text = (v) => ({ content: [{ type: "text", text: JSON.stringify(v) }] });
 // Answers one message; reply(obj) sends a response.
 function handle(m, reply) {
   if (m.method === "initialize") {
-    if (has("--exit-after-init")) process.exit(3);
+    if (has("--exit-after-init") || once) process.exit(3);
     return reply({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "timed", version: "0" } } });
   }
   if (m.method === "tools/list") return reply({ jsonrpc: "2.0", id: m.id, result: { tools } });
