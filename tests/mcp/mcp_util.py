@@ -103,6 +103,19 @@ class Stdio:
             rest.append(json.loads(line))
 
 
+def sc(result):
+    """A tools/call result's structuredContent."""
+    return result["structuredContent"]
+
+
+def value(s, lang, code, **args):
+    """Run code with run_LANG on the Stdio server s; it must end ok: its
+    value."""
+    r = s.call("run_" + lang, code, **args)
+    assert sc(r)["status"] == "ok", r
+    return sc(r)["value"]
+
+
 def sanitized_cli(tmp_path):
     """build-asan's `codecage` (ASan, UBSan) and the environment that runs
     it with the plain build's workers: libcodecage finds its workers next

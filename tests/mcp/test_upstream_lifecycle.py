@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import CLI, assert_no_sanitizer_report
-from mcp_util import HERE, Stdio, need_node, sanitized_cli
+from mcp_util import HERE, Stdio, need_node, sanitized_cli, sc, value
 
 TIMED = os.path.join(HERE, "timed_upstream.mjs")
 
@@ -22,16 +22,6 @@ TIMED = os.path.join(HERE, "timed_upstream.mjs")
 def up(name, *opts):
     """An --upstream value running timed_upstream.mjs with opts."""
     return "%s=node %s" % (name, " ".join(shlex.quote(a) for a in (TIMED, *opts)))
-
-
-def sc(result):
-    return result["structuredContent"]
-
-
-def value(s, lang, code, **args):
-    r = s.call("run_" + lang, code, **args)
-    assert sc(r)["status"] == "ok", r
-    return sc(r)["value"]
 
 
 @contextlib.contextmanager
