@@ -9,6 +9,7 @@
  * the eval's thread never waits on the upstream at all: a call to an
  * upstream that is not running, and every HTTP call, is made by a thread
  * of its own, which starts the upstream again first. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,9 +390,22 @@ struct http_job {
 	volatile int cancel;
 };
 
+/* Only in tests/meson.build's cc-mcp-slowcancel: each cancel hook takes
+ * its time first, so an upstream's answer lands while it runs (the race
+ * of tests/mcp/test_upstream_lifecycle.py, made wide). */
+static void test_cancel_delay(void)
+{
+#ifdef CC_MCP_TEST_CANCEL_DELAY_MS
+	struct timespec ts = { 0, CC_MCP_TEST_CANCEL_DELAY_MS * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+#endif
+}
+
 static void http_cancel(void *data)
 {
 	struct http_job *j = data; /* valid while this runs: see up_pending */
+	test_cancel_delay();
 	__atomic_store_n(&j->cancel, 1, __ATOMIC_RELEASE);
 }
 
@@ -634,6 +648,7 @@ out:
 static void on_cancel(void *data)
 {
 	struct up_pending *p = data; /* valid while this runs: see up_pending */
+	test_cancel_delay();
 	struct mcp_upstream *u = p->up;
 	int64_t id = p->id;
 	json_t *n = json_pack("{s:s, s:s, s:{s:I, s:s}}", "jsonrpc", "2.0", "method",

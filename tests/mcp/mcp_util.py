@@ -118,11 +118,12 @@ def value(s, lang, code, **args):
 
 def sanitized_cli(tmp_path):
     """build-asan's `codecage` (ASan, UBSan) and the environment that runs
-    it with the plain build's workers: libcodecage finds its workers next
-    to itself, so tmp_path gets the sanitized library and the plain
-    workers side by side (LD_LIBRARY_PATH wins over the binary's
-    $ORIGIN run path). conftest.ASAN_BUILD says why a worker is never the
-    sanitized one. Returns (the binary, its environment)."""
+    it, or any of build-asan's builds of it, with the plain build's
+    workers: libcodecage finds its workers next to itself, so tmp_path gets
+    the sanitized library and the plain workers side by side
+    (LD_LIBRARY_PATH wins over the binary's $ORIGIN run path).
+    conftest.ASAN_BUILD says why a worker is never the sanitized one.
+    Returns (the binary, its environment)."""
     exe = os.path.join(ASAN_BUILD, "codecage")
     if not os.access(exe, os.X_OK):
         pytest.fail("%s is missing: scripts/test builds it (ninja -C build-asan codecage)" % exe)

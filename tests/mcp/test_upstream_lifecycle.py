@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import CLI, assert_no_sanitizer_report
+from conftest import ASAN_BUILD, BUILD, CLI, assert_no_sanitizer_report
 from mcp_util import HERE, Stdio, need_node, sanitized_cli, sc, value
 
 TIMED = os.path.join(HERE, "timed_upstream.mjs")
@@ -57,12 +57,14 @@ def close_checked(s, sanitized):
         assert_no_sanitizer_report(b"".join(x for x in s.stderr if x).decode(errors="replace"))
 
 
-# b and c answer `slow` 7 s after it arrived; a never reads: the eval ends
-# (timeout_s 2) with ten calls in flight. Before the fix a's second 40 kB
-# call filled its pipe and held the eval's thread 5 s, and every cancel
-# then waited 5 s more in poll(), while b and c answered the calls whose
+# b and c answer `slow` late; a never reads: the eval ends (timeout_s 2)
+# with twelve calls in flight. Before the fix a's second 40 kB call filled
+# its pipe and held the eval's thread 5 s, and every cancel then waited
+# 5 s more in poll(), while b and c answered (after 7 s) the calls whose
 # cancellation had not run yet: the cancel hook then read (stdio) or wrote
-# (HTTP) the freed entry.
+# (HTTP) the freed entry. Neither wait exists now, so the race is made
+# wide by cc-mcp-slowcancel (tests/meson.build), whose cancel hooks sleep
+# 300 ms each: b and c answer (after 2.5 s) while the first ones sleep.
 RACE = """
 const big = 'x'.repeat(40000), calls = [];
 for (let i = 0; i < 5; i++) calls.push(tools.b.slow({}), tools.c.slow({}));
@@ -71,12 +73,16 @@ await Promise.allSettled(calls);
 """
 
 
-def test_eval_ending_with_upstream_calls_in_flight(tmp_path, server):
+@pytest.mark.parametrize("exe,late", [("codecage", "7000"), ("tests/cc-mcp-slowcancel", "2500")],
+                         ids=["codecage", "slowcancel"])
+def test_eval_ending_with_upstream_calls_in_flight(tmp_path, server, exe, late):
     need_node()
-    cli, env, sanitized = server
-    with http_upstream(tmp_path, "--delay", "7000") as url:
+    _, env, sanitized = server
+    cli = os.path.join(ASAN_BUILD if sanitized else BUILD, exe)
+    assert os.access(cli, os.X_OK), "%s is missing: scripts/test builds it" % cli
+    with http_upstream(tmp_path, "--delay", late) as url:
         s = Stdio("--scratch", "0", "--upstream", up("a", "--deaf"),
-                  "--upstream", up("b", "--delay", "7000"), "--upstream", "c=" + url,
+                  "--upstream", up("b", "--delay", late), "--upstream", "c=" + url,
                   cli=cli, env=env)
         try:
             r = s.call("run_javascript", RACE, timeout_s=2)
