@@ -196,6 +196,27 @@ def test_a_failed_restart_is_reported_as_such(tmp_path):
         s.close()
 
 
+def test_a_restarted_upstream_does_not_inherit_the_clients_stdout(tmp_path):
+    """Regression: the stdio transport kept the client's stdout on a
+    descriptor without O_CLOEXEC, so an upstream started again by a call
+    held the client's pipe (and could write to it)."""
+    need_node()
+    pidfile = tmp_path / "pid"
+    s = Stdio("--scratch", "0", "--upstream", up("u", "--pidfile", str(pidfile)))
+    try:
+        client = "pipe:[%d]" % os.fstat(s.proc.stdout.fileno()).st_ino
+        assert client not in value(s, "javascript", "await tools.u.fds()")
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)  # our own test upstream
+        for _ in range(5):  # the first call may still find the dead one
+            r = s.call("run_javascript", "await tools.u.fds()")
+            if sc(r)["status"] == "ok":
+                break
+        assert sc(r)["status"] == "ok", r
+        assert client not in sc(r)["value"], sc(r)["value"]
+    finally:
+        s.close()
+
+
 def test_answer_too_deep_to_parse_is_reported(tmp_path, server):
     """Regression: an answer nested deeper than jansson parses was dropped
     as malformed, so its request waited: at start "no answer to tools/list

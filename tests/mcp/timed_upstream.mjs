@@ -15,7 +15,8 @@
 //   --http PORTFILE  streamable HTTP on 127.0.0.1 (the port written to
 //                    PORTFILE) instead of stdio
 // Tools: slow, count (tools/call requests received), drain (answers once
-// every `slow` answer was written), deep, echo.
+// every `slow` answer was written), deep, fds (what its descriptors are),
+// echo.
 import fs from "node:fs";
 import http from "node:http";
 
@@ -35,7 +36,7 @@ const nest = (n, leaf) => {
   for (let i = 0; i < n; i++) v = [v];
   return v;
 };
-const tools = ["slow", "count", "drain", "deep", "echo"].map((name) => ({
+const tools = ["slow", "count", "drain", "deep", "fds", "echo"].map((name) => ({
   name,
   description: `the ${name} tool`,
   inputSchema: { type: "object" },
@@ -72,6 +73,10 @@ function handle(m, reply) {
       return reply({ jsonrpc: "2.0", id: m.id, result: { content: [], structuredContent: { v: nest(Number(opt("--deep")), 1) } } });
     case "count":
       return ok({ calls, pid: process.pid });
+    case "fds":
+      return ok(fs.readdirSync("/proc/self/fd").map((fd) => {
+        try { return fs.readlinkSync(`/proc/self/fd/${fd}`); } catch { return "?"; }
+      }));
     default:
       return ok(m.params.arguments ?? {});
   }
