@@ -61,6 +61,11 @@ class Stdio:
             put(line)
         put(None)
 
+    def stderr_text(self):
+        """What the server wrote to stderr so far (the pump's None, its
+        end, left out)."""
+        return b"".join(x for x in self.stderr if x).decode(errors="replace")
+
     def send_raw(self, data):
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
@@ -71,7 +76,7 @@ class Stdio:
     def read(self, timeout=60):
         """The next message on stdout (every line must be JSON-RPC)."""
         line = self.lines.get(timeout=timeout)
-        assert line is not None, "server closed stdout; stderr: %r" % b"".join(self.stderr)
+        assert line is not None, "server closed stdout; stderr: %r" % self.stderr_text()
         msg = json.loads(line)
         assert msg["jsonrpc"] == "2.0"
         return msg
@@ -94,7 +99,7 @@ class Stdio:
         """Close stdin: the server must exit 0 on its own."""
         self.proc.stdin.close()
         rc = self.proc.wait(timeout)
-        assert rc == 0, (rc, b"".join(self.stderr))
+        assert rc == 0, (rc, self.stderr_text())
         rest = []
         while True:
             line = self.lines.get(timeout=5)

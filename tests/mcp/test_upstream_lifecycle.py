@@ -54,7 +54,7 @@ def server(request, tmp_path):
 def close_checked(s, sanitized):
     s.close()
     if sanitized:
-        assert_no_sanitizer_report(b"".join(x for x in s.stderr if x).decode(errors="replace"))
+        assert_no_sanitizer_report(s.stderr_text())
 
 
 # b and c answer `slow` late; a never reads: the eval ends (timeout_s 2)
