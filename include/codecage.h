@@ -629,8 +629,11 @@ CC_EXPORT int cc_tool_call_fail_bases(cc_tool_call *call, const char *name, cons
  * call must still be answered afterwards (the answer is dropped), or from
  * inside fn. Call it from the tool function itself (the eval's thread),
  * before answering; borrows data, which must stay valid until fn ran or
- * the call was answered. fn must not call into the runtime. NULL fn
- * clears it. */
+ * the call was answered: an answer given on another thread while fn runs
+ * returns only once fn has returned, so data may be freed right after
+ * answering. fn must therefore not wait for a thread that may be
+ * answering one of the eval's calls, and must not call into the runtime.
+ * NULL fn clears it. */
 CC_EXPORT void cc_tool_call_on_cancel(cc_tool_call *call, void (*fn)(void *data), void *data);
 
 /* Hold a pending call for approval: the call waits for a person (send an

@@ -14,6 +14,10 @@
  * number is what the in-flight cap (limits.max_pending_calls, tools.c)
  * counts, and when the eval ends each one still live is cancelled: its
  * cancel function (cc_tool_call_on_cancel) runs, on the eval's thread.
+ * An answer from another thread while that function runs waits until it
+ * returned (deliver()), so the host may free the function's data as soon
+ * as the call is answered: before, an upstream's reader thread answered
+ * and freed what the MCP server's cancel function was still using.
  *
  * A live call may be held (cc_tool_call_hold): it waits for a person's
  * approval, so runtime.c stops the eval's deadline clock while any call is
@@ -58,6 +62,10 @@ struct cc_replyq {
 	size_t nlive;
 	size_t nheld; /* of those, the ones held for approval */
 	bool woken;   /* the eventfd counts a change of holds, not an answer */
+	/* cancel_live() runs cancel functions on this thread; an answer
+	 * from any other thread waits on `cancelled` while its call's runs */
+	pthread_t canceller;
+	pthread_cond_t cancelled;
 };
 
 struct cc_tool_call {
@@ -67,7 +75,7 @@ struct cc_tool_call {
 	struct cc_tool_call *prev, *next; /* in q->live while linked */
 	bool linked;
 	bool cancelling;    /* its cancel function runs: cancel_live frees it */
-	bool answered;	    /* answered while cancelling */
+	bool answered;	    /* answered by its own cancel function */
 	bool held;	    /* waits for approval: the eval's clock is stopped */
 	bool expired;	    /* its approval timed out: never answered to the guest */
 	int64_t hold_until; /* cc_now_ns() past which the approval timed out */
@@ -106,6 +114,7 @@ static void unref(struct cc_replyq *q)
 		return;
 	drop_all(q);
 	close(q->efd);
+	pthread_cond_destroy(&q->cancelled);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
 }
@@ -124,6 +133,7 @@ int cc_replyq_ensure(cc_runtime *rt, cc_error *err)
 			       strerror(errno));
 	}
 	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cancelled, NULL);
 	q->refs = 1;
 	q->tail = &q->head;
 	rt->replyq = q;
@@ -148,7 +158,9 @@ static void unlink_call(struct cc_replyq *q, cc_tool_call *c)
 }
 
 /* Cancel every live call: each cancel function runs once, without the
- * lock (it may answer its call, which deliver() then leaves to us). */
+ * lock. It may answer its call, which deliver() then leaves to us; an
+ * answer from another thread meanwhile waits in deliver() until the
+ * function returned, and then frees the call itself. */
 static void cancel_live(struct cc_replyq *q)
 {
 	pthread_mutex_lock(&q->lock);
@@ -160,6 +172,7 @@ static void cancel_live(struct cc_replyq *q)
 	q->live = NULL;
 	q->nlive = 0;
 	q->nheld = 0;
+	q->canceller = pthread_self();
 	pthread_mutex_unlock(&q->lock);
 	while (list) {
 		cc_tool_call *c = list;
@@ -170,6 +183,7 @@ static void cancel_live(struct cc_replyq *q)
 		pthread_mutex_lock(&q->lock);
 		bool answered = c->answered;
 		c->cancelling = false;
+		pthread_cond_broadcast(&q->cancelled);
 		pthread_mutex_unlock(&q->lock);
 		if (answered)
 			free(c); /* deliver() already dropped its reference */
@@ -366,7 +380,12 @@ static int deliver(cc_tool_call *c, struct answer *a)
 		if (write(q->efd, &one, sizeof(one)) < 0) {
 		}
 	}
-	bool keep = c->cancelling; /* cancel_live() frees it */
+	/* Its cancel function runs. From another thread: wait until it
+	 * returned (the host may free its data once we return), then free
+	 * the call here. From inside it: cancel_live() frees the call. */
+	while (c->cancelling && !pthread_equal(pthread_self(), q->canceller))
+		pthread_cond_wait(&q->cancelled, &q->lock);
+	bool keep = c->cancelling;
 	if (keep)
 		c->answered = true;
 	pthread_mutex_unlock(&q->lock);

@@ -21,6 +21,7 @@
  * --auth-token-file: every other request needs Authorization: Bearer
  * TOKEN, checked before its body is read (401 and WWW-Authenticate:
  * Bearer otherwise); without a token only a loopback bind is allowed.
+ * A Content-Length over --max-request gets 413 before the body is read.
  * DNS rebinding: a request whose Origin is not a loopback origin gets 403;
  * on a loopback bind, so does one whose Host is not a loopback name. */
 #include <arpa/inet.h>
@@ -352,18 +353,34 @@ static bool accepts_sse(struct MHD_Connection *conn)
 	return a && strstr(a, "text/event-stream");
 }
 
+static enum MHD_Result respond_too_large(struct http *h, struct MHD_Connection *conn)
+{
+	char msg[128];
+	snprintf(msg, sizeof(msg), "Invalid Request: message over %zu bytes (--max-request)",
+		 h->cfg->max_request);
+	return respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, JSONRPC_INVALID_REQUEST, msg);
+}
+
+/* Does the request declare a body over --max-request (Content-Length)?
+ * Then it is refused before any of it is read. */
+static bool declared_too_large(struct http *h, struct MHD_Connection *conn)
+{
+	const char *cl =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (!cl)
+		return false;
+	char *end = NULL;
+	unsigned long long n = strtoull(cl, &end, 10); /* ERANGE: ULLONG_MAX, too large */
+	return end != cl && n > h->cfg->max_request;
+}
+
 /* A POST the headers already refuse (too large, not JSON, an unknown
  * protocol version): true after answering it in *ret. */
 static bool post_refused(struct http *h, struct MHD_Connection *conn, const struct req *rq,
 			 enum MHD_Result *ret)
 {
 	if (rq->too_large) {
-		char msg[128];
-		snprintf(msg, sizeof(msg),
-			 "Invalid Request: message over %zu bytes (--max-request)",
-			 h->cfg->max_request);
-		*ret = respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, JSONRPC_INVALID_REQUEST,
-				     msg);
+		*ret = respond_too_large(h, conn);
 		return true;
 	}
 	const char *ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
@@ -580,6 +597,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		if (h->cfg->auth_token && strcmp(url, "/healthz") &&
 		    !mcp_auth_ok(auth, h->cfg->auth_token))
 			return respond_unauthorized(conn, auth != NULL);
+		/* 413 at once, not after reading (and dropping) all of it; no
+		 * "100 Continue" goes out either */
+		if (declared_too_large(h, conn))
+			return respond_too_large(h, conn);
 		return MHD_YES;
 	}
 	if (*upload_size) {

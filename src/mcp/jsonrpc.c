@@ -1,6 +1,9 @@
 /* JSON-RPC 2.0 framing (see jsonrpc.h). jansson does the parsing: it
- * rejects invalid UTF-8, \u0000 escapes (no JSON_ALLOW_NUL) and trailing
- * data, and caps nesting, so binary garbage ends as a parse error here. */
+ * rejects invalid UTF-8, \u0000 escapes (no JSON_ALLOW_NUL), lone
+ * surrogate escapes and trailing data, and caps nesting, so binary
+ * garbage ends as a parse error here. The two escapes are valid JSON,
+ * though, and the request they are in still has an id to answer: the
+ * text is parsed again without them (not_text) to find it. */
 #include "jsonrpc.h"
 
 #include <stdarg.h>
@@ -29,6 +32,80 @@ static bool valid_id(const json_t *id)
 	return id && (json_is_string(id) || json_is_integer(id));
 }
 
+static int hex4(const char *s)
+{
+	int v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* A copy of buf[0..len) whose \u0000 and lone surrogate escapes (a high
+ * one not followed by a low one, a low one alone) are \ufffd, the same
+ * length; NULL when it has none (or out of memory). */
+static char *not_text(const char *buf, size_t len)
+{
+	char *copy = NULL;
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (buf[i] != '\\')
+			continue;
+		if (buf[i + 1] != 'u' || i + 6 > len) {
+			i++; /* another escape: skip its character */
+			continue;
+		}
+		int cp = hex4(buf + i + 2);
+		bool pair = cp >= 0xd800 && cp <= 0xdbff && i + 12 <= len && buf[i + 6] == '\\' &&
+			    buf[i + 7] == 'u' && hex4(buf + i + 8) >= 0xdc00 &&
+			    hex4(buf + i + 8) <= 0xdfff;
+		if (pair || !(cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))) {
+			i += pair ? 11 : 5;
+			continue;
+		}
+		if (!copy) {
+			if (!(copy = malloc(len)))
+				return NULL;
+			memcpy(copy, buf, len);
+		}
+		memcpy(copy + i, "\\ufffd", 6);
+		i += 5;
+	}
+	return copy;
+}
+
+/* buf failed to parse: the error response, with the message's id when
+ * only \u0000 or a lone surrogate kept it from parsing. */
+static char *parse_error(const char *buf, size_t len, const json_error_t *jerr)
+{
+	char *fixed = not_text(buf, len);
+	if (!fixed)
+		return jsonrpc_error(NULL, JSONRPC_PARSE_ERROR, "Parse error: %s (at byte %d)",
+				     jerr->text, jerr->position);
+	json_error_t again;
+	json_t *root = json_loadb(fixed, len, JSON_DECODE_ANY, &again);
+	free(fixed);
+	if (!root) { /* another fault too: in jansson's words, not its flags' */
+		const json_error_t *e = strstr(jerr->text, "JSON_") ? &again : jerr;
+		return jsonrpc_error(NULL, JSONRPC_PARSE_ERROR, "Parse error: %s (at byte %d)",
+				     e->text, e->position);
+	}
+	json_t *id = json_object_get(root, "id");
+	char *e =
+		jsonrpc_error(valid_id(id) ? id : NULL, JSONRPC_INVALID_REQUEST,
+			      "Invalid Request: a string holds the escape \\u0000 (NUL) or a lone "
+			      "UTF-16 surrogate (\\ud800-\\udfff without its pair), which is not "
+			      "text: send the text without it");
+	json_decref(root);
+	return e;
+}
+
 int jsonrpc_parse(const char *buf, size_t len, struct jsonrpc_msg *m, char **error)
 {
 	memset(m, 0, sizeof(*m));
@@ -36,8 +113,7 @@ int jsonrpc_parse(const char *buf, size_t len, struct jsonrpc_msg *m, char **err
 	json_error_t jerr;
 	json_t *root = json_loadb(buf, len, JSON_DECODE_ANY, &jerr);
 	if (!root) {
-		*error = jsonrpc_error(NULL, JSONRPC_PARSE_ERROR, "Parse error: %s (at byte %d)",
-				       jerr.text, jerr.position);
+		*error = parse_error(buf, len, &jerr);
 		return -1;
 	}
 	if (json_is_array(root)) {

@@ -39,10 +39,12 @@ struct jsonrpc_msg {
 /* Parse and classify buf[0..len). On success fills *m (release with
  * jsonrpc_msg_clear) and returns 0. On failure returns -1 and sets *error
  * to an owned JSON-RPC error response: -32700 for bytes that are not one
- * JSON text (invalid UTF-8, binary garbage, a NUL escape, trailing data),
- * -32600 for valid JSON that is not a JSON-RPC 2.0 message (batches
- * included: MCP 2025-06-18 removed them). The error's id is the message's
- * id when one could be read, else null. */
+ * JSON text (invalid UTF-8, binary garbage, trailing data), -32600 for
+ * valid JSON that is not a JSON-RPC 2.0 message (batches included: MCP
+ * 2025-06-18 removed them) and for one whose strings hold a \u0000 or a
+ * lone surrogate escape (valid JSON, not text). The error's id is the
+ * message's id when one could be read, else null; no message names
+ * jansson's flags. */
 int jsonrpc_parse(const char *buf, size_t len, struct jsonrpc_msg *m, char **error);
 
 void jsonrpc_msg_clear(struct jsonrpc_msg *m);

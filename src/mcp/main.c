@@ -532,6 +532,10 @@ int cc_mcp_main(int argc, char **argv)
 		.max_tool_calls = 50,
 	};
 	struct flags_extra x = { 0 };
+	/* A client that goes away, or an upstream that exits while it
+	 * starts (finish_flags starts them), must not kill us through a
+	 * write. */
+	signal(SIGPIPE, SIG_IGN);
 	cc_deps_flags_init(&cfg.deps);
 	int st = parse_flags(argc, argv, &cfg, &x);
 	if (st < 0)
@@ -542,8 +546,6 @@ int cc_mcp_main(int argc, char **argv)
 		config_free(&cfg);
 		return st == -2 ? 0 : st;
 	}
-	/* A client that goes away must not kill us through a write. */
-	signal(SIGPIPE, SIG_IGN);
 	raise_nofile(&cfg);
 	struct mcp_server *srv = mcp_server_new(&cfg);
 	int rc = 1;

@@ -102,6 +102,29 @@ static void set_ended(struct mcp_session *s, int lang, const char *fmt, ...)
 	s->ended[lang] = text;
 }
 
+/* s cut to about max bytes for a note: at the last word end outside
+ * parentheses before max (or the first after it, when there is none),
+ * then "…"; never inside a word or a parenthesis. Whole when short, or
+ * when no such point exists. Owned; NULL when out of memory. */
+static char *clip(const char *s, size_t max)
+{
+	size_t n = strlen(s), cut = 0;
+	int depth = 0;
+	for (size_t i = 0; i < n && n > max; i++) {
+		depth += s[i] == '(' ? 1 : s[i] == ')' && depth ? -1 : 0;
+		if (s[i] != ' ' || depth)
+			continue;
+		if (i > max && cut)
+			break;
+		cut = i;
+		if (i > max)
+			break;
+	}
+	while (cut && strchr(" ,;:", s[cut - 1]))
+		cut--;
+	return cut ? cc_strprintf("%.*s\u2026", (int)cut, s) : strdup(s);
+}
+
 void mcp_session_close_runtimes_locked(struct mcp_session *s, const char *why)
 {
 	for (int i = 0; i < MCP_LANGS; i++) {
@@ -178,15 +201,21 @@ static void emit_text(const struct mcp_sink *sink, char *text)
 	free(text);
 }
 
-/* Append ", " + what to *note (owned; NULL stays NULL when out of memory). */
-static void note_add(char **note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note_add(char **note, const char *fmt, ...)
+/* Add to *note (owned): sep and the text, or the text alone when there
+ * is no note yet. Out of memory: the note is lost (NULL). */
+static void note_add(char **note, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_add(char **note, const char *sep, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *more = cc_vstrprintf(fmt, ap);
 	va_end(ap);
-	char *both = more && *note ? cc_strprintf("%s%s", *note, more) : NULL;
+	char *both = more && *note ? cc_strprintf("%s%s%s", *note, sep, more) : NULL;
+	if (!*note) {
+		both = more;
+		more = NULL;
+	}
 	free(more);
 	free(*note);
 	*note = both;
@@ -202,15 +231,15 @@ static void carry_scratch(struct mcp_server *srv, cc_runtime *old, cc_runtime *r
 	if (!old || !cfg->scratch_mib)
 		return;
 	if (!cc_runtime_alive(old)) {
-		note_add(note, "; the previous runtime had ended, so its /tmp files are gone");
+		note_add(note, "; ", "the previous runtime had ended, so its /tmp files are gone");
 		return;
 	}
 	size_t lost = 0;
 	int kept = mcp_scratch_carry(old, rt, lang, cfg->scratch_mib << 20, &lost);
 	if (kept > 0 || lost > 0)
-		note_add(note, "; the files in /tmp were kept (%d)", kept);
+		note_add(note, "; ", "the files in /tmp were kept (%d)", kept);
 	if (lost > 0)
-		note_add(note, ", except %zu that could not be copied (over 1 MiB or no room)",
+		note_add(note, ", ", "except %zu that could not be copied (over 1 MiB or no room)",
 			 lost);
 }
 
@@ -284,6 +313,7 @@ static int ensure_runtime(struct mcp_server *srv, struct mcp_session *s, int lan
 		return -1;
 	}
 	*started = true;
+	mcp_code_idle(rt, mcp_server_config(srv)->n_upstreams); /* before any eval */
 	carry_scratch(srv, old, rt, lang, note);
 	cc_runtime_close(old);
 	mcp_metrics_runtime(mcp_server_metrics(srv), lang, pooled, replaced);
@@ -373,9 +403,14 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	pthread_mutex_unlock(&s->lock);
 	if (!go)
 		return;
+	/* The call's budget is in force before any guest code runs: writing
+	 * the files makes their folders with evals */
+	struct mcp_code_run *run =
+		mcp_code_begin(cfg->upstreams, cfg->n_upstreams, cfg->max_tool_calls, rt);
 	struct mcp_snapshot *before = mcp_snapshot_take(rt, cfg);
 	if ((files && mcp_files_write(rt, c->lang, files, err) < 0) ||
 	    mcp_inputs_bind(inputs, rt, err) < 0) {
+		mcp_code_end(run, rt);
 		mcp_snapshot_free(before);
 		return;
 	}
@@ -384,23 +419,23 @@ static void eval_call(struct mcp_server *srv, struct mcp_call *c, const char *co
 	c->running = go;
 	pthread_mutex_unlock(&s->lock);
 	if (go) {
-		struct mcp_code_run *run =
-			mcp_code_begin(cfg->upstreams, cfg->n_upstreams, cfg->max_tool_calls, rt);
 		*r = eval_live(c, rt, code, len, timeout_s, sink);
-		mcp_code_end(run, rt);
 		if (!*r)
 			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 	}
+	mcp_code_end(run, rt);
 	pthread_mutex_lock(&s->lock);
 	c->running = false;
 	bool alive = cc_runtime_alive(rt);
 	if (!alive) {
 		if (c->cancelled || c->aborted)
 			set_ended(s, c->lang, "the client cancelled a running call");
-		else if (*r)
-			set_ended(s, c->lang, "%s: %.200s",
-				  cc_error_kind_name(cc_result_error_kind(*r)),
-				  cc_result_error_message(*r));
+		else if (*r) {
+			char *why = clip(cc_result_error_message(*r), 200);
+			set_ended(s, c->lang, "%s: %s",
+				  cc_error_kind_name(cc_result_error_kind(*r)), why ? why : "");
+			free(why);
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (alive && *r) {
@@ -472,6 +507,7 @@ static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp
 			  jsonrpc_error(c->id, JSONRPC_INVALID_PARAMS, "Invalid params: %s", bad));
 		return MCP_OUTCOME_INVALID_PARAMS;
 	}
+	double asked = timeout_s;
 	if (timeout_s > limit)
 		timeout_s = limit;
 
@@ -484,6 +520,11 @@ static int run_tool(struct mcp_server *srv, struct mcp_call *c, const struct mcp
 	char *djson = NULL, *dtext = NULL;
 	if (mcp_deps_of_call(mcp_server_config(srv), c->lang, jdeps, code, len, &deps, &err) == 0 &&
 	    ensure_runtime(srv, s, c->lang, reset, deps.set, sink, &note, &started, &err) == 0) {
+		if (asked > limit)
+			note_add(&note, "; ",
+				 "timeout_s %g s is over the server's limit: capped to %g s "
+				 "(codecage mcp --timeout raises the limit)",
+				 asked, limit);
 		pthread_mutex_lock(&s->lock);
 		cc_runtime *rt = s->rt[c->lang];
 		pthread_mutex_unlock(&s->lock);

@@ -5,6 +5,7 @@
  * the real stdout is moved to a private descriptor and fd 1 is pointed at
  * stderr, so a stray write anywhere in the process lands in the log. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,9 @@ static void handle_line(struct mcp_server *srv, struct mcp_session *s, const cha
 int mcp_serve_stdio(struct mcp_server *srv)
 {
 	const struct mcp_config *cfg = mcp_server_config(srv);
-	struct out o = { .fd = dup(STDOUT_FILENO) };
+	/* O_CLOEXEC: an upstream started later must not hold the client's
+	 * pipe (nor write to it) */
+	struct out o = { .fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3) };
 	if (o.fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
 		fprintf(stderr, "codecage mcp: cannot set up stdout: %s\n", strerror(errno));
 		return 1;

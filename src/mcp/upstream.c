@@ -1,63 +1,24 @@
 /* The MCP client side of code mode (upstream.h): an upstream server over
- * stdio (a child process, newline-delimited JSON-RPC), its requests and
- * the reader thread that answers the guest's pending calls. An upstream
- * is never trusted: every message is size-capped, parsed by jansson (whose
- * nesting is capped), and converted to a guest value with its own depth
- * cap; anything malformed is dropped. */
+ * stdio (a child process, newline-delimited JSON-RPC: upstream_pipe.c
+ * starts it and writes to it, upstream_read.c reads it) or streamable
+ * HTTP (upstream_http.c); starting it, its requests, the guest's calls
+ * and their cancellation. An upstream is never trusted (upstream_read.c
+ * says how its messages are checked).
+ *
+ * No thread but the upstream's own writer ever waits on its input, and
+ * the eval's thread never waits on the upstream at all: a call to an
+ * upstream that is not running, and every HTTP call, is made by a thread
+ * of its own, which starts the upstream again first. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "upstream_http.h"
-
-extern char **environ;
-
-/* A request waiting for its response: a guest's call, or a waiter of
- * request() (call == NULL). */
-struct up_pending {
-	int64_t id;
-	cc_tool_call *call;
-	json_t *reply; /* waiter: the response (owned) once done */
-	bool done;
-	bool dead; /* the upstream died before answering */
-	struct mcp_upstream *up;
-	struct up_pending *next;
-};
-
-struct mcp_upstream {
-	char *name;
-	char **argv;   /* owned, NULL-terminated; NULL for HTTP */
-	char *url;     /* streamable HTTP: the endpoint (owned), else NULL */
-	char *session; /* HTTP: Mcp-Session-Id (owned; under lock) */
-	int jobs;      /* HTTP: request threads running (under lock; cond) */
-	bool inited;
-	uint64_t max_calls;
-
-	pthread_mutex_t start_lock; /* one start at a time */
-	pthread_mutex_t lock;	    /* guards everything below */
-	pthread_cond_t cond;
-	bool alive;
-	pid_t pid;
-	int in_fd, out_fd; /* its stdin (we write), its stdout (we read) */
-	pthread_t reader;
-	bool have_reader;
-	int64_t next_id;
-	struct up_pending *pending;
-	char *why_dead; /* owned */
-
-	struct mcp_up_tool *tools;
-	size_t n_tools;
-	bool listed;
-};
+#include "upstream_int.h"
+#include "upstream_pipe.h"
 
 const char *mcp_upstream_name(const struct mcp_upstream *u)
 {
@@ -162,7 +123,6 @@ struct mcp_upstream *mcp_upstream_parse(const char *spec, const char **why)
 		return NULL;
 	}
 	u->max_calls = UINT64_MAX;
-	u->in_fd = u->out_fd = -1;
 	u->next_id = 1;
 	u->inited = true;
 	pthread_mutex_init(&u->start_lock, NULL);
@@ -173,30 +133,33 @@ struct mcp_upstream *mcp_upstream_parse(const char *spec, const char **why)
 
 /* ---- sending ---- */
 
-/* Write all of msg and a newline to the upstream's stdin within 5 s
- * (it may stop reading: that must not hold the host). Returns 0 or -1. */
-static int send_json(struct mcp_upstream *u, json_t *msg)
+/* Queue text[0..n) for the upstream's stdin (upstream_pipe.c writes it),
+ * bounded by cap bytes queued. Caller holds u->lock. Returns 0 or -1 (not
+ * running, over cap, its input closed). Never waits. */
+static int send_locked(struct mcp_upstream *u, const char *text, size_t n, size_t cap)
+{
+	return u->alive && u->pipe ? up_pipe_send(u->pipe, text, n, cap) : -1;
+}
+
+/* msg as one line of text (owned; *n its length with the newline). */
+static char *line_of(const json_t *msg, size_t *n)
 {
 	char *text = json_dumps(msg, JSON_COMPACT);
 	if (!text)
+		return NULL;
+	*n = strlen(text);
+	text[(*n)++] = '\n'; /* json_dumps' terminator becomes the newline */
+	return text;
+}
+
+int up_send_json(struct mcp_upstream *u, const json_t *msg, size_t cap)
+{
+	size_t n = 0;
+	char *text = line_of(msg, &n);
+	if (!text)
 		return -1;
-	size_t n = strlen(text);
-	text[n] = '\n'; /* json_dumps' terminator becomes the newline */
 	pthread_mutex_lock(&u->lock);
-	int fd = u->alive ? u->in_fd : -1, rc = fd < 0 ? -1 : 0;
-	size_t off = 0;
-	while (rc == 0 && off < n + 1) {
-		ssize_t w = write(fd, text + off, n + 1 - off);
-		if (w > 0) {
-			off += (size_t)w;
-		} else if (w < 0 && errno == EAGAIN) {
-			struct pollfd p = { .fd = fd, .events = POLLOUT };
-			if (poll(&p, 1, 5000) <= 0)
-				rc = -1;
-		} else if (!(w < 0 && errno == EINTR)) {
-			rc = -1;
-		}
-	}
+	int rc = send_locked(u, text, n, cap);
 	pthread_mutex_unlock(&u->lock);
 	free(text);
 	return rc;
@@ -208,21 +171,21 @@ static json_t *request_msg(int64_t id, const char *method, json_t *params)
 			 method, "params", params ? params : json_object());
 }
 
-/* Register a pending request (under u->lock). */
-static struct up_pending *add_pending(struct mcp_upstream *u, cc_tool_call *call)
+/* Register a waiter of request() (under u->lock). */
+static struct up_pending *add_waiter(struct mcp_upstream *u)
 {
 	struct up_pending *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->id = u->next_id++;
-	p->call = call;
 	p->up = u;
 	p->next = u->pending;
 	u->pending = p;
 	return p;
 }
 
-/* Unlink p if still pending (under u->lock). Returns whether it was. */
+/* Unlink p if still pending (under u->lock). Returns whether it was.
+ * Only for an entry the caller owns (a waiter's): see up_pending. */
 static bool take_pending(struct mcp_upstream *u, struct up_pending *p)
 {
 	for (struct up_pending **q = &u->pending; *q; q = &(*q)->next)
@@ -231,6 +194,17 @@ static bool take_pending(struct mcp_upstream *u, struct up_pending *p)
 			return true;
 		}
 	return false;
+}
+
+struct up_pending *up_take_id(struct mcp_upstream *u, int64_t id, bool parked_too)
+{
+	for (struct up_pending **q = &u->pending; *q; q = &(*q)->next)
+		if ((*q)->id == id && (parked_too || !(*q)->parked)) {
+			struct up_pending *p = *q;
+			*q = p->next;
+			return p;
+		}
+	return NULL;
 }
 
 static double now_s(void)
@@ -251,25 +225,17 @@ static json_t *request(struct mcp_upstream *u, const char *method, json_t *param
 	if (u->url)
 		return http_request(u, method, params, timeout_s, why);
 	pthread_mutex_lock(&u->lock);
-	struct up_pending *p = add_pending(u, NULL);
+	struct up_pending *p = add_waiter(u);
 	pthread_mutex_unlock(&u->lock);
-	json_t *msg = p ? request_msg(p->id, method, params) : NULL;
-	if (!p || !msg || send_json(u, msg) < 0) {
-		json_decref(msg);
-		if (p) {
-			pthread_mutex_lock(&u->lock);
-			take_pending(u, p);
-			pthread_mutex_unlock(&u->lock);
-			free(p);
-		}
-		if (asprintf(why, "cannot send %s (the process is not reading)", method) < 0)
-			*why = NULL;
-		return NULL;
-	}
+	json_t *msg = p ? request_msg(p->id, method, params) : (json_decref(params), NULL);
+	size_t n = 0;
+	char *text = msg ? line_of(msg, &n) : NULL;
 	json_decref(msg);
 	double deadline = now_s() + timeout_s;
 	pthread_mutex_lock(&u->lock);
-	while (!p->done && now_s() < deadline) {
+	bool sent = text && send_locked(u, text, n, MCP_UPSTREAM_QUEUE_MAX) == 0;
+	free(text);
+	while (sent && !p->done && now_s() < deadline) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 50 * 1000000;
@@ -279,264 +245,38 @@ static json_t *request(struct mcp_upstream *u, const char *method, json_t *param
 		}
 		pthread_cond_timedwait(&u->cond, &u->lock, &ts);
 	}
-	if (!p->done)
+	if (p && !p->done)
 		take_pending(u, p);
+	/* why_dead: what fail_all found (done and dead), or a death before
+	 * the send (not alive) */
+	char *dead = u->why_dead && (!u->alive || (p && p->dead)) ? strdup(u->why_dead) : NULL;
 	pthread_mutex_unlock(&u->lock);
-	json_t *reply = p->reply, *res = json_object_get(reply, "result");
+	json_t *reply = p ? p->reply : NULL, *res = json_object_get(reply, "result");
 	const char *emsg =
 		json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
 	int r;
-	if (!p->done)
+	if (!p)
+		r = -1;
+	else if (!sent && dead) /* before the send: the same to the user */
+		r = asprintf(why, "it %s during %s", dead, method);
+	else if (!sent)
+		r = asprintf(why, "cannot send %s (it is not reading its input)", method);
+	else if (!p->done)
 		r = asprintf(why, "no answer to %s within %.0f s", method, timeout_s);
 	else if (p->dead)
-		r = asprintf(why, "it exited during %s", method);
+		r = asprintf(why, "it %s during %s", dead ? dead : "exited", method);
+	else if (p->why)
+		r = asprintf(why, "its answer to %s %s", method, p->why);
 	else if (!json_is_object(res))
 		r = asprintf(why, "%s failed: %.300s", method, emsg ? emsg : "no result object");
 	else
 		r = 0, *why = NULL, json_incref(res);
 	if (r < 0)
 		*why = NULL;
+	free(dead);
 	free(p);
 	json_decref(reply);
 	return *why || r < 0 ? NULL : res;
-}
-
-/* ---- answers ---- */
-
-/* Depth-capped JSON to guest value (*out; NULL is null). Returns 0, or
- * -1 when nested deeper than 32 levels or out of memory. */
-static int to_value(const json_t *j, int depth, cc_value **out)
-{
-	*out = NULL;
-	if (depth > 32)
-		return -1;
-	const char *k;
-	size_t i;
-	json_t *v;
-	cc_value *x;
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		if (!(*out = cc_value_new_map()))
-			return -1;
-		json_object_foreach((json_t *)j, k, v)
-		{
-			if (to_value(v, depth + 1, &x) < 0 ||
-			    cc_value_map_set(*out, k, strlen(k), x) < 0)
-				goto fail;
-		}
-		return 0;
-	case JSON_ARRAY:
-		if (!(*out = cc_value_new_array()))
-			return -1;
-		json_array_foreach(j, i, v)
-		{
-			if (to_value(v, depth + 1, &x) < 0 || cc_value_array_push(*out, x) < 0)
-				goto fail;
-		}
-		return 0;
-	case JSON_STRING:
-		*out = cc_value_new_string(json_string_value(j), json_string_length(j));
-		break;
-	case JSON_INTEGER:
-		*out = cc_value_new_int(json_integer_value(j));
-		break;
-	case JSON_REAL:
-		*out = cc_value_new_float(json_real_value(j));
-		break;
-	case JSON_TRUE:
-	case JSON_FALSE:
-		*out = cc_value_new_bool(json_is_true(j));
-		break;
-	default:
-		return 0;
-	}
-	return *out ? 0 : -1;
-fail:
-	cc_value_free(*out);
-	*out = NULL;
-	return -1;
-}
-
-/* The text blocks of content, joined by newlines (owned). */
-static char *content_text(const json_t *content)
-{
-	struct cc_buf b = { 0 };
-	size_t i;
-	json_t *blk;
-	json_array_foreach(content, i, blk)
-	{
-		const char *t = json_string_value(json_object_get(blk, "text"));
-		if (!t)
-			continue;
-		if (b.len)
-			cc_buf_puts(&b, "\n");
-		cc_buf_add(&b, t, json_string_length(json_object_get(blk, "text")));
-	}
-	cc_buf_puts(&b, "");
-	return b.data;
-}
-
-/* Answer a guest's call from a tools/call response. */
-static void answer(struct mcp_upstream *u, cc_tool_call *call, const json_t *reply)
-{
-	const json_t *res = json_object_get(reply, "result"), *e = json_object_get(reply, "error");
-	if (!json_is_object(res)) {
-		const char *m = json_string_value(json_object_get(e, "message"));
-		cc_tool_call_fail(call, "UpstreamError", "upstream %s refused the call: %.1000s",
-				  u->name, m ? m : "no result");
-		return;
-	}
-	const json_t *sc = json_object_get(res, "structuredContent");
-	char *text = content_text(json_object_get(res, "content"));
-	if (json_is_true(json_object_get(res, "isError"))) {
-		cc_tool_call_fail(call, "UpstreamToolError", "%.4000s", text ? text : "");
-		free(text);
-		return;
-	}
-	json_t *parsed = NULL;
-	if (!sc && text) {
-		parsed = json_loads(text, JSON_DECODE_ANY, NULL);
-		sc = parsed;
-	}
-	cc_value *v = NULL;
-	bool ok = true;
-	if (sc)
-		ok = to_value(sc, 0, &v) == 0;
-	else if (text)
-		ok = (v = cc_value_new_string(text, strlen(text))) != NULL;
-	json_decref(parsed);
-	free(text);
-	if (ok)
-		cc_tool_call_return(call, v);
-	else
-		cc_tool_call_fail(call, "ToolResultError",
-				  "upstream %s returned a value nested deeper than 32 levels",
-				  u->name);
-}
-
-/* Requests from the upstream: ping is answered, anything else refused. */
-static void serve_request(struct mcp_upstream *u, json_t *msg)
-{
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	json_t *id = json_object_get(msg, "id");
-	json_t *r = !strcmp(method, "ping")
-			    ? json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id", id, "result")
-			    : json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id,
-					"error", "code", -32601, "message",
-					"codecage does not offer this to upstream servers");
-	if (r)
-		send_json(u, r);
-	json_decref(r);
-}
-
-static void dispatch(struct mcp_upstream *u, json_t *msg)
-{
-	if (!json_is_object(msg))
-		return;
-	if (json_is_string(json_object_get(msg, "method"))) {
-		if (json_object_get(msg, "id"))
-			serve_request(u, msg);
-		return; /* notifications (progress, logging, list_changed): ignored */
-	}
-	json_t *id = json_object_get(msg, "id");
-	if (!json_is_integer(id))
-		return;
-	pthread_mutex_lock(&u->lock);
-	struct up_pending *p = u->pending;
-	while (p && p->id != json_integer_value(id))
-		p = p->next;
-	cc_tool_call *call = p ? p->call : NULL;
-	if (p)
-		take_pending(u, p);
-	if (p && !call) { /* a waiter: request() frees p once woken */
-		p->reply = json_incref(msg);
-		p->done = true;
-		pthread_cond_broadcast(&u->cond);
-	}
-	pthread_mutex_unlock(&u->lock);
-	if (call) {
-		answer(u, call, msg);
-		free(p);
-	}
-}
-
-/* Fail everything pending after the upstream died (under no lock). */
-static void fail_all(struct mcp_upstream *u, const char *why)
-{
-	pthread_mutex_lock(&u->lock);
-	struct up_pending *p = u->pending;
-	u->pending = NULL;
-	u->alive = false;
-	free(u->why_dead);
-	u->why_dead = strdup(why);
-	for (struct up_pending *q = p; q; q = q->next)
-		if (!q->call)
-			q->done = q->dead = true;
-	pthread_cond_broadcast(&u->cond);
-	pthread_mutex_unlock(&u->lock);
-	while (p) {
-		struct up_pending *next = p->next;
-		if (p->call) {
-			cc_tool_call_fail(p->call, "UpstreamError",
-					  "upstream %s %s; it is restarted on the next call",
-					  u->name, why);
-			free(p);
-		}
-		p = next;
-	}
-}
-
-/* The reader: lines of at most MCP_UPSTREAM_MAX_MESSAGE bytes. */
-static void *reader_main(void *arg)
-{
-	struct mcp_upstream *u = arg;
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	const char *why = "exited";
-	bool over = false;
-	while (buf && !over) {
-		if (len == cap) { /* len <= MAX here: cap grows to 16 MiB at most */
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(u->out_fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		size_t start = 0;
-		for (size_t i = len; i < len + (size_t)r && !over; i++) {
-			if (buf[i] != '\n')
-				continue;
-			over = i - start > MCP_UPSTREAM_MAX_MESSAGE;
-			json_t *msg = over ? NULL : json_loadb(buf + start, i - start, 0, NULL);
-			dispatch(u, msg); /* malformed (NULL) is dropped */
-			json_decref(msg);
-			start = i + 1;
-		}
-		len += (size_t)r;
-		memmove(buf, buf + start, len - start);
-		len -= start;
-		over |= len > MCP_UPSTREAM_MAX_MESSAGE;
-	}
-	if (over)
-		why = "sent a message over 8 MiB (it was stopped)";
-	free(buf);
-	kill(u->pid, SIGKILL);
-	int st = 0;
-	waitpid(u->pid, &st, 0);
-	char text[160];
-	if (!strcmp(why, "exited") && WIFEXITED(st))
-		snprintf(text, sizeof(text), "exited (status %d)", WEXITSTATUS(st));
-	else if (!strcmp(why, "exited") && WIFSIGNALED(st))
-		snprintf(text, sizeof(text), "was killed by signal %d", WTERMSIG(st));
-	else
-		snprintf(text, sizeof(text), "%s", why);
-	fail_all(u, text);
-	return NULL;
 }
 
 /* ---- streamable HTTP (upstream_http.c moves the bytes) ---- */
@@ -599,41 +339,109 @@ static json_t *http_request(struct mcp_upstream *u, const char *method, json_t *
 	return res;
 }
 
-/* One tools/call over HTTP, on its own thread; the eval's end sets
- * cancel (the POST stops; the answer, dropped, still frees the call). */
+/* ---- calls on threads of their own ---- */
+
+/* Run fn(arg) on a detached thread that mcp_upstream_free waits for (it
+ * ends with job_done). Returns 0, or -1 (no thread: nothing ran). */
+static int run_job(struct mcp_upstream *u, void *(*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&u->lock);
+	u->jobs++;
+	pthread_mutex_unlock(&u->lock);
+	pthread_t th;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&th, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	if (rc == 0)
+		return 0;
+	pthread_mutex_lock(&u->lock);
+	u->jobs--;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+	return -1;
+}
+
+static void job_done(struct mcp_upstream *u)
+{
+	pthread_mutex_lock(&u->lock);
+	u->jobs--;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+}
+
+static bool alive(struct mcp_upstream *u)
+{
+	pthread_mutex_lock(&u->lock);
+	bool a = u->alive;
+	pthread_mutex_unlock(&u->lock);
+	return a;
+}
+
+/* One tools/call over HTTP, on its own thread: it starts the upstream
+ * again first when it is not running. The eval's end sets cancel (the
+ * POST stops; the answer, dropped, still frees the call). */
 struct http_job {
 	struct mcp_upstream *u;
-	json_t *msg;
+	const struct mcp_up_tool *t;
+	json_t *input; /* owned reference */
 	cc_tool_call *call;
 	volatile int cancel;
 };
 
+/* Only in tests/meson.build's cc-mcp-slowcancel: each cancel hook takes
+ * its time first, so an upstream's answer lands while it runs (the race
+ * of tests/mcp/test_upstream_lifecycle.py, made wide). */
+static void test_cancel_delay(void)
+{
+#ifdef CC_MCP_TEST_CANCEL_DELAY_MS
+	struct timespec ts = { 0, CC_MCP_TEST_CANCEL_DELAY_MS * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+#endif
+}
+
 static void http_cancel(void *data)
 {
-	struct http_job *j = data;
+	struct http_job *j = data; /* valid while this runs: see up_pending */
+	test_cancel_delay();
 	__atomic_store_n(&j->cancel, 1, __ATOMIC_RELEASE);
 }
 
 static void *http_job_main(void *arg)
 {
 	struct http_job *j = arg;
-	json_t *reply = NULL;
-	char *why = NULL;
-	if (http_post(j->u, j->msg, &reply, 0, &j->cancel, &why) < 0)
-		cc_tool_call_fail(j->call, "UpstreamError",
-				  "upstream %s: %s; it is restarted on the next call", j->u->name,
-				  why ? why : "the request failed");
-	else
-		answer(j->u, j->call, reply);
-	json_decref(reply);
-	json_decref(j->msg);
-	free(why);
 	struct mcp_upstream *u = j->u;
-	free(j);
-	pthread_mutex_lock(&u->lock);
-	u->jobs--;
-	pthread_cond_broadcast(&u->cond);
-	pthread_mutex_unlock(&u->lock);
+	json_t *reply = NULL, *msg = NULL;
+	char *why = NULL;
+	int rc = alive(u) ? 0 : mcp_upstream_start(u, &why);
+	if (rc < 0) {
+		cc_tool_call_fail(j->call, "UpstreamError",
+				  "%s (it is tried again on the next call)",
+				  why ? why : "cannot start");
+	} else if (__atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE)) {
+		cc_tool_call_fail(j->call, "UpstreamError", "cancelled: the eval ended");
+	} else {
+		pthread_mutex_lock(&u->lock);
+		int64_t id = u->next_id++;
+		pthread_mutex_unlock(&u->lock);
+		msg = request_msg(
+			id, "tools/call",
+			json_pack("{s:s, s:O}", "name", j->t->name, "arguments", j->input));
+		if (!msg || http_post(u, msg, &reply, 0, &j->cancel, &why) < 0)
+			cc_tool_call_fail(j->call, "UpstreamError",
+					  "upstream %s: %s; it is restarted on the next call",
+					  u->name, why ? why : "the request failed");
+		else
+			up_answer(u, j->call, reply);
+	}
+	json_decref(reply);
+	json_decref(msg);
+	json_decref(j->input);
+	free(why);
+	free(j); /* the call is answered: http_cancel is done with j */
+	job_done(u);
 	return NULL;
 }
 
@@ -641,36 +449,15 @@ static void http_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call *
 {
 	struct mcp_upstream *u = t->up;
 	struct http_job *j = calloc(1, sizeof(*j));
-	pthread_mutex_lock(&u->lock);
-	int64_t id = u->next_id++;
-	pthread_mutex_unlock(&u->lock);
-	if (j)
-		j->msg = request_msg(id, "tools/call",
-				     json_pack("{s:s, s:O}", "name", t->name, "arguments", input));
-	pthread_t th;
-	pthread_attr_t at;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (j && j->msg) {
-		j->u = u;
-		j->call = call;
+	if (j) {
+		*j = (struct http_job){ .u = u, .t = t, .input = json_incref(input), .call = call };
 		cc_tool_call_on_cancel(call, http_cancel, j);
-		pthread_mutex_lock(&u->lock);
-		u->jobs++;
-		pthread_mutex_unlock(&u->lock);
-		if (pthread_create(&th, &at, http_job_main, j) == 0) {
-			pthread_attr_destroy(&at);
+		if (run_job(u, http_job_main, j) == 0)
 			return;
-		}
-		pthread_mutex_lock(&u->lock);
-		u->jobs--;
-		pthread_mutex_unlock(&u->lock);
 		cc_tool_call_on_cancel(call, NULL, NULL);
+		json_decref(j->input);
+		free(j);
 	}
-	pthread_attr_destroy(&at);
-	if (j)
-		json_decref(j->msg);
-	free(j);
 	cc_tool_call_fail(call, "UpstreamError", "upstream %s: cannot start a request thread",
 			  u->name);
 }
@@ -687,54 +474,34 @@ static void stop(struct mcp_upstream *u)
 	}
 	bool have = u->have_reader;
 	u->have_reader = false;
-	if (u->pid > 0 && u->alive)
-		kill(u->pid, SIGKILL);
+	struct up_pipe *pipe = u->pipe;
+	if (pipe)
+		up_pipe_kill(pipe);
 	pthread_mutex_unlock(&u->lock);
 	if (have)
-		pthread_join(u->reader, NULL);
-	if (u->in_fd >= 0)
-		close(u->in_fd);
-	if (u->out_fd >= 0)
-		close(u->out_fd);
-	u->in_fd = u->out_fd = -1;
-	u->pid = 0;
+		pthread_join(u->reader, NULL); /* it reaps the process, fails the rest */
+	pthread_mutex_lock(&u->lock);
+	u->pipe = NULL; /* no sender holds it now: they do under the lock */
+	pthread_mutex_unlock(&u->lock);
+	up_pipe_free(pipe);
 }
 
 static int spawn(struct mcp_upstream *u, char **why)
 {
-	int in[2], out[2];
-	if (pipe2(in, O_CLOEXEC) < 0)
-		return asprintf(why, "pipe: %s", strerror(errno)), -1;
-	if (pipe2(out, O_CLOEXEC) < 0) {
-		close(in[0]);
-		close(in[1]);
-		return asprintf(why, "pipe: %s", strerror(errno)), -1;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	pid_t pid = 0;
-	int rc = posix_spawnp(&pid, u->argv[0], &fa, NULL, u->argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(in[0]);
-	close(out[1]);
-	if (rc) {
-		close(in[1]);
-		close(out[0]);
-		return asprintf(why, "cannot run '%s': %s", u->argv[0], strerror(rc)), -1;
-	}
-	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	struct up_pipe *pipe = NULL;
+	if (up_pipe_start(u->argv, &pipe, why) < 0)
+		return -1;
 	pthread_mutex_lock(&u->lock);
-	u->pid = pid;
-	u->in_fd = in[1];
-	u->out_fd = out[0];
+	u->pipe = pipe;
 	u->alive = true;
 	pthread_mutex_unlock(&u->lock);
-	if (pthread_create(&u->reader, NULL, reader_main, u)) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+	if (pthread_create(&u->reader, NULL, up_reader_main, u)) {
+		up_pipe_reap(pipe);
+		pthread_mutex_lock(&u->lock);
+		u->pipe = NULL;
 		u->alive = false;
+		pthread_mutex_unlock(&u->lock);
+		up_pipe_free(pipe);
 		return asprintf(why, "cannot start a thread"), -1;
 	}
 	u->have_reader = true;
@@ -844,7 +611,7 @@ int mcp_upstream_start(struct mcp_upstream *u, char **why)
 	if (u->url)
 		http_notify(u, note);
 	else
-		send_json(u, note);
+		up_send_json(u, note, MCP_UPSTREAM_QUEUE_MAX);
 	json_decref(note);
 	json_t *cursor = NULL;
 	for (int page = 0; !u->listed && page < 16; page++) {
@@ -877,62 +644,151 @@ out:
 }
 
 /* The eval ended before the upstream answered: stop waiting and tell the
- * upstream (notifications/cancelled). */
+ * upstream (notifications/cancelled; dropped when its input is full). */
 static void on_cancel(void *data)
 {
-	struct up_pending *p = data;
+	struct up_pending *p = data; /* valid while this runs: see up_pending */
+	test_cancel_delay();
 	struct mcp_upstream *u = p->up;
-	pthread_mutex_lock(&u->lock);
-	bool mine = take_pending(u, p);
-	pthread_mutex_unlock(&u->lock);
-	if (!mine)
-		return;
+	int64_t id = p->id;
 	json_t *n = json_pack("{s:s, s:s, s:{s:I, s:s}}", "jsonrpc", "2.0", "method",
-			      "notifications/cancelled", "params", "requestId", (json_int_t)p->id,
+			      "notifications/cancelled", "params", "requestId", (json_int_t)id,
 			      "reason", "the guest's eval ended");
-	if (n)
-		send_json(u, n);
+	size_t len = 0;
+	char *text = n ? line_of(n, &len) : NULL;
 	json_decref(n);
-	cc_tool_call_fail(p->call, "UpstreamError", "cancelled: the eval ended");
+	pthread_mutex_lock(&u->lock);
+	struct up_pending *mine = up_take_id(u, id, true);
+	if (mine && text)
+		send_locked(u, text, len, MCP_UPSTREAM_QUEUE_MAX);
+	pthread_mutex_unlock(&u->lock);
+	free(text);
+	if (!mine)
+		return; /* answered meanwhile: its answerer frees it */
+	cc_tool_call_fail(mine->call, "UpstreamError", "cancelled: the eval ended");
+	free(mine);
+}
+
+/* Queue the tools/call of entry id, if it is still pending. Returns 0
+ * (queued, or no longer pending: someone else answered it) or -1. */
+static int send_call(struct mcp_upstream *u, int64_t id, const struct mcp_up_tool *t, json_t *input)
+{
+	json_t *msg = request_msg(id, "tools/call",
+				  json_pack("{s:s, s:O}", "name", t->name, "arguments", input));
+	size_t n = 0;
+	char *text = msg ? line_of(msg, &n) : NULL;
+	json_decref(msg);
+	pthread_mutex_lock(&u->lock);
+	struct up_pending *p = u->pending;
+	while (p && p->id != id)
+		p = p->next;
+	if (p)
+		p->parked = false; /* sent now: the instance answers, or fails it */
+	int rc = !p ? 0 : text ? send_locked(u, text, n, MCP_UPSTREAM_QUEUE_MAX) : -1;
+	pthread_mutex_unlock(&u->lock);
+	free(text);
+	return rc;
+}
+
+/* Fail entry id's call, if it is still pending: with why (static text),
+ * or with NULL why it is not taking input (it died, its queue is full,
+ * it closed its stdin). */
+static void fail_id(struct mcp_upstream *u, int64_t id, const char *why)
+{
+	pthread_mutex_lock(&u->lock);
+	struct up_pending *p = up_take_id(u, id, true);
+	size_t queued = u->pipe ? up_pipe_queued(u->pipe) : 0;
+	char *dead = !u->alive && u->why_dead ? strdup(u->why_dead) : NULL;
+	pthread_mutex_unlock(&u->lock);
+	if (p && why)
+		cc_tool_call_fail(p->call, "UpstreamError", "upstream %s: %s", u->name, why);
+	else if (p && dead)
+		cc_tool_call_fail(p->call, "UpstreamError",
+				  "upstream %s %s; it is restarted on the next call", u->name,
+				  dead);
+	else if (p && queued)
+		cc_tool_call_fail(p->call, "UpstreamError",
+				  "upstream %s is not reading its input (%zu bytes are waiting for "
+				  "it)",
+				  u->name, queued);
+	else if (p)
+		cc_tool_call_fail(p->call, "UpstreamError",
+				  "upstream %s closed its input; it is restarted on the next call",
+				  u->name);
+	free(dead);
 	free(p);
+}
+
+/* A stdio call to an upstream that is not running: start it, then send. */
+struct restart_job {
+	struct mcp_upstream *u;
+	const struct mcp_up_tool *t;
+	json_t *input; /* owned reference */
+	int64_t id;    /* its pending entry */
+};
+
+static void *restart_main(void *arg)
+{
+	struct restart_job *j = arg;
+	struct mcp_upstream *u = j->u;
+	char *why = NULL;
+	if (mcp_upstream_start(u, &why) < 0) {
+		pthread_mutex_lock(&u->lock);
+		struct up_pending *p = up_take_id(u, j->id, true);
+		pthread_mutex_unlock(&u->lock);
+		if (p)
+			cc_tool_call_fail(p->call, "UpstreamError",
+					  "%s (it is tried again on the next call)",
+					  why ? why : "cannot start");
+		free(p);
+	} else if (send_call(u, j->id, j->t, j->input) < 0) {
+		fail_id(u, j->id, NULL);
+	}
+	free(why);
+	json_decref(j->input);
+	free(j);
+	job_done(u);
+	return NULL;
 }
 
 void mcp_upstream_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call *call)
 {
 	struct mcp_upstream *u = t->up;
-	char *why = NULL;
-	if (mcp_upstream_start(u, &why) < 0) {
-		cc_tool_call_fail(call, "UpstreamError", "%s (it is tried again on the next call)",
-				  why ? why : "cannot start");
-		free(why);
-		return;
-	}
 	if (u->url) {
 		http_call(t, input, call);
 		return;
 	}
-	pthread_mutex_lock(&u->lock);
-	struct up_pending *p = add_pending(u, call);
-	pthread_mutex_unlock(&u->lock);
-	json_t *msg = p ? request_msg(p->id, "tools/call",
-				      json_pack("{s:s, s:O}", "name", t->name, "arguments", input))
-			: NULL;
-	if (p)
-		cc_tool_call_on_cancel(call, on_cancel, p);
-	if (!msg || send_json(u, msg) < 0) {
-		json_decref(msg);
-		pthread_mutex_lock(&u->lock);
-		bool mine = !p || take_pending(u, p);
-		pthread_mutex_unlock(&u->lock);
-		if (mine) {
-			cc_tool_call_on_cancel(call, NULL, NULL);
-			cc_tool_call_fail(call, "UpstreamError",
-					  "upstream %s is not reading its input", u->name);
-			free(p);
-		}
+	struct up_pending *p = calloc(1, sizeof(*p));
+	if (!p) {
+		cc_tool_call_fail(call, "UpstreamError", "upstream %s: out of memory", u->name);
 		return;
 	}
-	json_decref(msg);
+	p->call = call;
+	p->up = u;
+	/* Before p is pending: from then on fail_all may answer the call. */
+	cc_tool_call_on_cancel(call, on_cancel, p);
+	pthread_mutex_lock(&u->lock);
+	int64_t id = p->id = u->next_id++;
+	p->next = u->pending;
+	u->pending = p;
+	bool running = u->alive;
+	p->parked = !running; /* the restart's own failure answers it, by name */
+	pthread_mutex_unlock(&u->lock);
+	/* p is no longer ours to touch: only id is */
+	if (running) {
+		if (send_call(u, id, t, input) < 0)
+			fail_id(u, id, NULL);
+		return;
+	}
+	struct restart_job *j = calloc(1, sizeof(*j));
+	if (j) {
+		*j = (struct restart_job){ .u = u, .t = t, .input = json_incref(input), .id = id };
+		if (run_job(u, restart_main, j) == 0)
+			return;
+		json_decref(j->input);
+		free(j);
+	}
+	fail_id(u, id, "cannot start a thread to start it again");
 }
 
 void mcp_upstream_free(struct mcp_upstream *u)

@@ -27,6 +27,15 @@
  * protocol violation: the upstream is stopped (and restarted on the next
  * call). */
 #define MCP_UPSTREAM_MAX_MESSAGE (8u << 20)
+/* How an answer too deep for the JSON parser (jansson) is described: it
+ * cannot be parsed, so the request it answers is told this instead of
+ * waiting for its deadline. */
+#define MCP_UP_STR_(x) #x
+#define MCP_UP_STR(x) MCP_UP_STR_(x)
+#define MCP_UPSTREAM_TOO_DEEP                                                                      \
+	"was nested deeper than " MCP_UP_STR(JSON_PARSER_MAX_DEPTH) " levels, more than the JSON " \
+								    "parser takes"
+
 /* With more upstream tools than this in all, the run tools' descriptions
  * list none and a search_tools tool finds them instead. */
 #define MCP_UPSTREAM_LIST_MAX 24
@@ -54,8 +63,11 @@ void mcp_upstream_set_max_calls(struct mcp_upstream *u, uint64_t max_calls);
 const char *mcp_upstream_name(const struct mcp_upstream *u);
 uint64_t mcp_upstream_max_calls(const struct mcp_upstream *u);
 
-/* Start it: spawn, initialize, tools/list. Returns 0, or -1 with *why an
- * owned message. Safe to call again (a restart) once it died. */
+/* Start it: spawn, initialize, tools/list (each answer waited for up to
+ * MCP_UPSTREAM_START_S, on the calling thread: never an eval's). Returns
+ * 0, or -1 with *why an owned message naming the upstream ("upstream X:
+ * it exited (status 1) during initialize"). Safe to call again (a
+ * restart) once it died. */
 int mcp_upstream_start(struct mcp_upstream *u, char **why);
 
 /* Its tools (borrowed; fixed at the first start: tools/list_changed is
@@ -68,10 +80,13 @@ void mcp_upstream_free(struct mcp_upstream *u);
 /* Send tools/call for tool t with input (a JSON object, borrowed) and
  * answer call when the upstream replies (cc_tool_call_return with its
  * structuredContent, else its text, JSON-parsed when it is JSON; an
- * isError result fails it as "UpstreamToolError" with the text). A dead
- * upstream is restarted first; when that fails, or the upstream dies
- * before it answers, the call fails as "UpstreamError". When the eval ends
- * first (deadline, interrupt) the request is cancelled upstream
+ * isError result fails it as "UpstreamToolError" with the text). Returns
+ * at once, never waiting for the upstream: the request is queued (stdio),
+ * or made by a thread of its own (HTTP, and any call to an upstream that
+ * is not running, which that thread starts again first). When the start
+ * fails, the upstream is not reading (16 MiB wait for it already), or it
+ * dies before it answers, the call fails as "UpstreamError". When the eval
+ * ends first (deadline, interrupt) the request is cancelled upstream
  * (notifications/cancelled). Takes call. */
 void mcp_upstream_call(const struct mcp_up_tool *t, json_t *input, cc_tool_call *call);
 
@@ -95,15 +110,22 @@ void mcp_upstreams_begin_for(struct mcp_up_counts *counts, struct mcp_upstream *
 			     size_t n);
 void mcp_upstreams_end(void);
 
-/* One tools/call's code mode, around its eval on this thread: a fresh
- * budget of max_calls upstream calls set on rt and zeroed per-upstream
- * counters. NULL when there are no upstreams (or out of memory: then no
- * budget applies beyond the runtime's). mcp_code_end (NULL is fine)
- * removes the budget again and frees run. */
+/* One tools/call's code mode, around everything it runs on rt on this
+ * thread (the evals that make its files' folders too): a fresh budget of
+ * max_calls upstream calls set on rt and zeroed per-upstream counters.
+ * NULL when there are no upstreams (or out of memory: then the budget in
+ * force stays, the exhausted one of mcp_code_idle). mcp_code_end (NULL is
+ * fine) sets an exhausted budget again and frees run. */
 struct mcp_code_run;
 struct mcp_code_run *mcp_code_begin(struct mcp_upstream *const *ups, size_t n, uint64_t max_calls,
 				    cc_runtime *rt);
 void mcp_code_end(struct mcp_code_run *run, cc_runtime *rt);
+
+/* Between tools/calls: an exhausted budget on rt (when there are
+ * upstreams), so no guest code run outside a call reaches one. Set on a
+ * runtime as it starts; mcp_code_end sets it again. Out of memory: the
+ * budget in force stays. */
+void mcp_code_idle(cc_runtime *rt, size_t n_upstreams);
 
 /* ---- stubs.c ---- */
 

@@ -158,8 +158,21 @@ size_t mcp_upstreams_tool_count(struct mcp_upstream *const *ups, size_t n)
 
 struct mcp_code_run {
 	cc_budget *budget;
+	cc_budget *idle; /* the exhausted one for after (made now: no failure then) */
 	struct mcp_up_counts counts;
 };
+
+/* Between tools/calls the runtime's budget is an exhausted one: guest
+ * code that runs then (a thread the previous call left running, while the
+ * next call's files are written) makes no upstream call. Before, no
+ * budget was in force there, and such a thread made hundreds. */
+void mcp_code_idle(cc_runtime *rt, size_t n_upstreams)
+{
+	cc_budget *b = n_upstreams ? cc_budget_new(0) : NULL;
+	if (b)
+		cc_runtime_set_budget(rt, b); /* takes its own reference */
+	cc_budget_unref(b);
+}
 
 struct mcp_code_run *mcp_code_begin(struct mcp_upstream *const *ups, size_t n, uint64_t max_calls,
 				    cc_runtime *rt)
@@ -172,7 +185,9 @@ struct mcp_code_run *mcp_code_begin(struct mcp_upstream *const *ups, size_t n, u
 	run->counts.made = calloc(n, sizeof(*run->counts.made));
 	run->counts.n = run->counts.made ? n : 0;
 	run->budget = cc_budget_new(max_calls);
-	cc_runtime_set_budget(rt, run->budget); /* takes its own reference */
+	run->idle = cc_budget_new(0);
+	if (run->budget)
+		cc_runtime_set_budget(rt, run->budget); /* takes its own reference */
 	mcp_upstreams_begin_for(&run->counts, ups, n);
 	return run;
 }
@@ -182,7 +197,9 @@ void mcp_code_end(struct mcp_code_run *run, cc_runtime *rt)
 	if (!run)
 		return;
 	mcp_upstreams_end();
-	cc_runtime_set_budget(rt, NULL);
+	if (run->idle)
+		cc_runtime_set_budget(rt, run->idle);
+	cc_budget_unref(run->idle);
 	cc_budget_unref(run->budget);
 	free(run->counts.made);
 	free(run);

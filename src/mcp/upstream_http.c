@@ -64,9 +64,11 @@ static int on_progress(void *data, curl_off_t a, curl_off_t b, curl_off_t c, cur
 	return cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE) ? 1 : 0;
 }
 
-/* The message of an SSE body whose id is id (owned), or NULL. */
-static json_t *from_sse(const char *s, size_t n, int64_t id)
+/* The message of an SSE body whose id is id (owned), or NULL; *deep is
+ * set when an event was too deep for the JSON parser. */
+static json_t *from_sse(const char *s, size_t n, int64_t id, bool *deep)
 {
+	json_error_t jerr;
 	struct cc_buf ev = { 0 };
 	json_t *found = NULL;
 	const char *end = s + n;
@@ -81,7 +83,8 @@ static json_t *from_sse(const char *s, size_t n, int64_t id)
 			cc_buf_add(&ev, d, (size_t)(s + ll - d));
 			cc_buf_add(&ev, "\n", 1);
 		} else if (ll == 0 && ev.len) {
-			json_t *m = json_loadb(ev.data, ev.len, 0, NULL);
+			json_t *m = json_loadb(ev.data, ev.len, 0, &jerr);
+			*deep |= !m && json_error_code(&jerr) == json_error_stack_overflow;
 			if (json_integer_value(json_object_get(m, "id")) == id &&
 			    !json_object_get(m, "method"))
 				found = m;
@@ -92,7 +95,8 @@ static json_t *from_sse(const char *s, size_t n, int64_t id)
 		s = nl ? nl + 1 : end;
 	}
 	if (!found && ev.len) {
-		json_t *m = json_loadb(ev.data, ev.len, 0, NULL);
+		json_t *m = json_loadb(ev.data, ev.len, 0, &jerr);
+		*deep |= !m && json_error_code(&jerr) == json_error_stack_overflow;
 		if (json_integer_value(json_object_get(m, "id")) == id)
 			found = m;
 		else
@@ -171,12 +175,19 @@ int mcp_up_http_post(const char *url, char **session, const json_t *msg, json_t 
 			*why = NULL;
 		goto out;
 	}
-	*reply = bd.sse ? from_sse(bd.b.data ? bd.b.data : "", bd.b.len, id)
-			: json_loadb(bd.b.data ? bd.b.data : "", bd.b.len, 0, NULL);
+	bool deep = false;
+	json_error_t jerr;
+	if (bd.sse) {
+		*reply = from_sse(bd.b.data ? bd.b.data : "", bd.b.len, id, &deep);
+	} else {
+		*reply = json_loadb(bd.b.data ? bd.b.data : "", bd.b.len, 0, &jerr);
+		deep = !*reply && json_error_code(&jerr) == json_error_stack_overflow;
+	}
 	if (!*reply || json_integer_value(json_object_get(*reply, "id")) != id) {
 		json_decref(*reply);
 		*reply = NULL;
-		*why = strdup("answered with no JSON-RPC response to the request");
+		*why = strdup(deep ? "its answer " MCP_UPSTREAM_TOO_DEEP
+				   : "answered with no JSON-RPC response to the request");
 		goto out;
 	}
 	rc = 0;

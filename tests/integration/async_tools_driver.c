@@ -3,7 +3,8 @@
  * and cc_runtime_interrupt and cc_tool_call_hold (approval waits) end to end, for
  * test_async_tools.py. Prints "ok ..." / "FAIL ..." per check and "N failed" last.
  * usage: cc-asyncdriver fanout LANG | late LANG | budget | interrupt LANG | cap LANG |
- *        approval LANG | keywords (cc_runtime_bind_tool_async_kw, Python) | unhold LANG */
+ *        approval LANG | keywords (cc_runtime_bind_tool_async_kw, Python) | unhold LANG |
+ *        cancelrace (an answer racing a cancel function) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -699,12 +700,105 @@ static void keywords(void)
 	cc_runtime_close(rt);
 }
 
+/* An answer from another thread while the call's cancel function runs
+ * (cc_tool_call_on_cancel): the answer must return only once the function
+ * returned, so the answering thread may free the function's data (the MCP
+ * server's upstream reader did, and the cancel function then used freed
+ * memory). The cancel function lets the answerer go, then takes its time;
+ * the answerer answers and frees the data. A second call is answered from
+ * inside its own cancel function, which must not wait for itself. */
+struct race {
+	cc_tool_call *call;
+	bool in_cancel;
+};
+static pthread_cond_t race_cond = PTHREAD_COND_INITIALIZER;
+static bool race_answered; /* the answerer's cc_tool_call_return returned */
+static bool race_early, self_answered;
+
+static void *race_answer(void *arg)
+{
+	struct race *r = arg;
+	pthread_mutex_lock(&lock);
+	while (!r->in_cancel)
+		pthread_cond_wait(&race_cond, &lock);
+	pthread_mutex_unlock(&lock);
+	cc_tool_call_return(r->call, NULL);
+	pthread_mutex_lock(&lock);
+	race_answered = true;
+	pthread_mutex_unlock(&lock);
+	free(r); /* what the host may do once the call is answered */
+	return NULL;
+}
+
+static void race_cancel(void *data)
+{
+	struct race *r = data;
+	pthread_mutex_lock(&lock);
+	r->in_cancel = true;
+	pthread_cond_broadcast(&race_cond);
+	pthread_mutex_unlock(&lock);
+	struct timespec ts = { 0, 300 * 1000000L }; /* the answerer's chance */
+	nanosleep(&ts, NULL);
+	pthread_mutex_lock(&lock);
+	race_early = race_answered; /* and r freed, before the fix */
+	pthread_mutex_unlock(&lock);
+}
+
+static pthread_t race_thread;
+static bool race_started;
+
+static void race_tool(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user, (void)args;
+	struct race *r = calloc(1, sizeof(*r));
+	if (!r) {
+		cc_tool_call_fail(call, "MemoryError", "out of memory");
+		return;
+	}
+	r->call = call;
+	cc_tool_call_on_cancel(call, race_cancel, r);
+	race_started = pthread_create(&race_thread, NULL, race_answer, r) == 0;
+}
+
+static void self_cancel(void *data)
+{
+	self_answered = cc_tool_call_fail(data, "Cancelled", "the eval ended") >= 0;
+}
+
+static void self_tool(void *user, const cc_value *args, cc_tool_call *call)
+{
+	(void)user, (void)args;
+	cc_tool_call_on_cancel(call, self_cancel, call);
+}
+
+static void cancelrace(void)
+{
+	cc_runtime *rt = start(CC_LANG_JAVASCRIPT, 0);
+	cc_error err = { 0 };
+	cc_runtime_bind_tool_async(rt, "race", race_tool, NULL, &err);
+	cc_runtime_bind_tool_async(rt, "selfish", self_tool, NULL, &err);
+	cc_result *r = NULL;
+	const char *s = eval_str(rt, "tools.race(); tools.selfish(); 'ended'", &r);
+	CHECK(!strcmp(s, "ended") && race_started, "the eval ends with both calls unanswered: %s",
+	      s);
+	cc_result_free(r);
+	if (race_started)
+		pthread_join(race_thread, NULL);
+	CHECK(!race_early, "an answer from another thread returned only after the running cancel "
+			   "function did (so its data could be freed)");
+	CHECK(self_answered, "a cancel function answers its own call without waiting for itself");
+	s = eval_str(rt, "'still serving'", &r);
+	CHECK(!strcmp(s, "still serving"), "the runtime serves the next eval: %s", s);
+	cc_result_free(r);
+	cc_runtime_close(rt);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
 			"usage: cc-asyncdriver fanout LANG | late LANG | budget | "
-			"interrupt LANG | cap LANG | approval LANG | keywords | unhold LANG\n");
+			"interrupt LANG | cap LANG | approval LANG | keywords | unhold LANG | cancelrace\n");
 		return 2;
 	}
 	cc_language lang =
@@ -725,6 +819,8 @@ int main(int argc, char **argv)
 		keywords();
 	else if (!strcmp(argv[1], "unhold"))
 		unhold(lang);
+	else if (!strcmp(argv[1], "cancelrace"))
+		cancelrace();
 	printf("children=%ld\n", children());
 	printf("%d failed\n", failures);
 	return failures != 0;

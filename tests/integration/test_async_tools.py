@@ -5,7 +5,7 @@ a tool's own budget; cc_runtime_interrupt from another thread; the
 in-flight cap (max_pending_calls) and cancellation of unanswered calls
 when their eval ends (cc_tool_call_on_cancel); calls held for approval
 (cc_tool_call_hold) and the host's decision on them against their approval
-deadline (cc_tool_call_unhold)."""
+deadline (cc_tool_call_unhold); an answer racing a cancel function."""
 import conftest
 
 
@@ -13,7 +13,7 @@ import conftest
 # test_sanitized.py runs the same scenarios.
 CHECKS = {("fanout", None): 10, ("late", None): 6, ("budget", None): 6, ("interrupt", None): 1,
           ("cap", "javascript"): 9, ("cap", "python"): 7, ("approval", None): 9,
-          ("keywords", None): 6, ("unhold", None): 7}
+          ("keywords", None): 6, ("unhold", None): 7, ("cancelrace", None): 4}
 
 
 def checks(scenario, lang=None):
@@ -48,6 +48,13 @@ def test_in_flight_cap_and_cancel_at_eval_end(lang):
 
 def test_a_held_call_waits_outside_the_deadline_within_its_approval_timeout(lang):
     drive("approval", lang)
+
+
+def test_an_answer_racing_the_cancel_function_waits_for_it():
+    """Regression: an answer from another thread while the call's cancel
+    function ran returned at once, so the host freed the data the function
+    was still using (the MCP server's upstream reader did: a crash)."""
+    drive("cancelrace")
 
 
 def test_async_tools_with_keyword_arguments():

@@ -40,7 +40,7 @@ SCENARIOS = {
     "cc-asyncdriver": (test_async_tools, [(("fanout",), True), (("late",), True),
                                           (("budget",), False), (("interrupt",), True),
                                           (("cap",), True), (("approval",), True),
-                                          (("keywords",), False), (("unhold",), True)]),
+                                          (("keywords",), False), (("unhold",), True), (("cancelrace",), False)]),
 }
 
 

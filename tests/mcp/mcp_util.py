@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from conftest import CLI, ROOT
+from conftest import ASAN_BUILD, BUILD, CLI, ROOT, SANITIZER_ENV
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_MODULES = os.path.join(HERE, "node_modules")
@@ -35,10 +35,10 @@ def need_node():
 class Stdio:
     """`codecage mcp` over stdio, driven line by line."""
 
-    def __init__(self, *flags, init=True):
-        self._attach(subprocess.Popen([CLI, "mcp", "--sandbox", "require", *flags],
+    def __init__(self, *flags, init=True, cli=CLI, env=None):
+        self._attach(subprocess.Popen([cli, "mcp", "--sandbox", "require", *flags],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE))
+                                      stderr=subprocess.PIPE, env=env))
         if init:
             r = self.request(INIT)
             assert r["result"]["protocolVersion"] == "2025-06-18", r
@@ -61,6 +61,11 @@ class Stdio:
             put(line)
         put(None)
 
+    def stderr_text(self):
+        """What the server wrote to stderr so far (the pump's None, its
+        end, left out)."""
+        return b"".join(x for x in self.stderr if x).decode(errors="replace")
+
     def send_raw(self, data):
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
@@ -71,7 +76,7 @@ class Stdio:
     def read(self, timeout=60):
         """The next message on stdout (every line must be JSON-RPC)."""
         line = self.lines.get(timeout=timeout)
-        assert line is not None, "server closed stdout; stderr: %r" % b"".join(self.stderr)
+        assert line is not None, "server closed stdout; stderr: %r" % self.stderr_text()
         msg = json.loads(line)
         assert msg["jsonrpc"] == "2.0"
         return msg
@@ -94,13 +99,43 @@ class Stdio:
         """Close stdin: the server must exit 0 on its own."""
         self.proc.stdin.close()
         rc = self.proc.wait(timeout)
-        assert rc == 0, (rc, b"".join(self.stderr))
+        assert rc == 0, (rc, self.stderr_text())
         rest = []
         while True:
             line = self.lines.get(timeout=5)
             if line is None:
                 return rest
             rest.append(json.loads(line))
+
+
+def sc(result):
+    """A tools/call result's structuredContent."""
+    return result["structuredContent"]
+
+
+def value(s, lang, code, **args):
+    """Run code with run_LANG on the Stdio server s; it must end ok: its
+    value."""
+    r = s.call("run_" + lang, code, **args)
+    assert sc(r)["status"] == "ok", r
+    return sc(r)["value"]
+
+
+def sanitized_cli(tmp_path):
+    """build-asan's `codecage` (ASan, UBSan) and the environment that runs
+    it, or any of build-asan's builds of it, with the plain build's
+    workers: libcodecage finds its workers next to itself, so tmp_path gets
+    the sanitized library and the plain workers side by side
+    (LD_LIBRARY_PATH wins over the binary's $ORIGIN run path).
+    conftest.ASAN_BUILD says why a worker is never the sanitized one.
+    Returns (the binary, its environment)."""
+    exe = os.path.join(ASAN_BUILD, "codecage")
+    if not os.access(exe, os.X_OK):
+        pytest.fail("%s is missing: scripts/test builds it (ninja -C build-asan codecage)" % exe)
+    os.symlink(os.path.join(ASAN_BUILD, "libcodecage.so.0"), tmp_path / "libcodecage.so.0")
+    for w in ("codecage-worker-js", "codecage-worker-py"):
+        os.symlink(os.path.join(BUILD, w), tmp_path / w)
+    return exe, dict(os.environ, LD_LIBRARY_PATH=str(tmp_path), **SANITIZER_ENV)
 
 
 @contextlib.contextmanager

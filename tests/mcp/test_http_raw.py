@@ -4,6 +4,7 @@ Origin/Host checks, MCP-Protocol-Version, oversized bodies, max-sessions,
 idle reaping. The server must keep serving after each."""
 import http.client
 import json
+import socket
 import time
 from urllib.parse import urlsplit
 
@@ -106,6 +107,12 @@ def test_bad_requests_get_http_and_jsonrpc_errors():
             (c.send("GET", headers={"Mcp-Session-Id": sid}), 406, -32600),  # no Accept
             (c.send("PUT", b"{}", {"Mcp-Session-Id": sid}), 405, -32600),
         ]
+        # \u0000 and lone surrogates: refused, with the request's own id
+        for i, esc in enumerate([b"\\u0000", b"\\ud800"]):
+            status, _, data = c.post(b'{"jsonrpc": "2.0", "id": %d, "method": "ping", '
+                                     b'"params": {"x": "%s"}}' % (40 + i, esc), sid)
+            assert status == 400 and json.loads(data)["id"] == 40 + i, (status, data)
+            assert error(data) == -32600 and b"JSON_" not in data, data
         for i, ((status, headers, data), want_status, want_code) in enumerate(cases):
             assert status == want_status, (i, status, data)
             assert error(data) == want_code, (i, data)
@@ -117,6 +124,36 @@ def test_bad_requests_get_http_and_jsonrpc_errors():
         assert (status, json.loads(data)) == (200, {"jsonrpc": "2.0", "id": 5, "result": {}})
         _, data = c.call(sid, "run_javascript", "'still serving'")
         assert json.loads(data)["result"]["structuredContent"]["value"] == "still serving"
+
+
+def head_of(sock):
+    """The status line and headers the server sent on sock."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_content_length_over_max_request_gets_413_before_the_body():
+    """Regression: a Content-Length over --max-request was only refused
+    once the whole body had been read (and dropped): the client sent it
+    all, or waited for ever for an answer it never got."""
+    with http_server("--max-request", "65536") as url:
+        c = Conn(url)
+        sid = c.init()
+        for expect in (b"", b"Expect: 100-continue\r\n"):
+            with socket.create_connection((c.host, c.port), timeout=60) as sock:
+                sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             b"Content-Type: application/json\r\nAccept: application/json\r\n"
+                             b"Mcp-Session-Id: " + sid.encode() + b"\r\n" + expect +
+                             b"Content-Length: 100000000\r\n\r\n")
+                head = head_of(sock)  # no body sent: the answer comes without one
+                assert head.startswith(b"HTTP/1.1 413"), head
+        status, _, data = c.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, sid)
+        assert status == 200, data
 
 
 def test_max_sessions_refuses_new_ones_with_a_clear_error():

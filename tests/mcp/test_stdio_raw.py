@@ -21,7 +21,6 @@ def test_bad_input_gets_errors_and_the_server_keeps_serving():
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"\n", -32700),  # truncated
         (b"\xff\xfe\x00\x01binary\x80\n", -32700),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"\xc3(\"}\n", -32700),  # bad UTF-8
-        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"a\\u0000b\"}\n", -32700),
         (b"{\"a\": 1} {\"b\": 2}\n", -32700),
         (b"[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}]\n", -32600),  # batch
         (b"42\n", -32600),
@@ -53,6 +52,31 @@ def test_bad_input_gets_errors_and_the_server_keeps_serving():
     s.send({"jsonrpc": "2.0", "id": 99, "result": {}})
     s.send_raw(b"\n   \n")
     assert s.call("run_python", "1 + 1", id=5)["structuredContent"]["value"] == 2
+    assert s.close() == []
+
+
+NOT_TEXT = [b"a\\u0000b", b"\\ud800", b"x\\udfffy", b"\\ud800\\u0041", b"\\udbff"]
+
+
+@pytest.mark.parametrize("where", ["method", "params", "key"])
+def test_nul_and_lone_surrogate_escapes_are_refused_with_their_id(where):
+    """Regression: a request whose JSON held \\u0000 or a lone surrogate
+    escape got a parse error with id null (the client waited for ever) and
+    a message naming jansson's JSON_ALLOW_NUL."""
+    s = Stdio()
+    for i, esc in enumerate(NOT_TEXT):
+        body = {"method": b'"' + esc + b'"', "params": b'"ping", "params": {"x": "' + esc + b'"}',
+                "key": b'"ping", "params": {"' + esc + b'": 1}'}[where]
+        s.send_raw(b'{"jsonrpc": "2.0", "id": %d, "method": %s}\n' % (100 + i, body))
+        r = s.read()
+        assert r["id"] == 100 + i and err_code(r) == -32600, (esc, r)
+        msg = r["error"]["message"]
+        assert "\\u0000" in msg and "surrogate" in msg and "JSON_" not in msg, msg
+    # a notification gets the error too (no id to carry), and a pair is fine
+    s.send_raw(b'{"jsonrpc": "2.0", "method": "notifications/x", "params": {"a": "\\u0000"}}\n')
+    r = s.read()
+    assert r["id"] is None and err_code(r) == -32600 and "JSON_" not in r["error"]["message"], r
+    assert s.call("run_python", "len('\U0001F600')", id=5)["structuredContent"]["value"] == 1
     assert s.close() == []
 
 
@@ -235,3 +259,35 @@ def test_descriptions_state_each_languages_own_memory_limit():
         s.close()
         for name, mib in want.items():
             assert "%d MiB of memory" % mib in got[name], (flags, name, got[name][:400])
+
+
+def test_a_note_is_never_cut_mid_word_or_mid_parenthesis():
+    """Regression: the note after a runtime ended cut its reason at 200
+    bytes: "...(the worker exited with status 124 (the Python worker's );
+    state was reset"."""
+    s = Stdio()
+    r = s.call("run_python", "sum(range(10**13))", id=1, timeout_s=1)
+    err = r["structuredContent"]["error"]
+    assert err["kind"] == "timeout", r
+    full = "timeout: " + err["message"]
+    note = s.call("run_python", "1", id=2)["structuredContent"]["note"]
+    head = "the previous python runtime ended ("
+    assert note.startswith(head) and "); state was reset" in note, note
+    reason = note[len(head):note.index("); state was reset")]
+    assert reason.count("(") == reason.count(")"), reason
+    if reason != full:
+        assert reason.endswith("\u2026") and len(reason) < len(full), reason
+        kept = reason[:-1]
+        assert full.startswith(kept) and full[len(kept)] in " ,;:", (kept, full)
+    s.close()
+
+
+def test_a_timeout_over_the_servers_cap_says_it_was_capped():
+    s = Stdio("--timeout", "5")
+    r = s.call("run_javascript", "1 + 1", id=1, timeout_s=100)
+    note = r["structuredContent"]["note"]
+    assert note and "timeout_s 100 s is over the server's limit: capped to 5 s" in note, r
+    assert "--timeout" in note and r["content"][0]["text"].startswith("note: "), r
+    # under the cap: no note
+    assert s.call("run_javascript", "1", id=2, timeout_s=5)["structuredContent"]["note"] is None
+    s.close()

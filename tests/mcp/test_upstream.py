@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from conftest import CLI
-from mcp_util import HERE, Stdio, http_server, need_node
+from mcp_util import HERE, Stdio, http_server, need_node, sc, value
 
 UP = "up=node " + shlex.quote(os.path.join(HERE, "upstream_server.mjs"))
 HOSTILE = "h=node " + shlex.quote(os.path.join(HERE, "hostile_upstream.mjs"))
@@ -23,16 +23,6 @@ def srv(request):
     s = Stdio("--scratch", "0", "--upstream", UP, *flags)
     yield s
     s.close()
-
-
-def sc(result):
-    return result["structuredContent"]
-
-
-def value(s, lang, code, **args):
-    r = s.call("run_" + lang, code, **args)
-    assert sc(r)["status"] == "ok", r
-    return sc(r)["value"]
 
 
 JS_ALL = """
