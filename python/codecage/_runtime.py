@@ -80,7 +80,13 @@ class Mount:
     path no longer leads to it (another directory mounted over it), the
     runtime is refused with ``InvalidInputError``. A host path that does not
     exist raises ``InvalidInputError`` here; a bad guest path raises it when
-    the runtime starts, before any worker exists."""
+    the runtime starts, before any worker exists, as do the host paths never
+    granted (``/``, and ``/proc``, ``/sys``, ``/dev`` with what they hold,
+    also through a symlink or a bind mount). Messages name ``host`` as
+    given. On a root host the guest uses the folder as its owner (an
+    idmapped mount: no ``chmod`` needed, and what it writes is the owner's);
+    where that is not available, a folder ``nobody`` may not use is
+    refused at start, naming the cause and the fix."""
 
     __slots__ = ("host", "guest", "writable", "_fd", "__weakref__")
 
@@ -100,8 +106,9 @@ class Mount:
                                     f"{e.strerror}") from None
 
     def _native(self) -> tuple:
-        # libcodecage resolves this link to where the object is now
-        return (f"/proc/self/fd/{self._fd}", self.guest, self.writable)
+        # libcodecage resolves this link to where the object is now; its
+        # messages name the path as the user gave it
+        return (f"/proc/self/fd/{self._fd}", self.guest, self.writable, self.host)
 
     def __del__(self) -> None:
         if getattr(self, "_fd", -1) >= 0:
@@ -217,7 +224,8 @@ class RuntimeConfig:
       site-packages), at most 8; each is mounted read-only at
       ``/codecage/python-path/N`` and put on ``sys.path`` after the
       standard library, before Debian's dist-packages (``.pth`` files are
-      not run); ``()`` = none.
+      not run); never the same folder as a writable mount, nor inside or
+      around one (``InvalidInputError`` naming both); ``()`` = none.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).

@@ -41,6 +41,11 @@
 #define CC_PRELOAD_SKIPPED_MAX 32
 #define CC_PRELOAD_SKIPPED_LEN 768
 #define CC_GRANT_PATH_MAX 255
+/* The host uid and gid a root host's guest has (nobody and nogroup on
+ * Debian): the worker maps its namespace's ids to them (namespaces.c),
+ * and the supervisor's idmapped grants show their owner as them
+ * (src/lib/idmap.c). */
+#define CC_HOST_NOBODY 65534
 /* RLIMIT_FSIZE with a writable grant and neither max_file_size nor
  * scratch_bytes set. */
 #define CC_GRANT_DEFAULT_FSIZE (1ull << 30)
