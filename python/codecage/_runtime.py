@@ -217,6 +217,11 @@ class RuntimeConfig:
       exception's text is the reason the guest sees).
     - ``on_response``: ``fn(info)`` for audit, after each request: a dict
       (method, url, status, bytes, ms, error).
+    - ``net_credential_headers``: more header names (beside Authorization,
+      Proxy-Authorization, Cookie, X-Api-Key, Api-Key, X-Auth-Token and any
+      name holding auth, token, secret, key, session, password, credential
+      or cookie) that the broker drops from the guest's request when a
+      redirect leads to another origin; ``()``.
     - ``net_test_resolve``: TEST ONLY: ``{name: address}`` answering the
       broker's name lookups instead of the system resolver.
     - ``python_path``: Python only: host folders of packages the guest may
@@ -264,6 +269,7 @@ class RuntimeConfig:
     on_request: Optional[Callable[[dict], Any]] = None
     on_response: Optional[Callable[[dict], Any]] = None
     net_test_resolve: Optional[Mapping[str, str]] = None
+    net_credential_headers: Sequence[str] = ()
 
     def _net_spec(self) -> dict:
         """The extension's network spec (``_codecage.Runtime.set_net``)."""
@@ -278,6 +284,7 @@ class RuntimeConfig:
             "test_resolve": [f"{k}={v}" for k, v in (self.net_test_resolve or {}).items()],
             "on_request": self.on_request,
             "on_response": self.on_response,
+            "credential_headers": list(self.net_credential_headers),
         }
 
     def __post_init__(self) -> None:
@@ -325,6 +332,10 @@ class RuntimeConfig:
                 isinstance(e, str) for e in self.allow_net):
             raise TypeError("RuntimeConfig.allow_net must be a list of str entries "
                             "(HOST, HOST:PORT, *.DOMAIN[:PORT], https://HOST[:PORT])")
+        if isinstance(self.net_credential_headers, (str, bytes)) or not all(
+                isinstance(e, str) for e in self.net_credential_headers):
+            raise TypeError("RuntimeConfig.net_credential_headers must be a list of header "
+                            "names")
         for f in ("on_request", "on_response"):
             if getattr(self, f) is not None and not callable(getattr(self, f)):
                 raise TypeError(f"RuntimeConfig.{f} must be callable")
