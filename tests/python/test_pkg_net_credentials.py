@@ -10,27 +10,17 @@ import urllib.parse
 import pytest
 
 import ccpkg  # noqa: F401  (builds the package)
-import netsrv
-
 from codecage import GuestError, IsolatedRuntime, RuntimeConfig
 
 
-@pytest.fixture(scope="module")
-def a():
-    s = netsrv.Server("127.0.0.1")
-    yield s
-    s.close()
+# the servers of test_pkg_net.py: 127.0.0.1 and, another origin, 127.0.0.2
+from test_pkg_net import srv, srv2  # noqa: E402,F401  (fixtures)
+
+ALLOW = ["127.0.0.1", "127.0.0.2"]
 
 
-@pytest.fixture(scope="module")
-def b():
-    s = netsrv.Server("127.0.0.1")  # another port: another origin
-    yield s
-    s.close()
-
-
-def redir(a, target):
-    return a.url("/redir?to=" + urllib.parse.quote(target, ""))
+def redir(srv, target):
+    return srv.url("/redir?to=" + urllib.parse.quote(target, ""))
 
 
 # guest-set headers that must not follow a redirect to another origin
@@ -51,31 +41,31 @@ def headers_seen(rt, lang, url, sent):
 
 
 @pytest.mark.parametrize("lang", ["javascript", "python"])
-def test_credential_headers_stay_behind_on_a_redirect_to_another_origin(a, b, lang):
+def test_credential_headers_stay_behind_on_a_redirect_to_another_origin(srv, srv2, lang):
     # Before the fix: only Authorization and Cookie were dropped; X-Api-Key
     # and the like went on to whatever origin a redirect named.
     sent = {h: "s3cret-" + h for h in CREDENTIALS}
     sent["X-Plain"] = "ordinary"
-    with IsolatedRuntime(RuntimeConfig(allow_net=["127.0.0.1"]), language=lang) as rt:
-        got = headers_seen(rt, lang, redir(a, b.url("/echo")), sent)
+    with IsolatedRuntime(RuntimeConfig(allow_net=ALLOW), language=lang) as rt:
+        got = headers_seen(rt, lang, redir(srv, srv2.url("/echo")), sent)
         assert got.get("x-plain") == "ordinary", got
         leaked = [h for h in CREDENTIALS if h.lower() in got]
         assert leaked == [], got
         # reverse: the same origin keeps every one
-        got = headers_seen(rt, lang, redir(a, a.url("/echo")), sent)
+        got = headers_seen(rt, lang, redir(srv, srv.url("/echo")), sent)
         assert all(got.get(h.lower()) == sent[h] for h in CREDENTIALS), got
 
 
-def test_the_host_names_more_credential_headers(a, b):
-    cfg = RuntimeConfig(allow_net=["127.0.0.1"], net_credential_headers=["X-Tenant"])
+def test_the_host_names_more_credential_headers(srv, srv2):
+    cfg = RuntimeConfig(allow_net=ALLOW, net_credential_headers=["X-Tenant"])
     sent = {"X-Tenant": "acme", "X-Plain": "ordinary"}
     with IsolatedRuntime(cfg, language="javascript") as rt:
-        got = headers_seen(rt, "javascript", redir(a, b.url("/echo")), sent)
+        got = headers_seen(rt, "javascript", redir(srv, srv2.url("/echo")), sent)
         assert "x-tenant" not in got and got["x-plain"] == "ordinary", got
-        assert headers_seen(rt, "javascript", redir(a, a.url("/echo")), sent)["x-tenant"] == "acme"
+        assert headers_seen(rt, "javascript", redir(srv, srv.url("/echo")), sent)["x-tenant"] == "acme"
     # reverse: without it, X-Tenant is an ordinary header and goes on
-    with IsolatedRuntime(RuntimeConfig(allow_net=["127.0.0.1"]), language="javascript") as rt:
-        assert headers_seen(rt, "javascript", redir(a, b.url("/echo")), sent)["x-tenant"] == "acme"
+    with IsolatedRuntime(RuntimeConfig(allow_net=ALLOW), language="javascript") as rt:
+        assert headers_seen(rt, "javascript", redir(srv, srv2.url("/echo")), sent)["x-tenant"] == "acme"
 
 
 @pytest.mark.parametrize("bad", [["X Bad"], ["X-Bad\r\n"], [""]])
@@ -86,12 +76,12 @@ def test_a_bad_credential_header_name_is_refused(bad):
 
 
 @pytest.mark.parametrize("order", [1, -1])
-def test_the_most_specific_entry_decides(a, order):
+def test_the_most_specific_entry_decides(srv, order):
     # Before the fix: the first entry that matched decided. With the
     # wildcard listed first, in.example.test (a loopback address) was
     # refused although an entry names it exactly, which allows that.
-    url = a.url("/echo", host="in.example.test")
-    entries = ["*.example.test", f"in.example.test:{a.port}"][::order]
+    url = srv.url("/echo", host="in.example.test")
+    entries = ["*.example.test", f"in.example.test:{srv.port}"][::order]
     cfg = RuntimeConfig(allow_net=entries, net_test_resolve={"in.example.test": "127.0.0.1"})
     with IsolatedRuntime(cfg, language="javascript") as rt:
         assert json.loads(rt.eval("fetch(%s).then(r => r.text())" % json.dumps(url)))["path"] \
@@ -117,21 +107,21 @@ VENDORED = {
 
 
 @pytest.mark.parametrize("name", sorted(VENDORED))
-def test_vendored_requests_and_urllib3_go_through_the_broker(a, name):
+def test_vendored_requests_and_urllib3_go_through_the_broker(srv, name):
     # Before the fix: pip._vendor.requests (and urllib3 itself) opened a
     # socket of its own, and the PermissionError told the user to set
     # allow_net, which was set.
-    with IsolatedRuntime(RuntimeConfig(allow_net=[f"127.0.0.1:{a.port}"]),
+    with IsolatedRuntime(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"]),
                          language="python") as rt:
-        assert rt.eval(VENDORED[name] % a.url("/echo?v"), timeout=60) == "/echo?v"
+        assert rt.eval(VENDORED[name] % srv.url("/echo?v"), timeout=60) == "/echo?v"
 
 
-def test_a_socket_of_the_guest_is_explained_as_it_is(a):
+def test_a_socket_of_the_guest_is_explained_as_it_is(srv):
     # With allow_net set, a library that opens its own socket is told why
     # that cannot work, not to set allow_net.
     code = ("import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n"
             "except OSError as e:\n    r = str(e)\nr")
-    with IsolatedRuntime(RuntimeConfig(allow_net=[f"127.0.0.1:{a.port}"]),
+    with IsolatedRuntime(RuntimeConfig(allow_net=[f"127.0.0.1:{srv.port}"]),
                          language="python") as rt:
         text = rt.eval(code)
         assert "even with allow_net" in text and "urllib3" in text, text

@@ -18,6 +18,7 @@ import tempfile
 
 import pytest
 
+import test_files
 from conftest import CLI
 from grant_probe import attempt, guest
 
@@ -67,15 +68,9 @@ def test_a_read_only_idmapped_grant_reverse_both_layers_off(tree):
     assert (tree["ro"] / "f.txt").read_text() == "pwned"
 
 
-ESCAPES = [
-    "open('/data/../../../%s').read()",
-    "open('/out/../../../%s').read()",
-    "open('/proc/self/root/%s').read()",
-    "os.read(os.open('../../../../../../%s', os.O_RDONLY, dir_fd=os.open('/data', "
-    "os.O_RDONLY)), 100)",
-    "os.read(os.open('../../../../../../%s', os.O_RDONLY, dir_fd=os.open('/out', "
-    "os.O_RDONLY)), 100)",
-]
+# test_files.py's escapes from /data, and the same from the writable /out
+ESCAPES = test_files.ESCAPES + [e.replace("'/data'", "'/out'").replace("/data/", "/out/")
+                                for e in test_files.ESCAPES if "/data" in e]
 
 
 @pytest.mark.parametrize("expr", ESCAPES)
