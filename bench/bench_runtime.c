@@ -121,7 +121,7 @@ static cc_forkserver *fork_server(cc_language lang, const char *preload, bool fi
 {
 	cc_options o;
 	cc_options_init(&o, lang);
-	static cc_mount grant = { ".", "/data", false };
+	static cc_mount grant = { .host = ".", .guest = "/data" };
 	add_libraries(&o);
 	if (files) {
 		o.scratch_bytes = 16u << 20;

@@ -160,18 +160,32 @@ typedef struct cc_limits {
 #define CC_RESULT_HINT "raise cc_limits.max_result"
 
 /* A file grant: a host directory or file the guest sees at `guest`.
- * Enforced twice: a bind mount in the worker's mount namespace (remounted
- * read-only unless writable) and Landlock rules for exactly that tree.
- * The supervisor resolves `host` once (realpath, then an O_PATH
- * descriptor) in cc_runtime_new / cc_forkserver_new / cc_pool_new and
- * hands the worker that descriptor, so swapping the path for a symlink
- * afterwards cannot redirect the grant. Both strings are borrowed. */
+ * Enforced twice: a mount in the worker's mount namespace (read-only
+ * unless writable) and Landlock rules for exactly that tree. The
+ * supervisor resolves `host` once (realpath, then an O_PATH descriptor)
+ * in cc_runtime_new / cc_forkserver_new / cc_pool_new and hands the
+ * worker that object, so swapping the path for a symlink afterwards
+ * cannot redirect the grant. Never granted, decided on the object opened
+ * (so a symlink or bind mount of one is refused too): the host's root
+ * directory, and /proc, /sys, /dev and anything on the kernel's
+ * filesystems mounted there (invalid_input). When the supervisor runs as
+ * root (and the sandbox is not off), the worker's user is host nobody,
+ * so each grant is an idmapped mount (Linux 5.12+, a filesystem that
+ * supports them): the guest uses the tree as its owner, and what it
+ * creates belongs on disk to the owner of the grant's root; where that
+ * is not available and nobody could not use the grant (its mode bits),
+ * the call fails with invalid_input naming the cause and the fix.
+ * Strings borrowed. */
 typedef struct cc_mount {
 	const char *host;  /* host path: must exist (directory or file) */
 	const char *guest; /* absolute guest path, not under scratch (/tmp)
 			      nor over what the engine needs (/, /usr, /proc,
 			      /dev, the stdlib, the worker's files) */
 	bool writable;	   /* false (default): read-only */
+	/* What error messages call the host path: the path as the user gave
+	 * it, when host is another spelling of the same object (the Python
+	 * package passes /proc/self/fd/N); NULL (default): host. */
+	const char *name;
 } cc_mount;
 
 /* The most grants one runtime takes. */
@@ -255,10 +269,13 @@ typedef struct cc_options {
 	 * at /codecage/python-path/N in the guest, N = 0, 1, ... in order,
 	 * and is put on sys.path after the standard library, before Debian's
 	 * dist-packages; .pth files are not run. mounts may not use
-	 * /codecage. Strings borrowed until cc_runtime_new /
+	 * /codecage, and no writable mount may be one of these folders or
+	 * be inside or around one (a session could leave a module there
+	 * that another imports). Strings borrowed until cc_runtime_new /
 	 * cc_forkserver_new / cc_pool_new returns (a pool copies them).
-	 * Errors: invalid_input naming the entry (python_path[i]), a
-	 * JavaScript runtime. NULL/0: none, the default. */
+	 * Errors: invalid_input naming the entry (python_path[i]) and, for
+	 * an overlap, the mount; a JavaScript runtime. NULL/0: none, the
+	 * default. */
 	const char *const *python_path;
 	size_t n_python_path;
 	/* Packages the host installs for the guest before the runtime (or

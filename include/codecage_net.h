@@ -28,9 +28,23 @@
  * cloud-metadata ranges (IPv4, IPv6, IPv4-mapped IPv6) unless an entry
  * names that host exactly (not by wildcard) or names that address; the
  * connection is pinned to the checked address; every redirect hop (at
- * most 5) is checked again. Only http and https; TLS is always verified
- * (the system CA store, or ca_file); no proxy from the environment; no
- * cookies or credentials kept. */
+ * most 5) is checked again. When several entries match a URL, the most
+ * specific decides (an exact host over a wildcard, a longer wildcard
+ * domain over a shorter one, then a port-specific entry over a portless
+ * one, then https:// over any scheme): an exact entry lets a host that a
+ * wildcard also matches reach the private address it resolves to. Only
+ * http and https; TLS is always verified (the system CA store, or
+ * ca_file); no proxy from the environment; no cookies or credentials
+ * kept. On a redirect to another origin (scheme, host or port) the
+ * guest's credential headers are dropped: CC_NET_CREDENTIAL_HEADERS by
+ * name, any name holding one of CC_NET_CREDENTIAL_WORDS, and the
+ * policy's credential_headers. */
+/* The header names dropped on a redirect to another origin, whatever the
+ * policy says (matched without regard to case), and the words a name
+ * holding one of is dropped too. */
+#define CC_NET_CREDENTIAL_HEADERS                                                                  \
+	"Authorization, Proxy-Authorization, Cookie, X-Api-Key, Api-Key, X-Auth-Token"
+#define CC_NET_CREDENTIAL_WORDS "auth, token, secret, key, session, password, credential, cookie"
 typedef struct cc_net_request {
 	const char *method;  /* "GET", ... */
 	const char *url;     /* this hop's URL */
@@ -87,6 +101,13 @@ typedef struct cc_net_options {
 	 * cc_runtime_set_net fails: the call takes hook_user; NULL = none.
 	 * cc_net_check never runs it. */
 	void (*hook_free)(void *user);
+	/* More header names (HTTP tokens, matched without regard to case) to
+	 * drop from the guest's request on a redirect to another origin,
+	 * beside the built-in ones above: the names of the host's own API's
+	 * keys, say. At most 64; NULL/0 = none. Borrowed for the call that
+	 * takes the options (copied). */
+	const char *const *credential_headers;
+	size_t n_credential_headers;
 } cc_net_options;
 
 /* Fill *n with the defaults above (no entries: no network). */

@@ -81,7 +81,13 @@ class Mount:
     path no longer leads to it (another directory mounted over it), the
     runtime is refused with ``InvalidInputError``. A host path that does not
     exist raises ``InvalidInputError`` here; a bad guest path raises it when
-    the runtime starts, before any worker exists."""
+    the runtime starts, before any worker exists, as do the host paths never
+    granted (``/``, and ``/proc``, ``/sys``, ``/dev`` with what they hold,
+    also through a symlink or a bind mount). Messages name ``host`` as
+    given. On a root host the guest uses the folder as its owner (an
+    idmapped mount: no ``chmod`` needed, and what it writes is the owner's);
+    where that is not available, a folder ``nobody`` may not use is
+    refused at start, naming the cause and the fix."""
 
     __slots__ = ("host", "guest", "writable", "_fd", "__weakref__")
 
@@ -101,8 +107,9 @@ class Mount:
                                     f"{e.strerror}") from None
 
     def _native(self) -> tuple:
-        # libcodecage resolves this link to where the object is now
-        return (f"/proc/self/fd/{self._fd}", self.guest, self.writable)
+        # libcodecage resolves this link to where the object is now; its
+        # messages name the path as the user gave it
+        return (f"/proc/self/fd/{self._fd}", self.guest, self.writable, self.host)
 
     def __del__(self) -> None:
         if getattr(self, "_fd", -1) >= 0:
@@ -213,6 +220,11 @@ class RuntimeConfig:
       exception's text is the reason the guest sees).
     - ``on_response``: ``fn(info)`` for audit, after each request: a dict
       (method, url, status, bytes, ms, error).
+    - ``net_credential_headers``: more header names (beside Authorization,
+      Proxy-Authorization, Cookie, X-Api-Key, Api-Key, X-Auth-Token and any
+      name holding auth, token, secret, key, session, password, credential
+      or cookie) that the broker drops from the guest's request when a
+      redirect leads to another origin; ``()``.
     - ``net_test_resolve``: TEST ONLY: ``{name: address}`` answering the
       broker's name lookups instead of the system resolver.
     - ``python_path``: Python only: host folders of packages the guest may
@@ -231,6 +243,8 @@ class RuntimeConfig:
       pip's or npm's reason. ``deps``: a :class:`DependencyOptions` (cache,
       size caps, timeout, allow/deny lists, index, lock file); None = the
       defaults. :attr:`EvalResult.install_log` says what was installed.
+      not run); never the same folder as a writable mount, nor inside or
+      around one (``InvalidInputError`` naming both); ``()`` = none.
 
     Wrong types raise ``TypeError``; out-of-range values raise
     ``InvalidInputError`` (here, or when the runtime starts).
@@ -271,6 +285,7 @@ class RuntimeConfig:
     net_test_resolve: Optional[Mapping[str, str]] = None
     dependencies: Sequence[str] = ()
     deps: Optional[DependencyOptions] = None
+    net_credential_headers: Sequence[str] = ()
 
     def _net_spec(self) -> dict:
         """The extension's network spec (``_codecage.Runtime.set_net``)."""
@@ -285,6 +300,7 @@ class RuntimeConfig:
             "test_resolve": [f"{k}={v}" for k, v in (self.net_test_resolve or {}).items()],
             "on_request": self.on_request,
             "on_response": self.on_response,
+            "credential_headers": list(self.net_credential_headers),
         }
 
     def __post_init__(self) -> None:
@@ -332,6 +348,10 @@ class RuntimeConfig:
                 isinstance(e, str) for e in self.allow_net):
             raise TypeError("RuntimeConfig.allow_net must be a list of str entries "
                             "(HOST, HOST:PORT, *.DOMAIN[:PORT], https://HOST[:PORT])")
+        if isinstance(self.net_credential_headers, (str, bytes)) or not all(
+                isinstance(e, str) for e in self.net_credential_headers):
+            raise TypeError("RuntimeConfig.net_credential_headers must be a list of header "
+                            "names")
         for f in ("on_request", "on_response"):
             if getattr(self, f) is not None and not callable(getattr(self, f)):
                 raise TypeError(f"RuntimeConfig.{f} must be callable")

@@ -203,6 +203,7 @@ int cc_flag_mount(char *arg, cc_mount *mounts, size_t *n, char **why)
 	*colon = 0;
 	m->host = arg;
 	m->guest = colon + 1;
+	m->name = NULL; /* messages name host, as given */
 	return 0;
 }
 

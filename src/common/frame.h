@@ -44,6 +44,12 @@
 /* An eval frame's "file" (codecage's own guest-side code only, a name
  * starting "<codecage": src/worker/worker.h) is at most this many bytes. */
 #define CC_EVAL_FILE_MAX 64
+
+/* The host uid and gid a root host's guest has (nobody and nogroup on
+ * Debian): the worker maps its namespace's ids to them (namespaces.c),
+ * and the supervisor's idmapped grants show their owner as them
+ * (src/lib/idmap.c). */
+#define CC_HOST_NOBODY 65534
 /* RLIMIT_FSIZE with a writable grant and neither max_file_size nor
  * scratch_bytes set. */
 #define CC_GRANT_DEFAULT_FSIZE (1ull << 30)

@@ -61,7 +61,9 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	{ "prlimit64", PY, CC_SC_ARGS, "resource.getrlimit: read only, own process" },
 	{ "uname", PY, CC_SC_ALLOW, "platform, sysconfig" },
 	/* files: the mount namespace and Landlock decide which */
-	{ "openat", FILES, CC_SC_ALLOW, "imports; files in the read-only tree and scratch" },
+	{ "openat", FILES, CC_SC_ARGS,
+	  "imports; files in the read-only tree and scratch: never created set-user-ID or "
+	  "set-group-ID" },
 	{ "close", BOTH, CC_SC_ALLOW,
 	  "the monitor's socket after the self-probes; Python's files" },
 	{ "newfstatat", FILES, CC_SC_ALLOW, "import system, os.stat" },
@@ -84,8 +86,10 @@ const struct cc_sc_rule cc_sc_allow[] = {
 	/* ordinary file work in scratch and writable grants (issue 14); the
 	 * mount namespace and Landlock decide where */
 	{ "unlinkat", FILES, CC_SC_ALLOW, "shutil.rmtree removes by directory descriptor" },
-	{ "chmod", FILES, CC_SC_ALLOW, "os.chmod, shutil.copy's copymode" },
-	{ "fchmod", FILES, CC_SC_ALLOW, "os.chmod on an open file, sqlite" },
+	{ "chmod", FILES, CC_SC_ARGS,
+	  "os.chmod, shutil.copy's copymode: never a set-user-ID or set-group-ID bit (an "
+	  "idmapped grant's files are the host owner's)" },
+	{ "fchmod", FILES, CC_SC_ARGS, "os.chmod on an open file, sqlite: the same mode check" },
 	{ "utimensat", FILES, CC_SC_ALLOW, "os.utime, shutil.copystat" },
 	{ "symlink", FILES, CC_SC_ALLOW, "os.symlink (Landlock MAKE_SYM: writable trees only)" },
 	{ "chdir", FILES, CC_SC_ALLOW, "os.chdir into scratch" },

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "cleanup.h"
 #include "error.h"
 #include "frame.h"
 #include "supervisor.h"
@@ -56,20 +58,26 @@ static bool guest_path_ok(const char *g)
 	return true;
 }
 
+/* The host path as messages name it: as the user gave it. */
+static const char *label(const cc_mount *m)
+{
+	return m->name ? m->name : m->host ? m->host : "?";
+}
+
 static int check_guest(const cc_mount *m, size_t i, const cc_mount *all, cc_error *err)
 {
 	if (!m->guest || !guest_path_ok(m->guest))
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "mount %zu (%s): the guest path '%s' must be absolute and canonical "
 			       "(no '.', '..', '//', ':' or trailing '/')",
-			       i, m->host ? m->host : "?", m->guest ? m->guest : "(null)");
+			       i, label(m), m->guest ? m->guest : "(null)");
 	for (size_t r = 0; r < sizeof(reserved) / sizeof(reserved[0]); r++)
 		if (beneath(m->guest, reserved[r]) || beneath(reserved[r], m->guest))
 			return cc_fail(
 				err, CC_ERR_INVALID_INPUT,
 				"mount %zu (%s:%s): the guest path overlaps %s, which the "
 				"engine%s needs; choose another place, such as /data or /mnt",
-				i, m->host, m->guest, reserved[r],
+				i, label(m), m->guest, reserved[r],
 				!strcmp(reserved[r], "/tmp")	    ? "'s scratch"
 				: !strcmp(reserved[r], "/codecage") ? " (python_path)"
 								    : "");
@@ -79,53 +87,61 @@ static int check_guest(const cc_mount *m, size_t i, const cc_mount *all, cc_erro
 				err, CC_ERR_INVALID_INPUT,
 				"mount %zu (%s:%s) and mount %zu (%s:%s): two grants on one "
 				"guest path, or one inside the other; give each its own path",
-				j, all[j].host, all[j].guest, i, m->host, m->guest);
+				j, label(&all[j]), all[j].guest, i, label(m), m->guest);
 	return 0;
 }
 
-static int resolve_one(const cc_mount *m, size_t i, struct cc_grant *g, cc_error *err)
+/* What messages call grant i of o: "mount I (HOST:GUEST)", HOST as the
+ * user gave it, or "python_path[J] 'DIR'" (heap; NULL when out of
+ * memory). */
+static char *subject(const cc_options *o, size_t i)
+{
+	if (i >= o->n_mounts)
+		return cc_strprintf("python_path[%zu] '%s'", i - o->n_mounts,
+				    o->python_path[i - o->n_mounts]);
+	const cc_mount *m = &o->mounts[i];
+	return cc_strprintf("mount %zu (%s:%s)", i, label(m), m->guest);
+}
+
+static int resolve_one(const cc_mount *m, struct cc_grant *g, cc_error *err)
 {
 	if (!m->host || !m->host[0])
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "mount %zu: the host path is empty", i);
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "the host path is empty");
 	char real[PATH_MAX];
 	if (!realpath(m->host, real))
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "mount %zu (%s:%s): the host path: %s", i,
-			       m->host, m->guest, strerror(errno));
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "the host path: %s", strerror(errno));
+	if (cc_grant_check_host(real, -1, NULL, err) < 0)
+		return -1;
 	/* O_NOFOLLOW: realpath gave a path without symlinks; one appearing
 	 * there since is a swap, refused. */
-	int fd = open(real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	cc_autoclose int fd = open(real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-		int e = fd < 0 ? errno : EINVAL;
-		if (fd >= 0)
-			close(fd);
-		return cc_fail(err, CC_ERR_INVALID_INPUT, "mount %zu (%s:%s): the host path %s %s",
-			       i, m->host, m->guest, real,
-			       e == EINVAL ? "is neither a directory nor a regular file"
-					   : strerror(e));
-	}
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return cc_fail(err, CC_ERR_INVALID_INPUT, "the host path %s: %s", real,
+			       strerror(errno));
+	if (cc_grant_check_host(real, fd, &st, err) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "the host path %s is neither a directory nor a regular file", real);
 	/* What host names must be what was opened: realpath's path may lead
 	 * elsewhere by now (a directory moved or mounted over on the way).
 	 * Exact for the package's /proc/self/fd/N, the object itself. */
 	struct stat hs;
-	if (stat(m->host, &hs) < 0 || hs.st_dev != st.st_dev || hs.st_ino != st.st_ino) {
-		close(fd);
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "mount %zu (%s:%s): the host path %s no longer leads to what it "
-			       "named (moved, swapped or mounted over while it was resolved); "
-			       "grant a path that stays put",
-			       i, m->host, m->guest, real);
-	}
+	if (stat(m->host, &hs) < 0 || hs.st_dev != st.st_dev || hs.st_ino != st.st_ino)
+		return cc_fail(
+			err, CC_ERR_INVALID_INPUT,
+			"the host path %s no longer leads to what it named (moved, swapped "
+			"or mounted over while it was resolved); grant a path that stays put",
+			real);
 	/* Above the descriptors the spawn moves into place (spawn.c). */
-	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CC_GRANT_FD0 + 2 * CC_MAX_MOUNTS);
-	close(fd);
+	g->fd = fcntl(fd, F_DUPFD_CLOEXEC, CC_GRANT_FD0 + 2 * CC_MAX_MOUNTS);
 	g->host = strdup(real);
 	g->guest = strdup(m->guest);
 	g->writable = m->writable;
-	g->fd = hi;
-	if (hi < 0 || !g->host || !g->guest)
-		return cc_fail(err, CC_ERR_INTERNAL, "mount %zu: %s", i,
-			       hi < 0 ? strerror(errno) : "out of memory");
+	if (g->fd < 0 || !g->host || !g->guest)
+		return cc_fail(err, CC_ERR_INTERNAL, "%s",
+			       g->fd < 0 ? strerror(errno) : "out of memory");
 	return 0;
 }
 
@@ -147,11 +163,6 @@ static int check_python_path(const char *d, size_t i, cc_error *err)
 			       "python_path[%zu] '%s' is not a readable directory (%s); give "
 			       "folders of packages, such as a pip install --target DIR",
 			       i, d, r < 0 ? strerror(e) : "not a directory");
-	if (!strcmp(real, "/"))
-		return cc_fail(err, CC_ERR_INVALID_INPUT,
-			       "python_path[%zu] '%s' is the host's root; give a folder of "
-			       "packages, such as a pip install --target DIR",
-			       i, d);
 	return 0;
 }
 
@@ -175,6 +186,43 @@ static int check_python_paths(const cc_options *o, cc_error *err)
 	for (size_t i = 0; i < o->n_python_path; i++)
 		if (check_python_path(o->python_path[i], i, err) < 0)
 			return -1;
+	return 0;
+}
+
+static bool same_object(int a, int b)
+{
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* A package folder no writable grant of the same runtime reaches: a
+ * session could write a module into it that a later session (of a fork
+ * server, a pool, the same options) imports. Compared by resolved path
+ * (one inside the other) and by object (the same directory). */
+static int check_packages(const cc_options *o, const struct cc_grants *gs, cc_error *err)
+{
+	for (size_t p = o->n_mounts; p < gs->n; p++)
+		for (size_t w = 0; w < o->n_mounts; w++) {
+			const struct cc_grant *pg = &gs->g[p], *wg = &gs->g[w];
+			if (!wg->writable)
+				continue;
+			const char *rel = same_object(pg->fd, wg->fd)	? "is"
+					  : beneath(pg->host, wg->host) ? "inside"
+					  : beneath(wg->host, pg->host) ? "contains"
+									: NULL;
+			if (!rel)
+				continue;
+			const cc_mount *m = &o->mounts[w];
+			return cc_fail(
+				err, CC_ERR_INVALID_INPUT,
+				"python_path[%zu] '%s' %s mount %zu (%s:%s), which is "
+				"writable: a session could write a module there that a later "
+				"one imports; give python_path a folder no writable mount "
+				"reaches, or make mount %zu read-only",
+				p - o->n_mounts, o->python_path[p - o->n_mounts], rel, w, label(m),
+				m->guest, w);
+		}
 	return 0;
 }
 
@@ -209,14 +257,28 @@ int cc_grants_resolve(const cc_options *o, struct cc_grants *gs, cc_error *err)
 				 i - o->n_mounts);
 			pm = (cc_mount){ .host = o->python_path[i - o->n_mounts], .guest = guest };
 		}
-		gs->g[i].fd = -1;
+		struct cc_grant *g = &gs->g[i];
+		g->fd = -1;
 		gs->n++;
-		if (resolve_one(m, i, &gs->g[i], err) < 0) {
-			cc_grants_free(gs);
-			return -1;
+		g->name = subject(o, i);
+		if (!g->name) {
+			cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+			goto fail;
+		}
+		if (resolve_one(m, g, err) < 0) {
+			cc_fail_wrap(err, "%s", g->name);
+			goto fail;
 		}
 	}
+	/* On a root host the guest is host nobody: idmapped mounts let it use
+	 * each tree as its owner (idmap.c). Mode off binds nothing. */
+	if (check_packages(o, gs, err) < 0 ||
+	    (o->sandbox != CC_SANDBOX_OFF && cc_grants_idmap(gs, err) < 0))
+		goto fail;
 	return 0;
+fail:
+	cc_grants_free(gs);
+	return -1;
 }
 
 size_t cc_grants_ids(const struct cc_grants *gs, uint64_t *ids)
@@ -236,6 +298,7 @@ void cc_grants_free(struct cc_grants *gs)
 	for (size_t i = 0; i < gs->n; i++) {
 		free(gs->g[i].host);
 		free(gs->g[i].guest);
+		free(gs->g[i].name);
 		if (gs->g[i].fd >= 0)
 			close(gs->g[i].fd);
 	}
@@ -252,7 +315,9 @@ cc_mount *cc_mounts_copy(const cc_mount *m, size_t n)
 		c[i].host = m[i].host ? strdup(m[i].host) : NULL;
 		c[i].guest = m[i].guest ? strdup(m[i].guest) : NULL;
 		c[i].writable = m[i].writable;
-		if ((m[i].host && !c[i].host) || (m[i].guest && !c[i].guest)) {
+		c[i].name = m[i].name ? strdup(m[i].name) : NULL;
+		if ((m[i].host && !c[i].host) || (m[i].guest && !c[i].guest) ||
+		    (m[i].name && !c[i].name)) {
 			cc_mounts_free(c, i + 1);
 			return NULL;
 		}
@@ -265,6 +330,7 @@ void cc_mounts_free(cc_mount *m, size_t n)
 	for (size_t i = 0; m && i < n; i++) {
 		free((char *)m[i].host);
 		free((char *)m[i].guest);
+		free((char *)m[i].name);
 	}
 	free(m);
 }

@@ -202,16 +202,6 @@ static curl_socket_t on_socket(void *u, curlsocktype purpose, struct curl_sockad
 	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
-static const char *const pass_headers_cross_host[] = { "authorization", "cookie" };
-
-static bool drop_on_hop(const char *name, bool cross)
-{
-	for (size_t i = 0; cross && i < 2; i++)
-		if (!strcasecmp(name, pass_headers_cross_host[i]))
-			return true;
-	return false;
-}
-
 /* The outcome of one hop. */
 struct hop {
 	long status;
@@ -322,7 +312,8 @@ static void run_hop(struct job *j, const struct cc_net_target *t, const char *ur
 	free(reason);
 	struct curl_slist *hl = add.l, *pin = NULL;
 	for (size_t i = 0; i < j->req.nh; i++) {
-		if (drop_on_hop(j->req.name[i], cross))
+		/* Another origin gets none of the guest's credentials. */
+		if (cross && cc_net_credential_header(j->p, j->req.name[i]))
 			continue;
 		char *line = cc_strprintf("%s: %s", j->req.name[i], j->req.value[i]);
 		struct curl_slist *n = line ? curl_slist_append(hl, line) : NULL;

@@ -17,6 +17,8 @@
 #define CC_NET_MAX_URL 8192
 #define CC_NET_MAX_HEADERS 100
 #define CC_NET_MAX_HEADER_BYTES 65536
+/* cc_net_options.credential_headers: at most this many names */
+#define CC_NET_MAX_CREDENTIAL_HEADERS 64
 
 struct cc_net_entry {
 	char *host;    /* lower case; a canonical address for literals */
@@ -45,6 +47,8 @@ struct cc_net_policy {
 	cc_net_response_fn on_response;
 	void *hook_user;
 	void (*hook_free)(void *user);
+	char **credential; /* more names to drop on a cross-origin hop */
+	size_t ncredential;
 };
 
 /* Parse and copy n. max_result bounds max_response_bytes. Errors:
@@ -74,6 +78,10 @@ int cc_net_check_url(const struct cc_net_policy *p, const char *url, struct cc_n
 /* What kind of address it is when it is one the guest may not reach
  * unless allow_net names it ("loopback", "private", ...), or NULL. */
 const char *cc_net_addr_forbidden(const struct sockaddr *sa);
+
+/* Whether header name is one the broker drops on a redirect to another
+ * origin: the built-in names and words (codecage_net.h) or one of p's. */
+bool cc_net_credential_header(const struct cc_net_policy *p, const char *name);
 
 /* An HTTP token (method, header name). */
 bool cc_net_token(const char *s, size_t n);

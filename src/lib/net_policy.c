@@ -209,7 +209,55 @@ static int limits_check(const cc_net_options *n, cc_error *err)
 	if (!(n->timeout_s > 0) || n->timeout_s > CC_MAX_TIMEOUT_S)
 		return cc_fail(err, CC_ERR_INVALID_INPUT,
 			       "net timeout_s must be in (0, %d] seconds", CC_MAX_TIMEOUT_S);
+	if ((n->n_credential_headers && !n->credential_headers) ||
+	    n->n_credential_headers > CC_NET_MAX_CREDENTIAL_HEADERS)
+		return cc_fail(err, CC_ERR_INVALID_INPUT,
+			       "net credential_headers: give at most %d names (a count needs its "
+			       "list)",
+			       CC_NET_MAX_CREDENTIAL_HEADERS);
+	for (size_t i = 0; i < n->n_credential_headers; i++) {
+		const char *h = n->credential_headers[i];
+		bool printable = h != NULL;
+		for (const char *c = h; c && *c; c++)
+			printable = printable && *c >= 0x20 && *c < 0x7f;
+		if (!h || !cc_net_token(h, strlen(h)))
+			return cc_fail(
+				err, CC_ERR_INVALID_INPUT,
+				"net credential_headers[%zu] %s%s%s is not a header name (an "
+				"HTTP token)",
+				i, printable ? "'" : "", printable ? h : "(unprintable)",
+				printable ? "'" : "");
+	}
 	return 0;
+}
+
+static const char *const credential_names[] = { "authorization", "proxy-authorization",
+						"cookie",	 "x-api-key",
+						"api-key",	 "x-auth-token" };
+static const char *const credential_words[] = { "auth",	   "token",    "secret",     "key",
+						"session", "password", "credential", "cookie" };
+
+static bool has_word(const char *name, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *c = name; *c; c++)
+		if (!strncasecmp(c, word, n))
+			return true;
+	return false;
+}
+
+bool cc_net_credential_header(const struct cc_net_policy *p, const char *name)
+{
+	for (size_t i = 0; i < sizeof(credential_names) / sizeof(credential_names[0]); i++)
+		if (!strcasecmp(name, credential_names[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(credential_words) / sizeof(credential_words[0]); i++)
+		if (has_word(name, credential_words[i]))
+			return true;
+	for (size_t i = 0; p && i < p->ncredential; i++)
+		if (!strcasecmp(name, p->credential[i]))
+			return true;
+	return false;
 }
 
 static int map_parse(const char *text, struct cc_net_map *m, cc_error *err)
@@ -260,6 +308,15 @@ int cc_net_policy_new(const cc_net_options *n, uint64_t max_result, struct cc_ne
 			cc_net_policy_unref(p);
 			return -1;
 		}
+	p->credential = calloc(n->n_credential_headers + 1, sizeof(*p->credential));
+	for (; p->credential && p->ncredential < n->n_credential_headers; p->ncredential++)
+		if (!(p->credential[p->ncredential] =
+			      strdup(n->credential_headers[p->ncredential])))
+			break;
+	if (!p->credential || p->ncredential < n->n_credential_headers) {
+		cc_net_policy_unref(p);
+		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
+	}
 	uint64_t room = max_result > (64u << 10) ? max_result - (64u << 10) : 1;
 	p->max_requests = n->max_requests;
 	p->max_response = n->max_response_bytes < room ? n->max_response_bytes : room;
@@ -294,6 +351,9 @@ void cc_net_policy_unref(struct cc_net_policy *p)
 	free(p->e);
 	free(p->res);
 	free(p->ca_file);
+	for (size_t i = 0; i < p->ncredential; i++)
+		free(p->credential[i]);
+	free(p->credential);
 	if (p->hook_free)
 		p->hook_free(p->hook_user);
 	free(p);
@@ -392,6 +452,22 @@ static bool entry_matches(const struct cc_net_entry *e, const struct cc_net_targ
 		return !strcmp(e->host, t->host);
 	size_t hl = strlen(t->host), dl = strlen(e->host);
 	return hl > dl + 1 && t->host[hl - dl - 1] == '.' && !strcmp(t->host + hl - dl, e->host);
+}
+
+/* Whether a, which matches the same URL as b, decides over it: an exact
+ * host over a wildcard, a longer wildcard domain over a shorter, then a
+ * port over none, then https only over any scheme; otherwise the first
+ * listed (b) stays. */
+static bool more_specific(const struct cc_net_entry *a, const struct cc_net_entry *b)
+{
+	if (a->wildcard != b->wildcard)
+		return !a->wildcard;
+	size_t la = strlen(a->host), lb = strlen(b->host);
+	if (a->wildcard && la != lb)
+		return la > lb;
+	if (!a->port != !b->port)
+		return a->port != 0;
+	return a->https && !b->https;
 }
 
 /* Whether an address of a private kind is named by the policy itself. */
@@ -559,8 +635,8 @@ int cc_net_check_url(const struct cc_net_policy *p, const char *url, struct cc_n
 			       "way by every parser)"),
 		       -1;
 	const struct cc_net_entry *hit = NULL;
-	for (size_t i = 0; i < p->n && !hit; i++)
-		if (entry_matches(&p->e[i], t))
+	for (size_t i = 0; i < p->n; i++)
+		if (entry_matches(&p->e[i], t) && (!hit || more_specific(&p->e[i], hit)))
 			hit = &p->e[i];
 	if (!hit)
 		return *why = cc_strprintf(

@@ -76,20 +76,46 @@ def __codecage_net_install(call):
         request.install_opener(request.build_opener(BrokerHandler))
         request.BrokerHandler = BrokerHandler
 
+    # What a socket of the guest's own meets, now that allow_net is set:
+    # not "set allow_net" (the worker's explanation without a policy).
+    why = ("the sandbox has no sockets of its own, even with allow_net: use urllib.request or "
+           "requests (or urllib3; pip's vendored copies too), which reach the hosts allow_net "
+           "lists through the host; a library that opens its own sockets cannot")
+
     def patch_socket(socket):
         import errno
 
         def create_connection(address, *args, **kwargs):
-            raise OSError(errno.EPERM, f"the sandbox has no network of its own, so {address!r} "
-                          "cannot be reached by a socket; use urllib.request or requests, "
-                          "which the host performs for hosts allow_net lists")
+            raise OSError(errno.EPERM, f"{address!r} cannot be reached by a socket: {why}")
         socket.create_connection = create_connection
 
-    def patch_requests(adapters):
+        def reworded(fn, make):
+            def f(*args, **kwargs):
+                try:
+                    return fn(*args, **kwargs)
+                except OSError as e:
+                    raise make(e) from None
+            f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+            return f
+
+        def eperm(e):
+            if e.errno != errno.EPERM:
+                return e
+            return OSError(errno.EPERM, f"Operation not permitted ({why})")
+
+        def lookup(e):
+            return socket.gaierror(e.errno, f"names are looked up by the host, not here ({why})")
+        socket.socket.__init__ = reworded(socket.socket.__init__, eperm)
+        for n in ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr"):
+            setattr(socket, n, reworded(getattr(socket, n), lookup))
+
+    def patch_requests(adapters, pkg="requests"):
+        # pkg: the public requests, or pip's vendored copy (pip._vendor.requests)
+        import importlib
         import io
-        import requests
-        from requests.structures import CaseInsensitiveDict
-        from requests.utils import get_encoding_from_headers
+        requests = importlib.import_module(pkg)
+        CaseInsensitiveDict = importlib.import_module(pkg + ".structures").CaseInsensitiveDict
+        get_encoding_from_headers = importlib.import_module(pkg + ".utils").get_encoding_from_headers
 
         def brokered_send(self, request, stream=False, timeout=None, verify=True, cert=None,
                           proxies=None):
@@ -113,7 +139,42 @@ def __codecage_net_install(call):
 
         adapters.HTTPAdapter.send = brokered_send
 
+    def patch_urllib3(connectionpool, pkg="urllib3"):
+        # Every request of a pool (PoolManager's too) through the host; the
+        # host follows redirects and has already decoded the body.
+        import importlib
+        import io
+        response = importlib.import_module(pkg + ".response")
+        exceptions = importlib.import_module(pkg + ".exceptions")
+        HTTPHeaderDict = importlib.import_module(pkg + "._collections").HTTPHeaderDict
+
+        def urlopen(self, method, url, body=None, headers=None, retries=None, redirect=True,
+                    assert_same_host=True, timeout=None, pool_timeout=None, release_conn=None,
+                    chunked=False, body_pos=None, **response_kw):
+            if not url.startswith(("http://", "https://")):
+                host = f"[{self.host}]" if ":" in self.host else self.host
+                url = f"{self.scheme}://{host}:{self.port}{url}"
+            r = send(method, url, list((headers or {}).items()), body)
+            if "error" in r:
+                raise exceptions.NewConnectionError(None, r["error"])
+            h = HTTPHeaderDict()
+            for k, v in r["headers"]:
+                if k.lower() != "content-encoding":  # decoded by the host
+                    h.add(k, v)
+            return response.HTTPResponse(
+                body=io.BytesIO(r["body"]), headers=h, status=r["status"],
+                reason=r["statusText"], preload_content=response_kw.get("preload_content", True),
+                decode_content=False, request_method=method, request_url=r["url"],
+                enforce_content_length=False)
+
+        connectionpool.HTTPConnectionPool.urlopen = urlopen
+
     patches = {"urllib.request": patch_urllib, "requests.adapters": patch_requests,
+               "pip._vendor.requests.adapters":
+                   lambda m: patch_requests(m, "pip._vendor.requests"),
+               "urllib3.connectionpool": patch_urllib3,
+               "pip._vendor.urllib3.connectionpool":
+                   lambda m: patch_urllib3(m, "pip._vendor.urllib3"),
                "socket": patch_socket}
 
     class PatchOnImport:

@@ -79,17 +79,17 @@ static int send_init(cc_runtime *rt, const char *preload, size_t nlibs, const st
 #define PACK_LIMIT(name) cc_pack_kv_u64(&m.pk, #name, v.name);
 	CC_INIT_LIMITS(PACK_LIMIT)
 #undef PACK_LIMIT
-	if (gs->n) { /* [[guest, host, writable], ...], descriptors from fd 4 */
+	if (gs->n) { /* [[guest, host, writable, attach], ...], descriptors from fd 4 */
 		cc_pack_cstr(&m.pk, "mounts");
 		msgpack_pack_array(&m.pk, gs->n);
 		for (size_t i = 0; i < gs->n; i++) {
-			msgpack_pack_array(&m.pk, 3);
+			msgpack_pack_array(&m.pk, 4);
 			cc_pack_cstr(&m.pk, gs->g[i].guest);
 			cc_pack_cstr(&m.pk, gs->g[i].host);
-			if (gs->g[i].writable)
-				msgpack_pack_true(&m.pk);
-			else
-				msgpack_pack_false(&m.pk);
+			(void)(gs->g[i].writable ? msgpack_pack_true(&m.pk)
+						 : msgpack_pack_false(&m.pk));
+			(void)(gs->g[i].attach ? msgpack_pack_true(&m.pk)
+					       : msgpack_pack_false(&m.pk));
 		}
 	}
 	if (preload) { /* a fork server's template (forkserver.c) */

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "codecage.h"
@@ -19,8 +20,13 @@ struct cc_net_policy; /* net.h */
 struct cc_grant {
 	char *host;  /* realpath of the host path (owned) */
 	char *guest; /* owned */
+	char *name;  /* what messages call it: "mount 0 (HOST:GUEST)" (owned) */
 	bool writable;
-	int fd; /* O_PATH|O_CLOEXEC of host, owned */
+	/* false: fd is an O_PATH|O_CLOEXEC of host, which the worker binds;
+	 * true: a detached, idmapped mount of it (idmap.c), which the worker
+	 * attaches */
+	bool attach;
+	int fd; /* owned */
 };
 
 struct cc_grants {
@@ -43,6 +49,25 @@ void cc_grants_free(struct cc_grants *gs);
  * order: two words each, 0 0 for one that cannot be looked up) into ids,
  * room for 2 * CC_MAX_MOUNTS words; returns how many words. */
 size_t cc_grants_ids(const struct cc_grants *gs, uint64_t *ids);
+
+/* grants_host.c: whether the resolved host path real (and, with fd >= 0,
+ * the object fd opened, whose fstat is st) is one never granted: the
+ * host's root, /proc, /sys, /dev or what they hold, by the path's text,
+ * the root's identity, the filesystem's type and the device the kernel's
+ * filesystems under those paths are mounted from. 0, or -1 with
+ * invalid_input naming the path and the rule (the caller adds which
+ * grant). */
+int cc_grant_check_host(const char *real, int fd, const struct stat *st, cc_error *err);
+/* The type of the filesystem holding st (as /proc/self/mountinfo names
+ * it, "ext4"; "unknown") into buf of cap bytes. */
+void cc_fs_type_name(const struct stat *st, char *buf, size_t cap);
+
+/* idmap.c: when the supervisor runs as root, turn each grant's descriptor
+ * into a detached mount idmapped so the guest (host nobody) is its owner
+ * (attach true). A grant that cannot be idmapped stays a bind if nobody
+ * may use it by its mode bits, else the call fails: invalid_input naming
+ * the grant, the cause and the fix. Nothing changes for another user. */
+int cc_grants_idmap(struct cc_grants *gs, cc_error *err);
 
 /* A NULL-terminated deep copy of n strings (NULL when n is 0 or out of
  * memory, or a string is NULL); free with cc_strv_free. */

@@ -130,6 +130,8 @@ int cc_py_net_options(PyObject *spec, cc_net_options *n, bool with_hooks)
 	if (str_list(spec, "allow_net", (const char ***)&n->allow, &n->n_allow) < 0 ||
 	    str_list(spec, "test_resolve", (const char ***)&n->test_resolve, &n->n_test_resolve) <
 		    0 ||
+	    str_list(spec, "credential_headers", (const char ***)&n->credential_headers,
+		     &n->n_credential_headers) < 0 ||
 	    num(spec, "max_requests", &req) < 0 || num(spec, "max_response_bytes", &resp) < 0 ||
 	    num(spec, "max_total_bytes", &tot) < 0 || num(spec, "max_body_bytes", &body) < 0)
 		goto fail;
@@ -171,7 +173,8 @@ void cc_py_net_options_free(cc_net_options *n)
 {
 	PyMem_Free((void *)n->allow);
 	PyMem_Free((void *)n->test_resolve);
-	n->allow = n->test_resolve = NULL;
+	PyMem_Free((void *)n->credential_headers);
+	n->allow = n->test_resolve = n->credential_headers = NULL;
 }
 
 PyObject *cc_py_net_check(PyObject *mod, PyObject *spec)

@@ -72,10 +72,11 @@ static int py_libraries(PyObject *limits, cc_options *o)
 	return 0;
 }
 
-/* limits["mounts"]: a list of (host, guest, writable) tuples of str, str,
- * bool (the package's Mount objects, flattened). The strings are borrowed
- * from the dict, which outlives the call; the array is freed by
- * cc_py_options_free. */
+/* limits["mounts"]: a list of (host, guest, writable[, name]) tuples of
+ * str, str, bool[, str] (the package's Mount objects, flattened: host is
+ * /proc/self/fd/N of the descriptor Mount() keeps, name the path the user
+ * gave, for messages). The strings are borrowed from the dict, which
+ * outlives the call; the array is freed by cc_py_options_free. */
 static int py_mounts(PyObject *limits, cc_options *o)
 {
 	PyObject *ms = PyDict_GetItemString(limits, "mounts");
@@ -91,18 +92,21 @@ static int py_mounts(PyObject *limits, cc_options *o)
 		return PyErr_NoMemory(), -1;
 	for (Py_ssize_t i = 0; i < n; i++) {
 		PyObject *t = PyList_GET_ITEM(ms, i);
-		if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 ||
-		    !PyUnicode_Check(PyTuple_GET_ITEM(t, 0)) ||
-		    !PyUnicode_Check(PyTuple_GET_ITEM(t, 1))) {
+		Py_ssize_t len = PyTuple_Check(t) ? PyTuple_GET_SIZE(t) : 0;
+		if ((len != 3 && len != 4) || !PyUnicode_Check(PyTuple_GET_ITEM(t, 0)) ||
+		    !PyUnicode_Check(PyTuple_GET_ITEM(t, 1)) ||
+		    (len == 4 && !PyUnicode_Check(PyTuple_GET_ITEM(t, 3)))) {
 			PyMem_Free(m);
-			return PyErr_SetString(PyExc_TypeError,
-					       "each mount must be (host, guest, writable)"),
+			return PyErr_SetString(
+				       PyExc_TypeError,
+				       "each mount must be (host, guest, writable[, name])"),
 			       -1;
 		}
 		m[i].host = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 0));
 		m[i].guest = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 1));
 		m[i].writable = PyObject_IsTrue(PyTuple_GET_ITEM(t, 2)) == 1;
-		if (!m[i].host || !m[i].guest) {
+		m[i].name = len == 4 ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 3)) : NULL;
+		if (!m[i].host || !m[i].guest || (len == 4 && !m[i].name)) {
 			PyMem_Free(m);
 			return -1;
 		}

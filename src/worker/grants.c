@@ -38,14 +38,16 @@ int cc_grants_parse(const cc_value *mounts, cc_error *err)
 	for (size_t i = 0; i < n; i++) {
 		const cc_value *m = mounts->u.array.items[i];
 		struct cc_worker_grant *g = &cc_worker_grants[i];
-		if (!m || m->type != CC_VALUE_ARRAY || m->u.array.len != 3 ||
+		if (!m || m->type != CC_VALUE_ARRAY || m->u.array.len != 4 ||
 		    !str_into(m->u.array.items[0], g->guest, sizeof(g->guest)) ||
 		    !str_into(m->u.array.items[1], g->host, sizeof(g->host)) ||
 		    !m->u.array.items[2] || m->u.array.items[2]->type != CC_VALUE_BOOL ||
+		    !m->u.array.items[3] || m->u.array.items[3]->type != CC_VALUE_BOOL ||
 		    g->guest[0] != '/')
 			return cc_fail(err, CC_ERR_PROTOCOL_VIOLATION, "init: malformed mount %zu",
 				       i);
 		g->writable = m->u.array.items[2]->u.b;
+		g->attach = m->u.array.items[3]->u.b;
 		g->fd = CC_GRANT_FD0 + (int)i;
 	}
 	cc_worker_n_grants = n;
@@ -76,6 +78,9 @@ int cc_grants_open(cc_error *err)
 {
 	for (size_t i = 0; i < cc_worker_n_grants; i++) {
 		const struct cc_worker_grant *g = &cc_worker_grants[i];
+		local_fd[i] = -1;
+		if (g->attach)
+			continue;
 		int fd = open(g->host, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && (errno == EACCES || errno == EPERM))
 			return cc_fail(
@@ -103,23 +108,39 @@ static int bind_one(const char *newroot, size_t i, cc_error *err)
 	const struct cc_worker_grant *g = &cc_worker_grants[i];
 	struct stat want, got;
 	if (fstat(g->fd, &want) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "grant %s: fstat: %s", g->guest,
+		return cc_fail(err, CC_ERR_INTERNAL, "mount %s: fstat: %s", g->guest,
 			       strerror(errno));
 	char dst[PATH_MAX];
 	snprintf(dst, sizeof(dst), "%s%s", newroot, g->guest);
 	bool dir = S_ISDIR(want.st_mode);
 	if (cc_ns_mkparents(dst) < 0 ||
 	    (dir ? mkdir(dst, 0755) : mknod(dst, S_IFREG | 0644, 0)) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "grant %s: mount point: %s", g->guest,
-			       strerror(errno));
-	char src[64];
-	snprintf(src, sizeof(src), "/proc/self/fd/%d", local_fd[i]);
-	int r = mount(src, dst, NULL, MS_BIND, NULL);
-	int e = errno;
-	close(local_fd[i]);
-	local_fd[i] = -1;
+		return cc_fail(err, CC_ERR_INTERNAL, "mount %s: making its mount point: %s",
+			       g->guest, strerror(errno));
+	int r, e;
+	if (g->attach) { /* the supervisor's idmapped tree, as it is */
+		r = move_mount(g->fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH);
+		e = errno;
+	} else {
+		char src[64];
+		snprintf(src, sizeof(src), "/proc/self/fd/%d", local_fd[i]);
+		r = mount(src, dst, NULL, MS_BIND, NULL);
+		e = errno;
+		close(local_fd[i]);
+		local_fd[i] = -1;
+	}
+	/* A bind in a user namespace may not uncover what another mount
+	 * inside the tree hides (mount_namespaces(7), "locked" mounts). */
+	if (r < 0 && e == EINVAL && !g->attach)
+		return cc_fail(
+			err, CC_ERR_INVALID_INPUT,
+			"mount %s: the host path %s has other filesystems mounted inside "
+			"it, which a bind in the worker's user namespace may not show; grant "
+			"a folder with no mount point inside, or each filesystem on its own",
+			g->guest, g->host);
 	if (r < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "grant %s: bind %s: %s", g->guest, g->host,
+		return cc_fail(err, CC_ERR_INTERNAL, "mount %s: %s %s: %s", g->guest,
+			       g->attach ? "attaching the idmapped mount of" : "binding", g->host,
 			       strerror(e));
 	/* The path may have been swapped since the supervisor opened it: what
 	 * is mounted must be the object behind its descriptor. */
@@ -142,7 +163,8 @@ static int bind_one(const char *newroot, size_t i, cc_error *err)
 	if (!g->writable || (statvfs(dst, &sv) == 0 && (sv.f_flag & ST_RDONLY)))
 		fl |= MS_RDONLY;
 	if (mount(NULL, dst, NULL, fl, NULL) < 0)
-		return cc_fail(err, CC_ERR_INTERNAL, "grant %s: remount: %s", g->guest,
+		return cc_fail(err, CC_ERR_INTERNAL, "mount %s: making %s %s: %s", g->guest,
+			       g->host, fl & MS_RDONLY ? "read-only" : "nosuid, nodev and noexec",
 			       strerror(errno));
 	return 0;
 }

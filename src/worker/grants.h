@@ -18,7 +18,12 @@ struct cc_worker_grant {
 	char guest[CC_GRANT_PATH_MAX + 1];
 	char host[PATH_MAX]; /* the supervisor's realpath; bound only if it is still fd */
 	bool writable;
-	int fd; /* O_PATH, -1 once closed */
+	/* false: fd is an O_PATH of host, bound (mount MS_BIND) once the
+	 * same path opened here is that object; true: fd is a detached
+	 * mount the supervisor idmapped (src/lib/idmap.c), attached as it
+	 * is (move_mount) */
+	bool attach;
+	int fd; /* -1 once closed */
 };
 
 extern struct cc_worker_grant cc_worker_grants[CC_MAX_MOUNTS];
@@ -27,22 +32,26 @@ extern size_t cc_worker_n_grants;
 /* Descriptors the supervisor passed (argv --grants=N); set before hygiene. */
 extern size_t cc_worker_grant_fds;
 
-/* Take the init frame's "mounts" (NULL: none): [[guest, host, writable],
- * ...], exactly cc_worker_grant_fds of them. Errors: protocol_violation. */
+/* Take the init frame's "mounts" (NULL: none): [[guest, host, writable,
+ * attach], ...], exactly cc_worker_grant_fds of them. Errors:
+ * protocol_violation. */
 int cc_grants_parse(const cc_value *mounts, cc_error *err);
 
-/* Bind each grant under newroot at its guest path (read-only unless
+/* Mount each grant under newroot at its guest path (bound, or attached
+ * when the supervisor made it a detached mount; read-only unless
  * writable), after checking it overlaps none of the engine's own paths
  * (ro[], n_ro; scratch) and that the mounted object is the supervisor's
  * descriptor (same device and inode), so a swapped path is refused.
- * Errors: invalid_input (overlap), sandbox_unavailable (the object
- * changed), internal. */
+ * Errors: invalid_input (overlap, a tree the bind may not show),
+ * sandbox_unavailable (the object changed), internal. */
 int cc_grants_bind(const char *newroot, const char *const *ro, size_t n_ro, const char *scratch,
 		   cc_error *err);
 
 /* In the new mount namespace, before the new root covers any host path:
- * open each grant's host path here and check it is the supervisor's
- * object. Errors: sandbox_unavailable (the path changed). */
+ * open each bound grant's host path here and check it is the
+ * supervisor's object (an attached one needs no path). Errors:
+ * invalid_input (the worker's user cannot reach it), sandbox_unavailable
+ * (the path changed). */
 int cc_grants_open(cc_error *err);
 
 /* The python_path grants (guest path under CC_PYTHON_PATH_GUEST), in

@@ -35,13 +35,11 @@
 
 #include "cleanup.h"
 #include "error.h"
+#include "frame.h"
 #include "grants.h"
 #include "hygiene.h"
 #include "monitor.h"
 #include "worker_exit.h"
-
-/* What a root host maps it to: nobody/nogroup (65534 on Debian). */
-#define CC_NS_HOST_NOBODY 65534
 
 /* Where the new root is assembled before pivot_root: a directory every
  * Linux host has, covered by a tmpfs in our mount namespace only. */
@@ -70,8 +68,8 @@ static int map_ids(pid_t child, cc_error *err)
 {
 	char path[64], line[64];
 	bool root = geteuid() == 0;
-	uid_t uid = root ? CC_NS_HOST_NOBODY : geteuid();
-	gid_t gid = root ? CC_NS_HOST_NOBODY : getegid();
+	uid_t uid = root ? CC_HOST_NOBODY : geteuid();
+	gid_t gid = root ? CC_HOST_NOBODY : getegid();
 	/* Without CAP_SETGID, setgroups must be denied before a gid_map; root
 	 * keeps it, so the child can drop the host's supplementary groups. */
 	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)child);

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -157,6 +158,19 @@ static int add_checked(scmp_filter_ctx ctx, const struct cc_sc_rule *ru, int nr)
 					     SCMP_A1(SCMP_CMP_EQ, (uint64_t)cmds[i]));
 		return r;
 	}
+	/* Never a set-user-ID or set-group-ID mode: in an idmapped grant the
+	 * guest is the files' owner on disk (src/lib/idmap.c), root for a
+	 * root-owned folder, so chmod 04755 would leave a set-user-ID-root
+	 * program in the host's tree. The bits are compared masked, so
+	 * garbage above mode_t's 32 bits changes nothing (the kernel reads
+	 * 16). openat's mode counts only with O_CREAT or O_TMPFILE; glibc
+	 * passes 0 otherwise. */
+	if (!strcmp(name, "chmod") || !strcmp(name, "fchmod"))
+		return seccomp_rule_add(ctx, A, nr, 1,
+					SCMP_A1(SCMP_CMP_MASKED_EQ, S_ISUID | S_ISGID, 0));
+	if (!strcmp(name, "openat"))
+		return seccomp_rule_add(ctx, A, nr, 1,
+					SCMP_A3(SCMP_CMP_MASKED_EQ, S_ISUID | S_ISGID, 0));
 	if (!strcmp(name, "prlimit64"))
 		return seccomp_rule_add(ctx, A, nr, 2, SCMP_A0(SCMP_CMP_EQ, 0),
 					SCMP_A2(SCMP_CMP_EQ, 0));

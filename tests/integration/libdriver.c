@@ -3,9 +3,10 @@
  * check, "ok ..." or "FAIL ...", and exits 0 only when every check passed.
  *
  * usage: cc-libdriver roundtrip LANG | state LANG | many LANG N | dead LANG
- *        | files DIR | shared LANG
+ *        | files DIR | grants DIR | shared LANG
  *        | afterstop LANG | deadlines LANG | thread LANG | badopts | fake WORKER_DIR TIMEOUT */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -625,7 +626,8 @@ static void files(const char *dir)
 	char in[4096], out[4096];
 	snprintf(in, sizeof(in), "%s/in", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
-	cc_mount m[2] = { { in, "/in", false }, { out, "/out", true } };
+	cc_mount m[2] = { { .host = in, .guest = "/in" },
+			  { .host = out, .guest = "/out", .writable = true } };
 	cc_options o;
 	cc_error err = { 0 };
 	for (int lang = CC_LANG_JAVASCRIPT; lang <= CC_LANG_PYTHON; lang++) {
@@ -658,6 +660,80 @@ static void files(const char *dir)
 		      strstr(err.message, "mount 0"),
 	      "a bad grant is refused naming it, before the worker is looked for");
 	cc_error_clear(&err);
+}
+
+/* Issue 27, C: what a grant may be. dir holds "d" (a folder), "owned"
+ * (root's, mode 0700, with a 0600 "in.txt"). */
+static bool refused(const cc_mount *m, size_t n, const char *pp, const char *want,
+		    const char *unwanted)
+{
+	cc_options o;
+	cc_error err = { 0 };
+	cc_runtime *rt = NULL;
+	driver_options_init(&o, CC_LANG_PYTHON);
+	o.mounts = m;
+	o.n_mounts = n;
+	const char *ppv[] = { pp };
+	o.python_path = pp ? ppv : NULL;
+	o.n_python_path = pp ? 1 : 0;
+	bool ok = cc_runtime_new(&o, &rt, &err) < 0 && err.kind == CC_ERR_INVALID_INPUT &&
+		  strstr(err.message, want) && (!unwanted || !strstr(err.message, unwanted));
+	if (!ok)
+		printf("     (%s)\n", err.message ? err.message : "started");
+	cc_error_clear(&err);
+	cc_runtime_close(rt);
+	return ok;
+}
+
+static void grants(const char *dir)
+{
+	char d[4096], owned[4096], sub[4096], via[64], want[8300];
+	snprintf(d, sizeof(d), "%s/d", dir);
+	snprintf(owned, sizeof(owned), "%s/owned", dir);
+	snprintf(sub, sizeof(sub), "%s/d/sub", dir);
+	cc_mount m = { .host = "/proc", .guest = "/x" };
+	CHECK(refused(&m, 1, NULL, "mount 0 (/proc:/x): the host path /proc is /proc", NULL),
+	      "/proc is never granted");
+	m.host = "/";
+	CHECK(refused(&m, 1, NULL, "the host path / is the host's root directory", NULL),
+	      "/ is refused as the root");
+	m.host = "/dev/shm";
+	CHECK(refused(&m, 1, NULL, "never granted", NULL), "/dev/shm is never granted");
+	/* name: what messages call the host path (the package's
+	 * /proc/self/fd/N) */
+	int fd = open(d, O_PATH | O_CLOEXEC);
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+	m = (cc_mount){ .host = via, .guest = "/usr", .name = d };
+	snprintf(want, sizeof(want), "mount 0 (%s:/usr)", d);
+	CHECK(refused(&m, 1, NULL, want, "/proc/self/fd"), "messages name the user's path");
+	close(fd);
+	/* a package folder a writable mount reaches */
+	m = (cc_mount){ .host = d, .guest = "/w", .writable = true };
+	snprintf(want, sizeof(want),
+		 "python_path[0] '%s' inside mount 0 (%s:/w), which is writable", sub, d);
+	CHECK(refused(&m, 1, sub, want, NULL), "python_path inside a writable mount is refused");
+	/* a root-owned 0700 folder, read and written as its owner */
+	cc_mount g[2] = { { .host = owned, .guest = "/in" },
+			  { .host = owned, .guest = "/out", .writable = true } };
+	cc_options o;
+	cc_error err = { 0 };
+	driver_options_init(&o, CC_LANG_PYTHON);
+	o.mounts = g;
+	o.n_mounts = 2;
+	cc_runtime *rt = NULL;
+	CHECK(cc_runtime_new(&o, &rt, &err) == 0, "a 0700 folder of root's is granted (%s)",
+	      err.message ? err.message : "");
+	char *t =
+		rt ? eval_text(rt, "str(open('/out/w.txt', 'w').write(open('/in/in.txt').read()))")
+		   : NULL;
+	CHECK(t && !strcmp(t, "7"), "the guest reads and writes it: %s", t ? t : "");
+	free(t);
+	cc_runtime_close(rt);
+	char w[4200];
+	snprintf(w, sizeof(w), "%s/w.txt", owned);
+	struct stat st;
+	CHECK(stat(w, &st) == 0 && st.st_uid == 0 && st.st_gid == 0,
+	      "what it wrote is the folder owner's on disk");
 }
 
 /* cc_options.fork_server: runtimes from a library-wide fork server per
@@ -764,6 +840,8 @@ int main(int argc, char **argv)
 		dead(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "files"))
 		files(argv[2]);
+	else if (argc >= 3 && !strcmp(argv[1], "grants"))
+		grants(argv[2]);
 	else if (argc >= 3 && !strcmp(argv[1], "stream"))
 		stream(lang_of(argv[2]));
 	else if (argc >= 3 && !strcmp(argv[1], "shared"))
@@ -771,7 +849,7 @@ int main(int argc, char **argv)
 	else {
 		fprintf(stderr, "usage: cc-libdriver roundtrip|state|many|dead|stream|shared LANG "
 				"[N] | badopts | "
-				"files DIR\n");
+				"files DIR | grants DIR\n");
 		return 2;
 	}
 	printf("%d failed\n", failures);

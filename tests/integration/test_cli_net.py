@@ -53,3 +53,31 @@ def test_cli_bad_entry_is_invalid_input():
     r = ev("javascript", "1", "--allow-net", "http://x.test")
     assert r.rc == 2, r
     assert "allow_net entry 'http://x.test'" in r.stdout + r.stderr, r
+
+
+def test_cli_credential_headers_stay_behind_on_another_origin(srv):
+    # Before the fix (issue 27, E6): X-Api-Key and the like the guest set
+    # followed a redirect to another port; only Authorization and Cookie
+    # were dropped.
+    other = netsrv.Server("127.0.0.1")
+    try:
+        code = ("fetch(%s, {headers: {'X-Api-Key': 'k', 'X-Auth-Token': 't', 'Api-Key': 'a',"
+                " 'X-Plain': 'p'}}).then(r => r.json()).then(j => j.headers)")
+        to = srv.url("/redir?to=" + other.url("/echo"))
+        r = ev("javascript", code % json.dumps(to), "--allow-net", "127.0.0.1")
+        assert r.rc == 0 and r.value["x-plain"] == "p", r
+        assert not {"x-api-key", "x-auth-token", "api-key"} & set(r.value), r
+        # reverse: the same origin keeps them
+        to = srv.url("/redir?to=" + srv.url("/echo"))
+        r = ev("javascript", code % json.dumps(to), "--allow-net", "127.0.0.1")
+        assert r.rc == 0 and r.value["x-api-key"] == "k", r
+    finally:
+        other.close()
+
+
+def test_cli_pip_vendored_requests_go_through_the_broker(srv):
+    # Before the fix (E4): pip._vendor.requests opened its own socket and
+    # the PermissionError told the user to pass --allow-net, which was given.
+    r = ev("python", "import pip._vendor.requests as r\n"
+           f"r.get('{srv.url('/echo?pip')}').json()['path']", "--allow-net", "127.0.0.1")
+    assert (r.rc, r.value) == (0, "/echo?pip"), r

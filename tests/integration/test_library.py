@@ -22,7 +22,7 @@ def drive(*args, checks, timeout=300):
 CHECKS = {("roundtrip", None): 45, ("state", None): 2, ("afterstop", None): 17,
           ("dead", "javascript"): 3, ("dead", "python"): 5, ("thread", None): 2,
           ("stream", None): 5, ("badopts", None): 7, ("many", None): 4,
-          ("subreaper", None): 1, ("files", None): 37, ("shared", None): 13,
+          ("subreaper", None): 1, ("files", None): 37, ("shared", None): 13, ("grants", None): 8,
           ("deadlines", None): 6}
 
 
@@ -209,6 +209,34 @@ def test_files_from_c():
     """Grants, scratch and cc_runtime_write_file/read_file/list_files through
     the C API, spawned and forked, both languages (issue 14)."""
     files_from_c()
+
+
+@pytest.mark.userns
+@pytest.mark.landlock
+def test_grant_rules_from_c():
+    """Issue 27, C, through cc_options: the host paths never granted, the
+    user's path in messages (cc_mount.name), a python_path folder a
+    writable mount reaches, a root-owned 0700 folder granted as its owner
+    (idmapped: the supervisor runs as root here)."""
+    grants_from_c()
+
+
+def grants_from_c(sanitized=False):
+    """The "grants" scenario (also test_sanitized.py's, under ASan)."""
+    import shutil
+    import tempfile
+    assert os.geteuid() == 0, "a root host (CI runs as root)"
+    d = tempfile.mkdtemp(prefix="cc-libgrants-")
+    try:
+        os.makedirs(os.path.join(d, "d", "sub"))
+        owned = os.path.join(d, "owned")
+        os.mkdir(owned, 0o700)
+        with open(os.path.join(owned, "in.txt"), "w") as f:
+            f.write("private")
+        os.chmod(os.path.join(owned, "in.txt"), 0o600)
+        conftest.drive("cc-libdriver", "grants", d, checks=checks("grants"), sanitized=sanitized)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def files_from_c(sanitized=False):

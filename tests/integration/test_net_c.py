@@ -6,7 +6,7 @@ import conftest
 import netsrv
 
 # the checks each driver makes (test_sanitized.py runs them too)
-NET_CHECKS, NETOPT_CHECKS = 10, 27
+NET_CHECKS, NETOPT_CHECKS = 13, 27
 
 
 def test_network_from_c():
@@ -14,6 +14,7 @@ def test_network_from_c():
     try:
         out = conftest.drive("cc-netdriver", str(s.port), checks=NET_CHECKS, timeout=120)
         assert "javascript fetch with the hook's header" in out
+        assert "another origin gets no credential header" in out
     finally:
         s.close()
 

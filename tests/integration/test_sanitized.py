@@ -100,3 +100,7 @@ def test_lying_worker_under_asan(tmp_path, mode):
 @pytest.mark.landlock
 def test_files_from_c_under_asan():
     test_library.files_from_c(sanitized=True)
+
+
+def test_grant_rules_from_c_under_asan():
+    test_library.grants_from_c(sanitized=True)

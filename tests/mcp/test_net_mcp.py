@@ -38,3 +38,24 @@ def test_mcp_bad_entry_is_a_usage_error():
     p = subprocess.run([CLI, "mcp", "--allow-net", "x.test/path"], capture_output=True,
                        text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert p.returncode == 2 and "allow_net entry 'x.test/path'" in p.stderr, p
+
+
+def test_mcp_credentials_stay_behind_and_pip_requests_work():
+    # issue 27: E6 (credential-like headers on a redirect to another
+    # origin) and E4 (pip's vendored requests through the broker)
+    a, b = netsrv.Server("127.0.0.1"), netsrv.Server("127.0.0.1")
+    try:
+        m = Stdio("--allow-net", "127.0.0.1")
+        to = a.url("/redir?to=" + b.url("/echo"))
+        r = m.call("run_python", "import requests\n"
+                   f"sorted(requests.get('{to}', headers={{'X-Api-Key': 'k', 'X-Plain': 'p'}})"
+                   ".json()['headers'])")
+        names = r["structuredContent"]["value"]
+        assert "x-plain" in names and "x-api-key" not in names, r
+        r = m.call("run_python", "import pip._vendor.requests as r\n"
+                   f"r.get('{a.url('/echo?pip')}').json()['path']", id=2)
+        assert r["structuredContent"]["value"] == "/echo?pip", r
+        assert m.close() == []
+    finally:
+        a.close()
+        b.close()

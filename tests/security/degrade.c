@@ -34,6 +34,11 @@
  *                       engine's files, the root) fail open, so a test sees
  *                       what Landlock alone stops. Not a kernel condition:
  *                       a simulated failure of one layer.
+ *   idmap               open_tree and mount_setattr: EPERM, what a
+ *                       container without CAP_SYS_ADMIN (Docker's default
+ *                       profile) answers: the supervisor, running as root,
+ *                       cannot make a grant an idmapped mount (src/lib/
+ *                       idmap.c) and must say so at start.
  *   seccomp             seccomp(2): ENOSYS, a kernel built without
  *                       CONFIG_SECCOMP (sys_ni_syscall);
  *                       prctl(PR_SET_SECCOMP) and prctl(PR_GET_SECCOMP):
@@ -66,7 +71,8 @@ enum {
 	DENY_LANDLOCK_DISABLED = 2,
 	DENY_NAMESPACES = 4,
 	DENY_SECCOMP = 8,
-	DENY_RO_REMOUNT = 16
+	DENY_RO_REMOUNT = 16,
+	DENY_IDMAP = 32
 };
 
 static const struct {
@@ -75,7 +81,7 @@ static const struct {
 } features[] = {
 	{ "landlock", DENY_LANDLOCK },	   { "landlock-disabled", DENY_LANDLOCK_DISABLED },
 	{ "namespaces", DENY_NAMESPACES }, { "seccomp", DENY_SECCOMP },
-	{ "ro-remount", DENY_RO_REMOUNT },
+	{ "ro-remount", DENY_RO_REMOUNT }, { "idmap", DENY_IDMAP },
 };
 #define N_FEATURES (sizeof(features) / sizeof(features[0]))
 
@@ -91,7 +97,7 @@ static int usage(const char *why)
 	fprintf(stderr,
 		"cc-degrade: %s\n"
 		"usage: cc-degrade --deny FEATURE[,FEATURE...] [--] CMD [ARGS...]\n"
-		"FEATURE: landlock, landlock-disabled, namespaces, seccomp, ro-remount\n",
+		"FEATURE: landlock, landlock-disabled, namespaces, seccomp, ro-remount, idmap\n",
 		why);
 	return 2;
 }
@@ -200,6 +206,10 @@ static int install(unsigned deny)
 		r = deny_seccomp(ctx);
 	if (!r && (deny & DENY_RO_REMOUNT))
 		r = skip_ro_remounts(ctx);
+	if (!r && (deny & DENY_IDMAP))
+		r = rule(ctx, EPERM, "open_tree", 0, NULL) < 0
+			    ? -1
+			    : rule(ctx, EPERM, "mount_setattr", 0, NULL);
 	if (!r && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		fprintf(stderr, "cc-degrade: no_new_privs: %s\n", strerror(errno));
 		r = -1;

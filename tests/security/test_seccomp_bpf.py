@@ -71,6 +71,7 @@ NR = {
     "pidfd_getfd": 438, "chroot": 161, "close": 3, "sched_getaffinity": 204,
     "clock_gettime": 228, "clock_nanosleep": 230, "timer_create": 222, "getpriority": 140,
     "eventfd2": 290,
+    "chmod": 90, "fchmod": 91,
 }
 
 # include/uapi/linux/sched.h
@@ -106,6 +107,7 @@ RLIMIT_NOFILE, RLIMIT_AS = 7, 9
 AT_FDCWD = -100
 P = 0x7FFD12340000  # some user-space pointer
 HI = 1 << 32  # a bit the kernel may truncate away but the filter must see
+O_CREAT_WRONLY = 0o100 | 0o1  # O_CREAT | O_WRONLY
 
 # ---- the worker's own view ----
 
@@ -166,7 +168,8 @@ def allowed_rules(engine):
 ARGS_RULE_AT_ZERO = {"clone": EPERM, "ioctl": EPERM, "socketpair": EPERM, "prlimit64": ALLOW,
                      "rt_sigaction": ALLOW, "sendto": ALLOW, "recvfrom": ALLOW,
                      "futex": EAGAIN, "fcntl": EPERM, "sched_getaffinity": ALLOW,
-                     "clock_gettime": ALLOW, "clock_nanosleep": ALLOW, "timer_create": ALLOW}
+                     "clock_gettime": ALLOW, "clock_nanosleep": ALLOW, "timer_create": ALLOW,
+                     "openat": ALLOW, "chmod": ALLOW, "fchmod": ALLOW}
 CLASS_AT_ZERO = {"allow": ALLOW, "kill": NOTIFY, "enosys": ENOSYS}
 
 
@@ -273,6 +276,18 @@ TABLE = [
     # files: Python imports, JavaScript has no file access at all
     ("py", "openat", (AT_FDCWD, P, 0), X86_64, ALLOW),
     ("js", "openat", (AT_FDCWD, P, 0), X86_64, EPERM),
+    # never a set-user-ID or set-group-ID mode: in an idmapped grant the
+    # guest's files are the host owner's, root's for a root-owned folder
+    # (tests/security/test_idmap_grants.py runs it)
+    ("py", "openat", (AT_FDCWD, P, O_CREAT_WRONLY, 0o644), X86_64, ALLOW),
+    ("py", "openat", (AT_FDCWD, P, O_CREAT_WRONLY, 0o1777 | HI), X86_64, ALLOW),
+    ("py", "openat", (AT_FDCWD, P, O_CREAT_WRONLY, 0o4755), X86_64, EPERM),
+    ("py", "openat", (AT_FDCWD, P, O_CREAT_WRONLY, 0o2755), X86_64, EPERM),
+    ("py", "chmod", (P, 0o755), X86_64, ALLOW),
+    ("py", "chmod", (P, 0o4755), X86_64, EPERM),
+    ("py", "chmod", (P, 0o2700 | HI), X86_64, EPERM),
+    ("py", "fchmod", (3, 0o644), X86_64, ALLOW),
+    ("py", "fchmod", (3, 0o6755), X86_64, EPERM),
     ("js", "close", (3,), X86_64, ALLOW),  # the monitor's socket, after arming
     # the kill-list: USER_NOTIF, so the monitor kills the worker and names
     # the call
@@ -573,7 +588,12 @@ ORACLE = {
     "clock_gettime": lambda a: a[0] <= 11,
     "clock_nanosleep": lambda a: a[0] <= 11,
     "timer_create": lambda a: a[0] <= 11,
+    # never a set-user-ID or set-group-ID mode (the kernel reads 16 bits)
+    "openat": lambda a: not a[3] & 0o6000,
+    "chmod": lambda a: not a[1] & 0o6000,
+    "fchmod": lambda a: not a[1] & 0o6000,
 }
+MODES = interesting(0, 0o644, 0o755, 0o1777, 0o4755, 0o2755, 0o6777, 0o4000 | HI, 0o644 | HI)
 CLOCK_IDS = interesting(*range(0, 16), cpu_clock(1), cpu_clock(2), cpu_clock(7, thread=True))
 ARG_VALUES = {
     "clone": [interesting(THREAD, THREAD | CLONE_NEWUSER, SIGCHLD, FORK),
@@ -596,6 +616,9 @@ ARG_VALUES = {
     "clock_gettime": [CLOCK_IDS, *[u64] * 5],
     "clock_nanosleep": [CLOCK_IDS, *[u64] * 5],
     "timer_create": [CLOCK_IDS, *[u64] * 5],
+    "openat": [u64, u64, u64, MODES, u64, u64],
+    "chmod": [u64, MODES, *[u64] * 4],
+    "fchmod": [u64, MODES, *[u64] * 4],
 }
 assert set(ORACLE) == set(ARG_VALUES) <= set(ARGS_RULE_AT_ZERO)
 
@@ -640,7 +663,12 @@ def test_argument_checks_at_their_edges(name):
               "sched_getaffinity": [p | (1 << b) for p in (0,) for b in range(64)] + [0, 1, 2],
               **{clk: list(range(0, 64)) + [1 << b for b in range(64)]
                  + [cpu_clock(p, t) for p in range(0, 40) for t in (False, True)]
-                 for clk in ("clock_gettime", "clock_nanosleep", "timer_create")}}
+                 for clk in ("clock_gettime", "clock_nanosleep", "timer_create")},
+              # every mode below 0o10000, and each single bit above it
+              "openat": [(3, 0, 0o101, m) for m in list(range(0, 0o10000))
+                         + [1 << b for b in range(12, 64)]],
+              **{c: [(3, m) for m in list(range(0, 0o10000)) + [1 << b for b in range(12, 64)]]
+                 for c in ("chmod", "fchmod")}}
     for v in probes[name]:
         args = list(v) if isinstance(v, tuple) else [v]
         args += [0] * (6 - len(args))
