@@ -796,9 +796,9 @@ static void cancelrace(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr,
-			"usage: cc-asyncdriver fanout LANG | late LANG | budget | "
-			"interrupt LANG | cap LANG | approval LANG | keywords | unhold LANG | cancelrace\n");
+		fprintf(stderr, "usage: cc-asyncdriver fanout LANG | late LANG | budget | "
+				"interrupt LANG | cap LANG | approval LANG | keywords | unhold "
+				"LANG | cancelrace\n");
 		return 2;
 	}
 	cc_language lang =
