@@ -114,4 +114,32 @@ int cc_net_pool_submit(void (*fn)(void *arg), void *arg);
 /* The bootstrap that gives the guest its network APIs (net_guest.c). */
 const char *cc_net_bootstrap(cc_language lang);
 
+/* ---- net.c: one runtime's broker ---- */
+
+/* A runtime's broker state: its policy, its current eval's counters. */
+struct cc_net;
+
+/* Take one guest request (a call of the network tool: args as the guest
+ * sent them, borrowed) of eval eval_id, whose deadline is soft_ns; answer
+ * `call` now (refused) or from the request's thread. net: the runtime's
+ * (made by cc_net_set_policy). */
+void cc_net_dispatch(struct cc_net *net, uint64_t eval_id, const cc_value *args, int64_t soft_ns,
+		     cc_tool_call *call);
+/* Give *net (made first when NULL) the policy p, taking the caller's
+ * reference, also on failure. Returns 1 when the runtime must now bind the
+ * network tool and run the guest's APIs (p allows a host and that was
+ * never done: cc_net_set_bound once it is), 0 when not, or -1 with err
+ * (internal: libcurl would not start, out of memory). */
+int cc_net_set_policy(struct cc_net **net, struct cc_net_policy *p, cc_error *err);
+void cc_net_set_bound(struct cc_net *net);
+/* Cancel the current eval's requests and free net and its policy
+ * (requests in flight keep what they use). NULL does nothing. After
+ * cc_tools_free. */
+void cc_net_free(struct cc_net *net);
+/* cc_options.net as a policy: *out NULL when opts->net is NULL. Made first
+ * by the calls that take options, so that its hook_free runs exactly once
+ * whatever fails later (their unref). Errors: invalid_input naming the bad
+ * entry and "cc_options.net"; on error hook_free has run. */
+int cc_net_from_options(const cc_options *opts, struct cc_net_policy **out, cc_error *err);
+
 #endif
