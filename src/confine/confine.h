@@ -1,6 +1,17 @@
-/* Steps 2..7 of DESIGN.md section 3, in order: resource limits,
+/* src/confine/: everything that confines a worker, usable by every worker:
+ * process hygiene and resource limits (hygiene.c), namespaces and the
+ * minimal root (namespaces.c), the worker's side of file grants
+ * (grants.c), Landlock (landlock.c), seccomp (seccomp.c,
+ * seccomp_filter.h), the monitor that holds the kill-list listener
+ * (monitor.c), the self-probes (probes.c) and cc_confine, which applies
+ * them in order (confine.c). It may include src/common/ and the public
+ * headers only: what it needs of the worker that links it is declared
+ * below and defined in src/worker/ and the engines. The worker core and
+ * the engines include it.
+ *
+ * Steps 2..7 of DESIGN.md section 3, in order: resource limits,
  * namespaces and a minimal root, capabilities and no_new_privs, Landlock,
- * seccomp, self-probes (src/worker/confine.c drives them). Step 1 is
+ * seccomp, self-probes (confine.c drives them). Step 1 is
  * hygiene.h. Worker side only; every function here runs before the engine
  * exists, single-threaded. */
 #ifndef CC_WORKER_CONFINE_H

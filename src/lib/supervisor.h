@@ -1,4 +1,11 @@
-/* Supervisor internals (libcodecage, runs inside the host process).
+/* src/lib/: libcodecage's supervisor, in the host process: runtimes,
+ * requests, the protocol's checks, tools, fork servers and pools,
+ * libraries, grants, files, dependencies. It may include src/net/,
+ * src/common/ and the public headers; the broker and
+ * src/polyfills/polyfills.c are linked into the same library. The front
+ * ends include only the public headers.
+ *
+ * Supervisor internals (libcodecage, runs inside the host process).
  * Never exit, abort or print; every failure becomes a cc_error. */
 #ifndef CC_LIB_SUPERVISOR_H
 #define CC_LIB_SUPERVISOR_H

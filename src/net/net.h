@@ -1,4 +1,11 @@
-/* The network broker's internals (codecage.h, "network by allow-list").
+/* src/net/: the network broker: allow-list entries, URLs and address
+ * ranges (net_policy.c), the requests with libcurl on a pool of threads
+ * (net.c, net_pool.c) and the guest-side shims as data (net_fetch.js,
+ * net_urllib.py, embedded by net_guest.c). It may include src/common/ and
+ * the public headers; the supervisor (src/lib/) includes it and binds it
+ * to a runtime (runtime_net.c).
+ *
+ * The network broker's internals (codecage.h, "network by allow-list").
  * Supervisor side: net_policy.c (entries, URLs, address ranges: no I/O),
  * net.c (the requests, with libcurl), net_guest.c (the guest's APIs). */
 #ifndef CC_LIB_NET_H

@@ -6,7 +6,8 @@
  * hands the joined text out: the JavaScript worker runs that text
  * (src/engine/quickjs/js_web.c) and the Python package's WEB_POLYFILLS is
  * the same text, read from libcodecage. It may include the public headers
- * (include/) and nothing else; the engine and the library include it. */
+ * (include/) and nothing else; the QuickJS engine includes it, and
+ * polyfills.c is linked into libcodecage. */
 #ifndef CC_POLYFILLS_H
 #define CC_POLYFILLS_H
 

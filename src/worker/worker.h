@@ -1,4 +1,12 @@
-/* The worker core's interface to its engine (QuickJS or CPython).
+/* src/worker/: the worker's core, one process per runtime or session:
+ * main.c (start, the request loop, test-only flags), channel.c (frames on
+ * the socket), output.c (guest output), tools.c (calls out, replies in),
+ * display.c (the displays of a result), files.c (the host's file calls)
+ * and forkserver.c (a template's side). It may include src/confine/,
+ * src/common/ and the public headers; the engines (src/engine/) include it
+ * and implement struct cc_engine.
+ *
+ * The worker core's interface to its engine (QuickJS or CPython).
  *
  * The worker is a process, not a library: this state is process-global on
  * purpose. Worker side only: nothing here runs in the host. After the first

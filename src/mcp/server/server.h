@@ -1,4 +1,9 @@
-/* The MCP server's core, shared by both transports: configuration,
+/* src/mcp/server/: the MCP server (`codecage mcp`): JSON-RPC, sessions,
+ * tools, transports, pools, metrics. It may include src/mcp/client/,
+ * src/frontend/, src/common/ and the public headers; the CLI includes it
+ * to start the server.
+ *
+ * The MCP server's core, shared by both transports: configuration,
  * sessions (one runtime per language each), the tools and the dispatch of
  * MCP methods. The transports (stdio.c, http.c) only move bytes and call
  * in here. Uses only the public API of libcodecage (codecage.h).
