@@ -106,7 +106,7 @@ TWO_LEVEL = ("engine", "mcp")  # src/engine/quickjs/, src/mcp/server/: folders o
 
 
 def folder_of(rel):
-    """'engine/quickjs/js_fs.c' -> 'engine/quickjs'; 'lib/net.c' -> 'lib'."""
+    """'engine/quickjs/js_fs.c' -> 'engine/quickjs'; 'lib/runtime.c' -> 'lib'."""
     parts = rel.split("/")
     return "/".join(parts[:2]) if parts[0] in TWO_LEVEL else parts[0]
 

@@ -234,7 +234,7 @@ struct cc_engine {
 	 * dropped. file: the name stack traces show. frame: the whole lib
 	 * frame (borrowed); with a "global" the code is an ES module graph's
 	 * entry, evaluated as a module with its "modules", whose namespace
-	 * becomes that global (src/worker/js_library.c). NULL for an engine
+	 * becomes that global (src/engine/quickjs/js_library.c). NULL for an engine
 	 * without libraries. Kinds: those of eval. */
 	void (*load_library)(const char *file, const char *code, size_t len,
 			     const struct cc_value *frame, struct cc_outcome *o);

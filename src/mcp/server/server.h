@@ -79,7 +79,7 @@ struct mcp_config {
 	struct mcp_upstream **upstreams;
 	size_t n_upstreams;
 	uint64_t max_tool_calls; /* --max-tool-calls: upstream calls per tools/call; 50 */
-	/* --allow-dependencies and the --deps-* policy (cli/deps_flags.h): the
+	/* --allow-dependencies and the --deps-* policy (frontend/deps_flags.h): the
 	 * tools' dependencies argument and PEP 723 blocks */
 	struct cc_deps_flags deps;
 };
