@@ -95,7 +95,7 @@ setup(
     python_requires=">=3.11",
     package_dir={"": "python"},
     packages=["codecage", "codecage.integrations"],
-    package_data={"codecage": ["py.typed", "*.pyi", "web_polyfills/*.js"]},
+    package_data={"codecage": ["py.typed", "*.pyi"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},
     options={"build": {"build_base": os.path.join("build-python", "setuptools")}},

@@ -84,7 +84,7 @@ def read_times(mib=100, runs=5):
     out = {"codecage Python": [], "python3": [], "codecage JavaScript": [], "node": []}
     try:
         # JavaScript's readFileSync of 100 MiB needs a heap cap above 200 MiB (the
-        # default is 128): fs_slurp (src/worker/js_fs.c) doubles its buffer when
+        # default is 128): fs_slurp (src/engine/quickjs/js_fs.c) doubles its buffer when
         # the read reaches the file's size, before the read that sees its end
         cfg = RuntimeConfig(mounts=[Mount(d, "/data")], timeout=300, max_memory=1 << 30)
         with IsolatedRuntime(cfg, language="python") as p, \

@@ -79,6 +79,13 @@ CC_EXPORT void cc_error_clear(cc_error *err);
  * package's __version__ read. Static string. */
 CC_EXPORT const char *cc_version(void);
 
+/* The text of WEB_POLYFILLS: the JavaScript a runtime with
+ * cc_options.web_polyfills runs first (built into the JavaScript worker)
+ * and the Python package's codecage.WEB_POLYFILLS. Static, NUL-terminated
+ * UTF-8, never freed; *len (when not NULL) gets its length in bytes,
+ * without the NUL. */
+CC_EXPORT const char *cc_web_polyfills(size_t *len);
+
 #include "codecage_value.h" /* values: cc_value trees, their types and constructors */
 
 /* ---- runtimes ---- */

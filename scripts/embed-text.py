@@ -4,9 +4,9 @@
 usage: embed-text.py NAME OUT.c IN...
 Writes OUT.c defining `const char NAME[]` (the files' bytes, in the order
 given, NUL-terminated) and `const size_t NAME_len` (without the NUL). The
-JavaScript worker embeds WEB_POLYFILLS (python/codecage/web_polyfills/) this
-way, so the C library, CLI and MCP server run the same text as the Python
-package."""
+JavaScript worker and libcodecage embed WEB_POLYFILLS (src/polyfills/) this
+way, so the C library, CLI, MCP server and Python package (through
+cc_web_polyfills) have the same text."""
 import sys
 
 

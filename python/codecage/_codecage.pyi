@@ -11,6 +11,7 @@ MAX_DEPTH: int
 BIGINT_MAX_DIGITS: int
 MAX_TIMEOUT: int
 REDACTED_MESSAGE: str
+WEB_POLYFILLS: str  # cc_web_polyfills(): the text the JavaScript worker builds in
 
 def _set_error_factory(factory: Callable[[str, str, Optional[str]], BaseException]) -> None: ...
 def kind_names() -> List[str]: ...

@@ -239,7 +239,7 @@ class _HttpClient(_Client):
 
 
 def _guest_name(name: str) -> str:
-    """As src/mcp/upstream.c's: "get-weather" -> "get_weather", a leading
+    """As src/mcp/client/upstream.c's: "get-weather" -> "get_weather", a leading
     digit gets a '_', a Python keyword or a "__" name a trailing '_'."""
     g = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
     g = "_" + g if g[:1].isdigit() else g

@@ -1,6 +1,6 @@
 """Stubs of MCP tools for ``McpToolBridge.describe``: the same text as
 ``codecage mcp --upstream`` puts in its run tools' descriptions
-(src/mcp/stubs.c, ported line for line: keep the two in step;
+(src/mcp/client/stubs.c, ported line for line: keep the two in step;
 tests/python/test_pkg_mcp_tools.py compares them)."""
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ windows-1252/latin1, UTF-16LE/BE), ``structuredClone``, ``atob``/``btoa``,
 ``Blob``/``File``/``FileReader``/``ProgressEvent``,
 ``crypto.getRandomValues``/``crypto.randomUUID``, ``URL``/``URLSearchParams``
 and a ``globalThis.self``; never ``window`` or ``document`` (code that looks
-for them still knows it is not in a browser). The source is the pieces in
-``web_polyfills/`` beside this file, joined in name order; the C library,
-CLI and MCP server run the same text (built into the JavaScript worker)
-with their ``web_polyfills`` option.
+for them still knows it is not in a browser). The text is the C library's
+(``cc_web_polyfills``: the pieces of the repository's ``src/polyfills/``
+joined in name order), the one the JavaScript worker has built in and the
+C library, CLI and MCP server run with their ``web_polyfills`` option.
 
 Timers have no real clock: QuickJS has no event loop, so callbacks run
 through Promise jobs in delay order (then in the order they were set) on a
@@ -36,7 +36,7 @@ finishes a read in a later Promise job, firing ``loadstart``, ``progress``,
 ``load`` and ``loadend``.
 """
 
-import os
+from . import _codecage
 
 
 class Bootstrap(str):
@@ -52,16 +52,6 @@ class Bootstrap(str):
         return self
 
 
-def _read_pieces() -> str:
-    folder = os.path.join(os.path.dirname(__file__), "web_polyfills")
-    parts = []
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".js"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                parts.append(f.read())
-    return "".join(parts)
-
-
-WEB_POLYFILLS = Bootstrap(_read_pieces(), "javascript")
+WEB_POLYFILLS = Bootstrap(_codecage.WEB_POLYFILLS, "javascript")
 
 __all__ = ["WEB_POLYFILLS", "Bootstrap"]

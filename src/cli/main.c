@@ -1,4 +1,8 @@
-/* The `codecage` command: run, eval, doctor. A thin front end over
+/* src/cli/: the `codecage` command (main.c, term.c, files.c, displays.c).
+ * It may include src/mcp/server/ (to start `codecage mcp`), src/frontend/,
+ * src/common/ and the public headers; nothing includes it.
+ *
+ * The `codecage` command: run, eval, doctor. A thin front end over
  * libcodecage; exit codes per DESIGN.md section 6, usage errors exit 2. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,4 +1,8 @@
-/* Internal error helpers over the public cc_error (include/codecage.h).
+/* src/common/: pure helpers both sides share (errors, UTF-8, values and
+ * their codec, frames, the seccomp policy's data, descriptor passing). It
+ * may include the public headers only; every folder may include it.
+ *
+ * Internal error helpers over the public cc_error (include/codecage.h).
  * Pure helpers: no I/O. */
 #ifndef CC_COMMON_ERROR_H
 #define CC_COMMON_ERROR_H

@@ -1,5 +1,5 @@
 /* A cc_value as a new Python object, shared by the worker's CPython glue
- * (src/worker/py_value.c) and the package's extension (src/python/values.c).
+ * (src/engine/cpython/py_value.c) and the package's extension (src/python/values.c).
  * Not part of libcc_common: each of those targets compiles
  * src/common/py_from_value.c against its own libpython's headers. */
 #ifndef CC_COMMON_PY_FROM_VALUE_H

@@ -2,7 +2,7 @@
  * (DESIGN.md section 5): datetime.datetime (an aware one with its offset),
  * datetime.date, datetime.timedelta, datetime.timezone and
  * pathlib.PurePosixPath, as the value model's parts and back. One copy for
- * both Python sides, the worker's CPython glue (src/worker/py_value.c,
+ * both Python sides, the worker's CPython glue (src/engine/cpython/py_value.c,
  * which packs the parts itself) and the package's extension
  * (src/python/values.c, which builds cc_value nodes), so each type
  * crosses alike in both directions. Compiled with py_from_value.c (not

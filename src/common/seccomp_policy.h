@@ -1,7 +1,7 @@
 /* The seccomp policy as data: which system calls each engine's worker may
  * make, which ones kill it, and why. DESIGN.md section 3, step 6.
  *
- * Shared by the worker (src/worker/seccomp.c compiles it with libseccomp)
+ * Shared by the worker (src/confine/seccomp.c compiles it with libseccomp)
  * and the supervisor (which turns a kill exit status back into a system
  * call name). Names are the kernel's x86_64 names as libseccomp spells
  * them. Everything in neither list answers EPERM; clone3 answers ENOSYS
@@ -26,7 +26,7 @@
 
 /* How a rule is allowed. ARGS rules are allowed only when their argument
  * check passes (the check lives next to the filter compiler in
- * src/worker/seccomp.c, keyed by name); otherwise the call answers EPERM. */
+ * src/confine/seccomp.c, keyed by name); otherwise the call answers EPERM. */
 enum cc_sc_how {
 	CC_SC_ALLOW,
 	CC_SC_ARGS

@@ -21,27 +21,27 @@
  * worker stops rather than guess. */
 #define CC_WORKER_EXIT_BAD_FRAME 4
 /* The worker's first process lost its monitor while the namespaces were
- * set up (src/worker/namespaces.c). */
+ * set up (src/confine/namespaces.c). */
 #define CC_WORKER_EXIT_NO_MONITOR 70
 /* The Python worker ended itself: the deadline's stop landed in a long C
- * call that cannot be interrupted (src/worker/engine_py.c). */
+ * call that cannot be interrupted (src/engine/cpython/engine_py.c). */
 #define CC_WORKER_EXIT_STUCK 124
 
 /* ---- between the worker's own processes ---- */
 
 /* A self-probe's child: the probe was blocked / got through
- * (src/worker/probes.c, confine.c); also a probe child whose filter would
+ * (src/confine/probes.c, confine.c); also a probe child whose filter would
  * not install. */
 #define CC_WORKER_EXIT_PROBE_BLOCKED 10
 #define CC_WORKER_EXIT_PROBE_BREACH 11
-/* The fork server's probe session (src/worker/confine.c): every
+/* The fork server's probe session (src/confine/confine.c): every
  * self-probe was blocked / a probe got through / it could not add its
  * own layers. */
 #define CC_WORKER_EXIT_PROBES_HELD 0
 #define CC_WORKER_EXIT_SESSION_UNCONFINED 2
 #define CC_WORKER_EXIT_SESSION_BREACHED 3
 /* --sweep (a test mode): the child could not install the filters / could
- * not report what its call did (src/worker/confine.c). */
+ * not report what its call did (src/confine/confine.c). */
 #define CC_WORKER_EXIT_SWEEP_SETUP 90
 #define CC_WORKER_EXIT_SWEEP_REPORT 91
 

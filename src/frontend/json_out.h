@@ -1,4 +1,10 @@
-/* Rendering values as JSON (the tagged mapping of the CLI's --json and the MCP
+/* src/frontend/: what the front ends share (the CLI, the MCP server, test
+ * drivers; never libcodecage or a worker): values as JSON or text
+ * (json_out.c), the flags both commands parse (flags.c, deps_flags.c), the
+ * hints in their messages (hint.c). It may include src/common/ and the
+ * public headers.
+ *
+ * Rendering values as JSON (the tagged mapping of the CLI's --json and the MCP
  * server's structuredContent) or as readable text. Pure: no I/O. */
 #ifndef CC_JSON_OUT_H
 #define CC_JSON_OUT_H

@@ -4,7 +4,7 @@
  * once, before any worker starts. Each grant's host path is resolved with
  * realpath and opened O_PATH here; the worker gets that descriptor (as fd
  * CC_GRANT_FD0 + i) and binds the tree only if what it mounts is that very
- * object (src/worker/grants.c), so a path swapped for a symlink after this
+ * object (src/confine/grants.c), so a path swapped for a symlink after this
  * check cannot redirect the grant. */
 #include <errno.h>
 #include <fcntl.h>

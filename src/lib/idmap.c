@@ -1,7 +1,7 @@
 /* Idmapped grants on a root host (cc_grants_idmap, supervisor.h).
  *
  * When the supervisor runs as root, the worker maps the guest to host
- * nobody (src/worker/namespaces.c: it must never hold host uid 0), so a
+ * nobody (src/confine/namespaces.c: it must never hold host uid 0), so a
  * folder only its owner may use (a root-owned 0700 one, every
  * tempfile.mkdtemp) would be a PermissionError in the guest. Instead each
  * grant becomes a detached mount whose idmapping shows the owner of the
@@ -17,7 +17,7 @@
  * idmapping and nosuid, nodev, noexec (mount_setattr), and hands the
  * worker that detached mount in the grant's place (fd CC_GRANT_FD0 + i);
  * the worker attaches it with move_mount before pivot_root and makes it
- * read-only as it does a bind (src/worker/grants.c). The mount API is on
+ * read-only as it does a bind (src/confine/grants.c). The mount API is on
  * the worker's seccomp kill-list afterwards.
  *
  * An idmapping is a user namespace; the supervisor makes one per owner

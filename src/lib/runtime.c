@@ -411,7 +411,8 @@ static void runtime_free(cc_runtime *rt)
 	cc_deps_free(rt->deps);
 	pthread_mutex_destroy(&rt->kill_lock);
 	cc_tools_free(rt);
-	cc_net_free(rt);
+	cc_net_free(rt->net);
+	rt->net = NULL;
 	free(rt->death);
 	free(rt->version);
 	free(rt->applied);

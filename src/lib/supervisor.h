@@ -1,4 +1,11 @@
-/* Supervisor internals (libcodecage, runs inside the host process).
+/* src/lib/: libcodecage's supervisor, in the host process: runtimes,
+ * requests, the protocol's checks, tools, fork servers and pools,
+ * libraries, grants, files, dependencies. It may include src/net/,
+ * src/common/ and the public headers; the broker and
+ * src/polyfills/polyfills.c are linked into the same library. The front
+ * ends include only the public headers.
+ *
+ * Supervisor internals (libcodecage, runs inside the host process).
  * Never exit, abort or print; every failure becomes a cc_error. */
 #ifndef CC_LIB_SUPERVISOR_H
 #define CC_LIB_SUPERVISOR_H
@@ -411,23 +418,12 @@ void cc_tools_free(cc_runtime *rt);
  * Errors: those of cc_runtime_bind_tool_async. */
 int cc_tools_bind_net(cc_runtime *rt, cc_error *err);
 
-/* ---- net.c: the network broker ---- */
+/* ---- runtime_net.c: a runtime's network (the broker is src/net/) ---- */
 
-/* Take one guest request (a call of the network tool: args as the guest
- * sent them, borrowed) of eval eval_id, whose deadline is soft_ns; answer
- * `call` now (refused) or from the request's thread. */
-void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int64_t soft_ns,
-		     cc_tool_call *call);
-/* Cancel the current eval's requests and free the runtime's policy
- * (requests in flight keep what they use). After cc_tools_free. */
-void cc_net_free(cc_runtime *rt);
-/* cc_options.net as a policy: *out NULL when opts->net is NULL. Made first
- * by the calls that take options, so that its hook_free runs exactly once
- * whatever fails later (their unref). Errors: invalid_input naming the bad
- * entry and "cc_options.net"; on error hook_free has run. */
-int cc_net_from_options(const cc_options *opts, struct cc_net_policy **out, cc_error *err);
 /* Give rt the policy p (takes the caller's reference, also on failure):
- * cc_runtime_set_net after its checks. NULL p does nothing. */
+ * cc_runtime_set_net after its checks. NULL p does nothing. The first
+ * policy that allows a host also binds the network tool and runs the
+ * guest's network APIs. */
 int cc_net_install(cc_runtime *rt, struct cc_net_policy *p, cc_error *err);
 
 /* Send one reply frame for `call` (tools.c): a value (ename NULL), or a

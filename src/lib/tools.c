@@ -547,7 +547,7 @@ int cc_tool_dispatch(cc_runtime *rt, const struct cc_msg *m, int64_t soft_ns, in
 			return cc_tool_send_reply(rt, m->call, NULL, "MemoryError", NULL,
 						  "the host is out of memory", deadline_ns, err);
 		if (net)
-			cc_net_dispatch(rt, m->id, m->args, soft_ns, pending);
+			cc_net_dispatch(rt->net, m->id, m->args, soft_ns, pending);
 		else if (t->akfn)
 			t->akfn(t->user, m->args, m->kwargs, pending);
 		else

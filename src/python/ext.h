@@ -1,4 +1,8 @@
-/* codecage._codecage: the CPython extension over libcodecage (the Python
+/* src/python/: the extension codecage._codecage. It may include
+ * src/common/ and the public headers only (setup.py compiles it with
+ * those).
+ *
+ * codecage._codecage: the CPython extension over libcodecage (the Python
  * package's native half; python/codecage/ is the Python half). Internal
  * interfaces shared by its three files:
  *   module.c   the module, Budget, the error factory, and ForkServer and Pool

@@ -663,7 +663,8 @@ PyMODINIT_FUNC PyInit__codecage(void)
 	    PyModule_AddIntConstant(m, "MAX_TIMEOUT", CC_MAX_TIMEOUT_S) < 0 ||
 	    PyModule_AddStringConstant(m, "REDACTED_MESSAGE", CC_REDACTED_MESSAGE) < 0 ||
 	    PyModule_AddIntConstant(m, "BIGINT_MAX_DIGITS", CC_BIGINT_MAX_DIGITS) < 0 ||
-	    PyModule_AddStringConstant(m, "__version__", cc_version()) < 0) {
+	    PyModule_AddStringConstant(m, "__version__", cc_version()) < 0 ||
+	    PyModule_AddStringConstant(m, "WEB_POLYFILLS", cc_web_polyfills(NULL)) < 0) {
 		Py_DECREF(m);
 		return NULL;
 	}

@@ -1,4 +1,12 @@
-/* The worker core's interface to its engine (QuickJS or CPython).
+/* src/worker/: the worker's core, one process per runtime or session:
+ * main.c (start, the request loop, test-only flags), channel.c (frames on
+ * the socket), output.c (guest output), tools.c (calls out, replies in),
+ * display.c (the displays of a result), files.c (the host's file calls)
+ * and forkserver.c (a template's side). It may include src/confine/,
+ * src/common/ and the public headers; the engines (src/engine/) include it
+ * and implement struct cc_engine.
+ *
+ * The worker core's interface to its engine (QuickJS or CPython).
  *
  * The worker is a process, not a library: this state is process-global on
  * purpose. Worker side only: nothing here runs in the host. After the first
@@ -13,12 +21,9 @@
 #include <sys/types.h>
 
 #include "codecage.h"
+#include "confine.h"
 #include "frame.h"
 #include "init_frame.h"
-
-/* Limits the supervisor sent in the init frame (struct cc_init_limits:
- * the fields of CC_INIT_LIMITS, init_frame.h). */
-extern struct cc_init_limits cc_worker_limits;
 
 /* A fork server's template: the optional preload modules ('name?') that
  * did not import, each "name: Type: message" (at most
@@ -26,15 +31,6 @@ extern struct cc_init_limits cc_worker_limits;
  * sent in "ready" as preload_skipped (main.c). */
 extern char cc_worker_preload_skipped[CC_PRELOAD_SKIPPED_MAX][CC_PRELOAD_SKIPPED_LEN];
 extern size_t cc_worker_n_preload_skipped;
-
-/* The worker is in its own namespaces: no network interface, the minimal
- * read-only root (confine.c sets it). An engine's error messages may then
- * say "the network is off", "scratch is off"; messages only. */
-extern bool cc_worker_isolated;
-
-/* The supervisor's pid as the host sees it (from argv), for the
- * self-probes that try to reach it. */
-extern pid_t cc_worker_ppid;
 
 /* The init frame's web_polyfills: the JavaScript engine runs its built-in
  * WEB_POLYFILLS in init, before any guest code (js_web.c). */
@@ -206,17 +202,11 @@ void cc_worker_calls_tick(void);
 extern void (*cc_worker_calls_due)(int64_t due_ns);
 
 /* An engine. Every callback runs in the worker's single thread. */
-struct cc_fs_policy;
-
 struct cc_engine {
 	const char *name; /* "javascript" | "python" */
-	/* Confinement policy (src/worker/confine.c): the seccomp allow-list
-	 * (CC_SC_JS or CC_SC_PY from seccomp_policy.h), the threads the
-	 * engine may run (RLIMIT_NPROC in the user namespace), and the files
-	 * it may read (NULL: none at all). fs_policy runs before init. */
-	unsigned seccomp_engine;
-	unsigned max_threads;
-	void (*fs_policy)(struct cc_fs_policy *pol);
+	/* Confinement policy (struct cc_engine_policy, confine.h), which the
+	 * engine also names as cc_worker_policy. */
+	struct cc_engine_policy policy;
 	/* Create the engine (after confinement). *version gets a static or
 	 * heap string such as "QuickJS 2025-04-26". Returns 0, or -1 with err
 	 * filled (kind internal or memory_limit). */
@@ -244,7 +234,7 @@ struct cc_engine {
 	 * dropped. file: the name stack traces show. frame: the whole lib
 	 * frame (borrowed); with a "global" the code is an ES module graph's
 	 * entry, evaluated as a module with its "modules", whose namespace
-	 * becomes that global (src/worker/js_library.c). NULL for an engine
+	 * becomes that global (src/engine/quickjs/js_library.c). NULL for an engine
 	 * without libraries. Kinds: those of eval. */
 	void (*load_library)(const char *file, const char *code, size_t len,
 			     const struct cc_value *frame, struct cc_outcome *o);

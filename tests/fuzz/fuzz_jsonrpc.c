@@ -1,4 +1,4 @@
-/* libFuzzer target: the MCP server's JSON-RPC parser (src/mcp/jsonrpc.c),
+/* libFuzzer target: the MCP server's JSON-RPC parser (src/mcp/server/jsonrpc.c),
  * fed whatever a client could send as one stdio line or one HTTP body,
  * and the responses the server builds from what it parsed. Besides
  * crashes, leaks and undefined behaviour (ASan, UBSan) it checks the

@@ -1,4 +1,4 @@
-"""The flags `codecage run`/`eval` and `codecage mcp` share (src/cli/flags.c):
+"""The flags `codecage run`/`eval` and `codecage mcp` share (src/frontend/flags.c):
 the same text means the same in both, and a range is the library's
 (cc_options_check), reported with the flag's name."""
 import os

@@ -1,4 +1,4 @@
-"""JavaScript's job queue at the deadline (src/worker/engine_js.c, js_settle
+"""JavaScript's job queue at the deadline (src/engine/quickjs/engine_js.c, js_settle
 and js_after_result; QuickJS patch deps/quickjs/patches/0002): an endless
 queue of promise jobs before an await that never settles ends as a
 timeout at the deadline, with the runtime usable, or as memory_limit when

@@ -1,6 +1,6 @@
 """What a new Python worker does before the first eval (issue 19, item 2).
 
-The glue (src/worker/py_helper.c) is compiled at build time and the worker
+The glue (src/engine/cpython/py_helper.c) is compiled at build time and the worker
 only unmarshals it (py_glue.h): its source is not in the worker at all. A
 new worker imports only what every eval needs: traceback, linecache (with
 tokenize, re, enum) and json come when a traceback or a display needs

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, cli, ev
 from web_polyfill_cases import NODE, SPEC
 
-POLYFILLS = os.path.join(ROOT, "python", "codecage", "web_polyfills")
+POLYFILLS = os.path.join(ROOT, "src", "polyfills")
 
 
 def harness(cases):
@@ -86,12 +86,12 @@ def test_each_session_draws_its_own_random_bytes():
 
 
 def test_the_worker_builds_every_piece():
-    """meson.build lists the pieces for the worker; the Python package
-    joins the folder. Both must name the same files in the same order."""
+    """meson.build lists the pieces it joins for the worker and
+    libcodecage: every piece of src/polyfills/, in name order."""
     with open(os.path.join(ROOT, "meson.build")) as f:
         text = f.read()
     listed = [w.split("/")[-1].rstrip("'") for w in text.split("'")
-              if w.startswith("python/codecage/web_polyfills/")]
+              if w.startswith("src/polyfills/") and w.endswith(".js")]
     assert listed == sorted(n for n in os.listdir(POLYFILLS) if n.endswith(".js"))
     r = ev("javascript", "[typeof URL, typeof FileReader, typeof AbortSignal, typeof crypto, "
            "typeof performance, typeof structuredClone, typeof self]", "--web-polyfills")

@@ -1,4 +1,4 @@
-"""`codecage mcp` and files (src/mcp/files.c): --scratch and --mount, the
+"""`codecage mcp` and files (src/mcp/server/files.c): --scratch and --mount, the
 `files` argument written before the code runs, the files a call created
 or changed in its result, the session's files as MCP resources, and each
 HTTP session's scratch of its own."""

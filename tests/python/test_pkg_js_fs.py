@@ -1,4 +1,4 @@
-"""The JavaScript guest's `fs` (src/worker/js_fs.c, js_fs_boot.c) and its
+"""The JavaScript guest's `fs` (src/engine/quickjs/js_fs.c, js_fs_boot.c) and its
 `require`/`import` forms (js_import.c): Node's synchronous file API
 subset plus fs.promises, with Node's error codes.
 

@@ -43,7 +43,7 @@ def test_both_languages_results_errors_and_budget(bridge):
 
 def test_describe_gives_the_same_stubs_as_codecage_mcp(bridge):
     # the text `codecage mcp --upstream up=...` puts in its run tools'
-    # descriptions (src/mcp/stubs.c) is what describe() returns
+    # descriptions (src/mcp/client/stubs.c) is what describe() returns
     sys.path.insert(0, os.path.join(ROOT, "tests", "mcp"))
     from mcp_util import Stdio
     s = Stdio("--scratch", "0", "--upstream", "up=node " + shlex.quote(SERVER))

@@ -2,6 +2,8 @@
 structuredClone, base64; never window or document; RuntimeConfig's
 web_polyfills option, in forked sessions too. Each piece against node:
 tests/integration/test_web_polyfills.py."""
+import os
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,11 +12,26 @@ import ccpkg  # noqa: F401  (builds the package)
 
 from codecage import WEB_POLYFILLS, GuestError, IsolatedRuntime, RuntimeConfig
 
+PIECES = os.path.join(os.path.dirname(__file__), "..", "..", "src", "polyfills")
+
 
 @pytest.fixture(scope="module")
 def rt():
     with IsolatedRuntime(RuntimeConfig(bootstrap=WEB_POLYFILLS)) as r:
         yield r
+
+
+def test_the_text_is_the_librarys():
+    """WEB_POLYFILLS is libcodecage's text (cc_web_polyfills, the
+    extension's _codecage.WEB_POLYFILLS): the pieces of src/polyfills/
+    joined in name order, whatever files the package holds."""
+    from codecage import _codecage
+    joined = ""
+    for name in sorted(os.listdir(PIECES)):
+        if name.endswith(".js"):
+            with open(os.path.join(PIECES, name), encoding="utf-8") as f:
+                joined += f.read()
+    assert WEB_POLYFILLS == _codecage.WEB_POLYFILLS == joined and len(joined) > 10000
 
 
 def test_no_window_or_document(rt):
@@ -133,7 +150,7 @@ def test_python_runtime_refuses_javascript_bootstrap():
 
 def test_web_polyfills_option_is_the_same_text():
     """RuntimeConfig(web_polyfills=True) runs the text built into the
-    worker; WEB_POLYFILLS is the package's copy of the same pieces."""
+    worker; WEB_POLYFILLS is the same text, read from libcodecage."""
     probe = ("[typeof URL, typeof Blob, typeof FileReader, typeof AbortController, "
              "typeof crypto.randomUUID, typeof performance.now, typeof window]")
     with IsolatedRuntime(RuntimeConfig(web_polyfills=True)) as a:

@@ -1,5 +1,5 @@
 """How an eval past its deadline ends, from Python: JavaScript's endless job
-queues (src/worker/engine_js.c) and Python's long C calls (engine_py.c's
+queues (src/engine/quickjs/engine_js.c) and Python's long C calls (engine_py.c's
 soft stop and its stuck check), on the default path (a forked session)
 and on a spawned worker. bench/stop_overshoot.py measures how late; these
 tests check what happens."""

@@ -10,7 +10,7 @@ meets the empty network namespace: ENETUNREACH). Signals have no route to
 probe: a session is alone in its pid namespace (test_pkg_forkserver_isolation).
 
 `codecage-worker-X --ppid=<us> --with-files --scope-report[-off]` is a
-test-only mode (src/worker/confine.c, cc_confine_scope_report)."""
+test-only mode (src/confine/confine.c, cc_confine_scope_report)."""
 import os
 import subprocess
 

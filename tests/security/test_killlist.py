@@ -1,7 +1,7 @@
 """The kill-list under a signal storm (red team, round 2).
 
 A kill-list call waits in the kernel until the monitor takes it and kills
-the worker (src/worker/monitor.c). A signal that reaches the calling thread
+the worker (src/confine/monitor.c). A signal that reaches the calling thread
 before the monitor took the call aborts the wait: the call returns EINTR,
 and the monitor may never see it. The property that must hold regardless:
 the call never runs. Either the worker is killed (by name, or as SIGSYS

@@ -1,7 +1,7 @@
 """The self-probes tested in reverse (DESIGN.md section 3, step 7).
 
 A confined worker runs each self-probe before any guest code and refuses
-to start if one gets through (src/worker/probes.c). A probe that cannot see
+to start if one gets through (src/confine/probes.c). A probe that cannot see
 a breach would prove nothing, so here every probe runs unconfined
 (`codecage-worker-X --ppid=<us> --probe-unconfined`: each in its own child,
 no layer applied) and must report "breach", for both workers. Then a normal

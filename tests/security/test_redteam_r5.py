@@ -165,7 +165,7 @@ def test_display_dir_never_blocks_on_a_fifo_or_writes_through_a_hard_link(traps)
 
 # --- HTTP: connections that never send a request --------------------------
 
-HTTP_IDLE_S = 60  # src/mcp/http.c's MCP_HTTP_IDLE_S
+HTTP_IDLE_S = 60  # src/mcp/server/http.c's MCP_HTTP_IDLE_S
 
 
 def healthz(host, port):

@@ -136,7 +136,7 @@ def export_notify(engine):
 
 def export_filter(engine):
     """What the kernel decides with both production filters installed, as
-    a worker with a monitor has them (src/worker/seccomp.c)."""
+    a worker with a monitor has them (src/confine/seccomp.c)."""
     return bpf.Stack(export_main(engine), export_notify(engine))
 
 
@@ -559,7 +559,7 @@ def test_any_foreign_arch_is_killed(engine, arch, nr):
 
 
 # What the argument-checked rules allow, said independently of
-# src/worker/seccomp.c (arguments as the 64-bit registers hold them):
+# src/confine/seccomp.c (arguments as the 64-bit registers hold them):
 def clone_allowed(a):
     # "threads only": a thread shares memory, handlers and descriptors and
     # joins the thread group; no namespace, no vfork wait, no re-parenting.

@@ -46,7 +46,7 @@ from conftest import BUILD
 from test_seccomp_bpf import (ALLOW, CAPS, EAGAIN, ENGINES, ENOSYS, EPERM, EXE, KILL, NOTIFY, NR,
                               allowed_rules, export_filter, export_main, read_policy)
 
-SWEEP_ERRNO = 4000  # src/worker/confine.c, CC_SWEEP_ERRNO
+SWEEP_ERRNO = 4000  # src/confine/confine.c, CC_SWEEP_ERRNO
 SWEEP_MAX_NR = 512  # CC_SWEEP_MAX_NR
 
 # The kernel's seccomp exemptions on x86_64 (see the module docstring):

@@ -62,7 +62,7 @@
 /* The flags glibc's fork() passes to clone on x86_64 (sysdeps/unix/sysv/
  * linux/arch-fork.h): a new process, nothing shared, no namespace. */
 #define CLONE_FORK (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
-/* A fork server's session (src/worker/confine.c, cc_session_fork): a new
+/* A fork server's session (src/confine/confine.c, cc_session_fork): a new
  * process in a user and a pid namespace of its own, nothing shared. */
 #define CLONE_SESSION (SIGCHLD | CLONE_NEWUSER | CLONE_NEWPID)
 

@@ -1,4 +1,11 @@
-/* Python objects to and from the boundary's values (DESIGN.md section 5),
+/* src/engine/cpython/: the CPython engine (engine_py.c, its struct
+ * cc_engine) with its values, tools, displays, soft stop, memory cap,
+ * paths, fork hooks and its Python-side glue, frozen at build time
+ * (py_*.c, py_exports.dynlist). It may include src/worker/, src/confine/,
+ * src/common/ (where py_from_value.c and py_objects.c, shared with the
+ * extension, live), the public headers and Python's; nothing includes it.
+ *
+ * Python objects to and from the boundary's values (DESIGN.md section 5),
  * for the CPython engine, plus the few declarations the engine's files
  * share (py_tools.c, engine_py.c). Worker side only; every function here
  * needs the GIL and an initialised interpreter. */

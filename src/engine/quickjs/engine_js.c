@@ -941,9 +941,9 @@ static void js_bind_tool(const char *name, struct cc_outcome *o)
 const struct cc_engine cc_engine_quickjs = {
 	.name = "javascript",
 	/* QuickJS needs no file and no thread: an empty root, one thread. */
-	.seccomp_engine = CC_SC_JS,
-	.max_threads = 1,
-	.fs_policy = NULL,
+	.policy.seccomp_engine = CC_SC_JS,
+	.policy.max_threads = 1,
+	.policy.fs_policy = NULL,
 	.init = js_init,
 	.eval = js_eval,
 	.set_global = js_set_global,
@@ -955,3 +955,5 @@ const struct cc_engine cc_engine_quickjs = {
 
 /* The worker core (main.c) runs whichever engine this executable links. */
 const struct cc_engine *const cc_worker_engine = &cc_engine_quickjs;
+/* The confinement (src/confine/confine.c) reads the same policy. */
+const struct cc_engine_policy *const cc_worker_policy = &cc_engine_quickjs.policy;

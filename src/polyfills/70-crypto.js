@@ -3,7 +3,7 @@
 // function (00-base.js opens it, 99-end.js closes it) sharing define, now
 // and report.
   // ---- crypto.getRandomValues, crypto.randomUUID ----
-  // Bytes from the host kernel at every call (src/worker/js_web.c), so each
+  // Bytes from the host kernel at every call (src/engine/quickjs/js_web.c), so each
   // session, forked or not, has its own.
   const randomFill = g[Symbol.for('codecage.randomFill')];
   const integerArrays = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',

@@ -1,5 +1,5 @@
 /* The worker's monitor and the child's side of talking to it
- * (src/worker/monitor.c). */
+ * (src/confine/monitor.c). */
 #ifndef CC_WORKER_MONITOR_H
 #define CC_WORKER_MONITOR_H
 

@@ -689,11 +689,11 @@ static void py_bind_tool(const char *name, struct cc_outcome *o)
 
 const struct cc_engine cc_engine_cpython = {
 	.name = "python",
-	.seccomp_engine = CC_SC_PY,
+	.policy.seccomp_engine = CC_SC_PY,
 	/* threading, numpy's OpenBLAS pool (one per core) and asyncio's
 	 * default executor stay well under this */
-	.max_threads = 64,
-	.fs_policy = cc_py_fs_policy,
+	.policy.max_threads = 64,
+	.policy.fs_policy = cc_py_fs_policy,
 	.init = py_init,
 	.eval = py_eval,
 	.set_global = py_set_global,
@@ -705,3 +705,5 @@ const struct cc_engine cc_engine_cpython = {
 };
 
 const struct cc_engine *const cc_worker_engine = &cc_engine_cpython;
+/* The confinement (src/confine/confine.c) reads the same policy. */
+const struct cc_engine_policy *const cc_worker_policy = &cc_engine_cpython.policy;

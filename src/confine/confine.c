@@ -35,7 +35,6 @@
 #include "probes.h"
 #include "seccomp_filter.h"
 #include "seccomp_policy.h"
-#include "worker_internal.h"
 #include "worker_exit.h"
 
 /* Pending signals and POSIX timers a worker may hold (the engine's stop
@@ -148,8 +147,8 @@ static struct cc_fs_policy template_pol;
 static void engine_policy(const struct cc_init_limits *lim, struct cc_fs_policy *pol)
 {
 	memset(pol, 0, sizeof(*pol));
-	if (cc_worker_engine->fs_policy)
-		cc_worker_engine->fs_policy(pol);
+	if (cc_worker_policy->fs_policy)
+		cc_worker_policy->fs_policy(pol);
 	/* Scratch when the host asked for one (cc_options.scratch_bytes, or
 	 * max_file_size for compatibility: the supervisor sends the size);
 	 * RLIMIT_FSIZE caps each file, the tmpfs size caps them together. */
@@ -170,7 +169,7 @@ bool cc_confine_has_files(void)
 
 unsigned cc_confine_seccomp_engine(void)
 {
-	return cc_worker_engine->seccomp_engine | (cc_confine_has_files() ? CC_SC_FILES : 0);
+	return cc_worker_policy->seccomp_engine | (cc_confine_has_files() ? CC_SC_FILES : 0);
 }
 
 /* Steps 3 and 4. Returns 1 when namespaces applied, 0 when not, -1. */
@@ -181,7 +180,7 @@ static int namespaces_and_privileges(cc_sandbox_mode mode, struct cc_fs_policy *
 	int in_ns = 1;
 	/* the engine's threads (main included) and what the caller adds; the
 	 * monitor is outside the namespace */
-	rlim_t nproc = (rlim_t)cc_worker_engine->max_threads + extra_procs;
+	rlim_t nproc = (rlim_t)cc_worker_policy->max_threads + extra_procs;
 	if (cc_ns_enter(pol, nproc, err) < 0) {
 		if (err->kind != CC_ERR_SANDBOX_UNAVAILABLE)
 			return -1;
@@ -385,7 +384,7 @@ int cc_confine_template(cc_sandbox_mode mode, const struct cc_init_limits *lim,
 	/* Two beyond the sessions: the probe session, and a session that has
 	 * ended and is not reaped yet. */
 	unsigned n = cc_worker_max_sessions + 2;
-	unsigned extra = n + (cc_worker_engine->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
+	unsigned extra = n + (cc_worker_policy->max_threads > 1 ? CC_FORK_SHARED_THREADS : 0);
 	/* It holds a pidfd and a status pipe per live session, beyond what a
 	 * session may open, and a request's two descriptors while it forks. */
 	struct cc_init_limits tl = *lim;
@@ -572,7 +571,7 @@ static int session_limits(const struct cc_init_limits *lim, bool own_userns, cc_
 		rlim_t v;
 	} l[] = {
 		{ RLIMIT_NOFILE, lim->max_open_files },
-		{ RLIMIT_NPROC, cc_worker_engine->max_threads },
+		{ RLIMIT_NPROC, cc_worker_policy->max_threads },
 		{ RLIMIT_SIGPENDING, CC_MAX_SIGPENDING },
 	};
 	for (size_t i = 0; i < (own_userns ? 3 : 1); i++) {

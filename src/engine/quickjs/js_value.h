@@ -1,4 +1,10 @@
-/* QuickJS values: to MessagePack (results) and from cc_value (set_global)
+/* src/engine/quickjs/: the QuickJS engine (engine_js.c, its struct
+ * cc_engine) with its values, console, fs and require, tools, displays,
+ * libraries and the native half of the web polyfills (js_*.c). It may
+ * include src/worker/, src/confine/, src/polyfills/, src/common/, the
+ * public headers and QuickJS's; nothing includes it.
+ *
+ * QuickJS values: to MessagePack (results) and from cc_value (set_global)
  * in js_value.c; to text for the console in js_console.c. Worker side
  * only, used by engine_js.c.
  *

@@ -1,4 +1,9 @@
-/* The MCP server's core, shared by both transports: configuration,
+/* src/mcp/server/: the MCP server (`codecage mcp`): JSON-RPC, sessions,
+ * tools, transports, pools, metrics. It may include src/mcp/client/,
+ * src/frontend/, src/common/ and the public headers; the CLI includes it
+ * to start the server.
+ *
+ * The MCP server's core, shared by both transports: configuration,
  * sessions (one runtime per language each), the tools and the dispatch of
  * MCP methods. The transports (stdio.c, http.c) only move bytes and call
  * in here. Uses only the public API of libcodecage (codecage.h).
@@ -74,7 +79,7 @@ struct mcp_config {
 	struct mcp_upstream **upstreams;
 	size_t n_upstreams;
 	uint64_t max_tool_calls; /* --max-tool-calls: upstream calls per tools/call; 50 */
-	/* --allow-dependencies and the --deps-* policy (cli/deps_flags.h): the
+	/* --allow-dependencies and the --deps-* policy (frontend/deps_flags.h): the
 	 * tools' dependencies argument and PEP 723 blocks */
 	struct cc_deps_flags deps;
 };

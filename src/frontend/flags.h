@@ -1,5 +1,5 @@
 /* Option flags shared by `codecage run`/`eval` (cli/main.c) and `codecage
- * mcp` (mcp/main.c): each is parsed here, once, so the same text means the
+ * mcp` (mcp/server/main.c): each is parsed here, once, so the same text means the
  * same in both; a range is the library's (cc_options_check), so its error
  * is the library's message with the flag's name in front.
  *

@@ -1,4 +1,4 @@
-/* The Python engine's fork-server hooks (src/worker/py_fork.c); see the
+/* The Python engine's fork-server hooks (src/engine/cpython/py_fork.c); see the
  * fork-server members of struct cc_engine in worker.h. */
 #ifndef CC_WORKER_PY_FORK_H
 #define CC_WORKER_PY_FORK_H

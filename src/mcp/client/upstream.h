@@ -1,4 +1,7 @@
-/* Code mode: other MCP servers ("upstreams") whose tools become functions
+/* src/mcp/client/: code mode's MCP client (upstream*.c, stubs.c). It may
+ * include src/common/ and the public headers; the MCP server includes it.
+ *
+ * Code mode: other MCP servers ("upstreams") whose tools become functions
  * in the guest, tools.SERVER.TOOL. codecage is their MCP client
  * (upstream.c: the process, framing, requests; upstream_http.c:
  * streamable HTTP; upstream_bind.c: binding

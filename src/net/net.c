@@ -26,7 +26,6 @@
 #include "buf.h"
 #include "error.h"
 #include "net.h"
-#include "supervisor.h"
 #include "utf8.h"
 
 /* One eval's share of the network: its counters, and the flag that stops
@@ -58,6 +57,13 @@ struct job {
 struct cc_net_headers {
 	struct curl_slist *l;
 };
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void eval_unref(struct net_eval *ev)
 {
@@ -215,7 +221,7 @@ static void set_curl_opts(CURL *c, struct xfer *x, const struct cc_net_target *t
 			  struct curl_slist *pin, char *errbuf)
 {
 	struct job *j = x->j;
-	int64_t left_ms = (j->deadline_ns - cc_now_ns()) / 1000000;
+	int64_t left_ms = (j->deadline_ns - now_ns()) / 1000000;
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -448,13 +454,13 @@ static void request_thread(void *arg)
 	long status = 0;
 	uint64_t bytes = 0;
 	char *url = NULL, *error = NULL;
-	int64_t t0 = cc_now_ns();
+	int64_t t0 = now_ns();
 	cc_value *v = perform(j, &status, &bytes, &url, &error);
 	/* Audit first: the guest sees the answer only once the host has. */
 	if (j->p->on_response) {
 		cc_net_request rq = { j->req.method, url ? url : j->req.url, "", 0, "" };
 		j->p->on_response(j->p->hook_user, &rq, (int)status, bytes,
-				  (double)(cc_now_ns() - t0) / 1e6, error);
+				  (double)(now_ns() - t0) / 1e6, error);
 	}
 	cc_tool_call_return(j->call, v);
 	free(url);
@@ -479,10 +485,9 @@ static void refuse(cc_tool_call *call, const char *code, char *why)
 	free(why);
 }
 
-void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int64_t soft_ns,
+void cc_net_dispatch(struct cc_net *net, uint64_t eval_id, const cc_value *args, int64_t soft_ns,
 		     cc_tool_call *call)
 {
-	struct cc_net *net = rt->net;
 	pthread_mutex_lock(&net->lock);
 	if (!net->cur || net->cur->id != eval_id) {
 		struct net_eval *ev = calloc(1, sizeof(*ev));
@@ -516,7 +521,7 @@ void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int
 				    "max_requests)",
 				    p->max_requests));
 	} else {
-		int64_t end = cc_now_ns() + (int64_t)(p->timeout_s * 1e9);
+		int64_t end = now_ns() + (int64_t)(p->timeout_s * 1e9);
 		j->p = p;
 		j->ev = ev;
 		j->call = call;
@@ -539,7 +544,7 @@ void cc_net_dispatch(cc_runtime *rt, uint64_t eval_id, const cc_value *args, int
 	cc_net_policy_unref(p);
 }
 
-/* ---- the runtime's policy ---- */
+/* ---- one runtime's broker: its policy ---- */
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc;
@@ -548,9 +553,8 @@ static void curl_init(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-void cc_net_free(cc_runtime *rt)
+void cc_net_free(struct cc_net *net)
 {
-	struct cc_net *net = rt->net;
 	if (!net)
 		return;
 	if (net->cur)
@@ -559,21 +563,6 @@ void cc_net_free(cc_runtime *rt)
 	cc_net_policy_unref(net->policy);
 	pthread_mutex_destroy(&net->lock);
 	free(net);
-	rt->net = NULL;
-}
-
-static int bootstrap(cc_runtime *rt, cc_error *err)
-{
-	const char *code = cc_net_bootstrap(rt->opts.language);
-	cc_result *r = cc_runtime_eval_file(rt, code, strlen(code), 0, "<codecage:net>");
-	if (!r)
-		return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
-	int rc = 0;
-	if (!cc_result_ok(r))
-		rc = cc_fail(err, cc_result_error_kind(r), "giving the guest its network APIs: %s",
-			     cc_result_error_message(r));
-	cc_result_free(r);
-	return rc;
 }
 
 int cc_net_from_options(const cc_options *opts, struct cc_net_policy **out, cc_error *err)
@@ -589,51 +578,32 @@ int cc_net_from_options(const cc_options *opts, struct cc_net_policy **out, cc_e
 	return 0;
 }
 
-int cc_net_install(cc_runtime *rt, struct cc_net_policy *p, cc_error *err)
+int cc_net_set_policy(struct cc_net **netp, struct cc_net_policy *p, cc_error *err)
 {
-	if (!p)
-		return 0;
 	pthread_once(&curl_once, curl_init);
 	if (curl_init_rc != CURLE_OK) {
 		cc_net_policy_unref(p);
 		return cc_fail(err, CC_ERR_INTERNAL, "libcurl would not start: %s",
 			       curl_easy_strerror(curl_init_rc));
 	}
-	if (!rt->net) {
-		rt->net = calloc(1, sizeof(*rt->net));
-		if (!rt->net) {
+	if (!*netp) {
+		*netp = calloc(1, sizeof(**netp));
+		if (!*netp) {
 			cc_net_policy_unref(p);
 			return cc_fail(err, CC_ERR_INTERNAL, "out of memory");
 		}
-		pthread_mutex_init(&rt->net->lock, NULL);
+		pthread_mutex_init(&(*netp)->lock, NULL);
 	}
-	struct cc_net *net = rt->net;
+	struct cc_net *net = *netp;
 	pthread_mutex_lock(&net->lock);
 	struct cc_net_policy *old = net->policy;
 	net->policy = p;
 	pthread_mutex_unlock(&net->lock);
 	cc_net_policy_unref(old);
-	if (net->bound || !p->n)
-		return 0;
-	if (cc_tools_bind_net(rt, err) < 0 || bootstrap(rt, err) < 0)
-		return -1;
-	net->bound = true;
-	return 0;
+	return !net->bound && p->n;
 }
 
-CC_EXPORT int cc_runtime_set_net(cc_runtime *rt, const cc_net_options *n, cc_error *err)
+void cc_net_set_bound(struct cc_net *net)
 {
-	struct cc_net_policy *p;
-	int rc = !rt ? cc_fail(err, CC_ERR_INVALID_INPUT, "no runtime")
-		 : __atomic_load_n(&rt->busy, __ATOMIC_ACQUIRE)
-			 ? cc_fail(err, CC_ERR_INVALID_INPUT,
-				   "cannot change the network policy while the runtime runs a "
-				   "request")
-			 : cc_net_policy_new(n, rt->opts.limits.max_result, &p, err);
-	if (rc < 0) {
-		if (n && n->hook_free)
-			n->hook_free(n->hook_user);
-		return -1;
-	}
-	return cc_net_install(rt, p, err);
+	net->bound = true;
 }

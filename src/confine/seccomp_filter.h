@@ -1,5 +1,5 @@
 /* Step 6 of DESIGN.md section 3: compile and install the seccomp filters
- * (src/worker/seccomp.c: the main filter and the notify filter whose
+ * (src/confine/seccomp.c: the main filter and the notify filter whose
  * listener the monitor holds). Worker side only. */
 #ifndef CC_WORKER_SECCOMP_FILTER_H
 #define CC_WORKER_SECCOMP_FILTER_H

@@ -1,6 +1,6 @@
 /* The guest's network APIs: the bootstraps cc_runtime_set_net runs once in
- * a runtime given a policy (src/lib/net_fetch.js for JavaScript,
- * src/lib/net_urllib.py for Python), embedded at build time by
+ * a runtime given a policy (src/net/net_fetch.js for JavaScript,
+ * src/net/net_urllib.py for Python), embedded at build time by
  * scripts/embed-text. */
 #include "net.h"
 #include "net_guest_src.h"

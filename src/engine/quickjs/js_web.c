@@ -1,4 +1,4 @@
-/* The native half of the web polyfills (python/codecage/web_polyfills/):
+/* The native half of the web polyfills (src/polyfills/):
  * random bytes for crypto.getRandomValues / crypto.randomUUID, and running
  * the polyfills' text, built into the worker (web_polyfills_js.c, made by
  * scripts/embed-text.py), when the init frame asks. Worker side; see
@@ -15,10 +15,7 @@
 
 #include "error.h"
 #include "js_value.h"
-
-/* web_polyfills_js.c (generated): the pieces joined, NUL-terminated. */
-extern const char cc_web_polyfills_js[];
-extern const size_t cc_web_polyfills_js_len;
+#include "polyfills.h"
 
 /* The WebCrypto quota: getRandomValues takes at most 65536 bytes a call. */
 #define RANDOM_FILL_MAX 65536

@@ -1,5 +1,5 @@
 /* The dependency flags shared by `codecage run`/`eval` (cli/main.c) and
- * `codecage mcp` (mcp/main.c): parsed here, once, into a cc_deps_options
+ * `codecage mcp` (mcp/server/main.c): parsed here, once, into a cc_deps_options
  * whose ranges the library checks (cc_options_check), so a flag means the
  * same in both. `--dependency SPEC` is the CLI's own (the MCP server takes
  * the model's, in each call's `dependencies` argument). */

@@ -1,4 +1,11 @@
-/* The network broker's internals (codecage.h, "network by allow-list").
+/* src/net/: the network broker: allow-list entries, URLs and address
+ * ranges (net_policy.c), the requests with libcurl on a pool of threads
+ * (net.c, net_pool.c) and the guest-side shims as data (net_fetch.js,
+ * net_urllib.py, embedded by net_guest.c). It may include src/common/ and
+ * the public headers; the supervisor (src/lib/) includes it and binds it
+ * to a runtime (runtime_net.c).
+ *
+ * The network broker's internals (codecage.h, "network by allow-list").
  * Supervisor side: net_policy.c (entries, URLs, address ranges: no I/O),
  * net.c (the requests, with libcurl), net_guest.c (the guest's APIs). */
 #ifndef CC_LIB_NET_H
@@ -113,5 +120,33 @@ int cc_net_pool_submit(void (*fn)(void *arg), void *arg);
 
 /* The bootstrap that gives the guest its network APIs (net_guest.c). */
 const char *cc_net_bootstrap(cc_language lang);
+
+/* ---- net.c: one runtime's broker ---- */
+
+/* A runtime's broker state: its policy, its current eval's counters. */
+struct cc_net;
+
+/* Take one guest request (a call of the network tool: args as the guest
+ * sent them, borrowed) of eval eval_id, whose deadline is soft_ns; answer
+ * `call` now (refused) or from the request's thread. net: the runtime's
+ * (made by cc_net_set_policy). */
+void cc_net_dispatch(struct cc_net *net, uint64_t eval_id, const cc_value *args, int64_t soft_ns,
+		     cc_tool_call *call);
+/* Give *net (made first when NULL) the policy p, taking the caller's
+ * reference, also on failure. Returns 1 when the runtime must now bind the
+ * network tool and run the guest's APIs (p allows a host and that was
+ * never done: cc_net_set_bound once it is), 0 when not, or -1 with err
+ * (internal: libcurl would not start, out of memory). */
+int cc_net_set_policy(struct cc_net **net, struct cc_net_policy *p, cc_error *err);
+void cc_net_set_bound(struct cc_net *net);
+/* Cancel the current eval's requests and free net and its policy
+ * (requests in flight keep what they use). NULL does nothing. After
+ * cc_tools_free. */
+void cc_net_free(struct cc_net *net);
+/* cc_options.net as a policy: *out NULL when opts->net is NULL. Made first
+ * by the calls that take options, so that its hook_free runs exactly once
+ * whatever fails later (their unref). Errors: invalid_input naming the bad
+ * entry and "cc_options.net"; on error hook_free has run. */
+int cc_net_from_options(const cc_options *opts, struct cc_net_policy **out, cc_error *err);
 
 #endif

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "codecage.h"
-#include "worker.h"
+#include "init_frame.h"
 
 /* The channel's fixed descriptor number, set up by the supervisor. */
 #define CC_CHANNEL_FD 3

@@ -1,4 +1,4 @@
-/* Step 7 of DESIGN.md section 3: self-probes (src/worker/probes.c). */
+/* Step 7 of DESIGN.md section 3: self-probes (src/confine/probes.c). */
 #ifndef CC_WORKER_PROBES_H
 #define CC_WORKER_PROBES_H
 

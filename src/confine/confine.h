@@ -1,6 +1,17 @@
-/* Steps 2..7 of DESIGN.md section 3, in order: resource limits,
+/* src/confine/: everything that confines a worker, usable by every worker:
+ * process hygiene and resource limits (hygiene.c), namespaces and the
+ * minimal root (namespaces.c), the worker's side of file grants
+ * (grants.c), Landlock (landlock.c), seccomp (seccomp.c,
+ * seccomp_filter.h), the monitor that holds the kill-list listener
+ * (monitor.c), the self-probes (probes.c) and cc_confine, which applies
+ * them in order (confine.c). It may include src/common/ and the public
+ * headers only: what it needs of the worker that links it is declared
+ * below and defined in src/worker/ and the engines. The worker core and
+ * the engines include it.
+ *
+ * Steps 2..7 of DESIGN.md section 3, in order: resource limits,
  * namespaces and a minimal root, capabilities and no_new_privs, Landlock,
- * seccomp, self-probes (src/worker/confine.c drives them). Step 1 is
+ * seccomp, self-probes (confine.c drives them). Step 1 is
  * hygiene.h. Worker side only; every function here runs before the engine
  * exists, single-threaded. */
 #ifndef CC_WORKER_CONFINE_H
@@ -11,7 +22,7 @@
 #include <sys/types.h>
 
 #include "codecage.h"
-#include "worker.h"
+#include "init_frame.h"
 
 /* What an engine may see of the filesystem. Paths are absolute host paths;
  * inside the mount namespace they appear at the same place, read-only. */
@@ -39,6 +50,37 @@ struct cc_fs_policy {
 	 * list in memory (py_helper.c). Needs the mount namespace. */
 	const char *cache;
 };
+
+/* An engine's confinement policy: the seccomp allow-list (CC_SC_JS or
+ * CC_SC_PY from seccomp_policy.h), the threads the engine may run
+ * (RLIMIT_NPROC in the user namespace), and the files it may read (NULL:
+ * none at all). fs_policy runs before init. */
+struct cc_engine_policy {
+	unsigned seccomp_engine;
+	unsigned max_threads;
+	void (*fs_policy)(struct cc_fs_policy *pol);
+};
+
+/* ---- what the worker that links the confinement defines ----
+ * The confinement reads the worker's state through these (and sets
+ * cc_worker_isolated), so it includes nothing of src/worker/. */
+
+/* The policy of the engine this worker runs: its struct cc_engine's
+ * policy (src/worker/worker.h), defined beside cc_worker_engine. */
+extern const struct cc_engine_policy *const cc_worker_policy;
+
+/* Limits the supervisor sent in the init frame (struct cc_init_limits:
+ * the fields of CC_INIT_LIMITS, init_frame.h). */
+extern struct cc_init_limits cc_worker_limits;
+
+/* The worker is in its own namespaces: no network interface, the minimal
+ * read-only root (confine.c sets it). An engine's error messages may then
+ * say "the network is off", "scratch is off"; messages only. */
+extern bool cc_worker_isolated;
+
+/* The supervisor's pid as the host sees it (from argv), for the
+ * self-probes that try to reach it. */
+extern pid_t cc_worker_ppid;
 
 /* The confinement layers, in the order cc_confine applies them (DESIGN.md
  * section 3); cc_layer_name gives the name the report uses. */
@@ -68,7 +110,7 @@ struct cc_confine_report {
 	bool namespaces; /* the worker is in its own namespaces (net included) */
 };
 
-/* Steps 2..7 for the given mode and the engine cc_worker_engine. Fills
+/* Steps 2..7 for the given mode and the engine's cc_worker_policy. Fills
  * *rep. In mode require, fails with sandbox_unavailable naming the first
  * missing layer; in auto, applies what the kernel offers and lists the
  * rest in rep->missing; in off, applies resource limits only. Any

@@ -1,4 +1,4 @@
-/* Step 5 of DESIGN.md section 3: Landlock (src/worker/landlock.c). */
+/* Step 5 of DESIGN.md section 3: Landlock (src/confine/landlock.c). */
 #ifndef CC_WORKER_LANDLOCK_H
 #define CC_WORKER_LANDLOCK_H
 

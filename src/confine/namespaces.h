@@ -1,4 +1,4 @@
-/* Step 3 of DESIGN.md section 3 (src/worker/namespaces.c). */
+/* Step 3 of DESIGN.md section 3 (src/confine/namespaces.c). */
 #ifndef CC_WORKER_NAMESPACES_H
 #define CC_WORKER_NAMESPACES_H
 
